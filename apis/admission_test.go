@@ -1,0 +1,389 @@
+package apis_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { testenv.Main(m, &env) }
+
+// examples reads every object in examples/*.yaml.
+func examples(t *testing.T) map[string]*unstructured.Unstructured {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(testenv.Root(), "examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	out := map[string]*unstructured.Unstructured{}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(string(raw)), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := dec.Decode(&u.Object); err != nil {
+				break
+			}
+			if len(u.Object) == 0 {
+				continue
+			}
+			out[filepath.Base(f)+"/"+u.GetKind()+"/"+u.GetName()] = u
+		}
+	}
+	return out
+}
+
+func exampleOf(t *testing.T, kind string) *unstructured.Unstructured {
+	t.Helper()
+	for _, u := range examples(t) {
+		if u.GetKind() == kind {
+			return u.DeepCopy()
+		}
+	}
+	t.Fatalf("no example of kind %s", kind)
+	return nil
+}
+
+func TestExamplesAreAccepted(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	kinds := map[string]bool{}
+	for name, u := range examples(t) {
+		t.Run(name, func(t *testing.T) {
+			if err := env.Client.Create(ctx, u.DeepCopy()); err != nil {
+				t.Fatalf("example rejected: %v", err)
+			}
+			kinds[u.GetKind()] = true
+		})
+	}
+	for _, k := range []string{"Cluster", "ProcessGroup", "Backup", "Restore", "ProviderConfig", "ClusterProviderConfig", "SafetyPolicy"} {
+		if !kinds[k] {
+			t.Errorf("examples/ has no accepted %s", k)
+		}
+	}
+}
+
+// TestRoundTrip creates one fully populated object of every managed kind and
+// reads it back: every field survives the CRD schema (nothing is pruned) and
+// defaults are applied by the API server.
+func TestRoundTrip(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	three, six := 3, 6
+	version := int64(42)
+	cls := "fast"
+	size := resource.MustParse("32Gi")
+	blob := fdbv1alpha1.BlobStore{
+		AccountName:          "key@blob.example.com:443",
+		Bucket:               "bucket-1",
+		BackupName:           "nightly",
+		CredentialsSecretRef: &xpv2.LocalSecretKeySelector{LocalSecretReference: xpv2.LocalSecretReference{Name: "creds"}, Key: "credentials"},
+		URLParameters:        []string{"secure_connection=0"},
+	}
+	mrSpec := xpv2.ManagedResourceSpec{
+		WriteConnectionSecretToReference: &xpv2.LocalSecretReference{Name: "out"},
+		ProviderConfigReference:          &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "remote"},
+		ManagementPolicies:               xpv2.ManagementPolicies{xpv2.ManagementActionObserve},
+	}
+	params := &kruntime.RawExtension{Raw: []byte(`{"minSecondsSinceRecoveryForExclude":300}`)}
+
+	cases := map[string]struct {
+		obj  client.Object
+		spec func(client.Object) any
+		want any
+	}{
+		"Cluster": {
+			obj: &fdbv1alpha1.Cluster{
+				ObjectMeta: metav1.ObjectMeta{Name: "rt-cluster", Namespace: "default"},
+				Spec: fdbv1alpha1.ClusterSpec{ManagedResourceSpec: mrSpec, ForProvider: fdbv1alpha1.ClusterParameters{
+					Version: "7.1.67",
+					DatabaseConfiguration: fdbv1alpha1.DatabaseConfiguration{
+						RedundancyMode: fdbv1alpha1.RedundancyTriple, StorageEngine: "ssd-redwood-1", UsableRegions: 1,
+						Logs: &three, CommitProxies: &three, GrvProxies: &three, Resolvers: &three,
+					},
+					ProcessCounts:        fdbv1alpha1.ProcessCounts{Storage: 6, Log: 4, Stateless: 3, Transaction: 1, ClusterController: 1},
+					StorageServersPerPod: 2,
+					FaultDomain:          fdbv1alpha1.FaultDomain{Key: "kubernetes.io/hostname"},
+					Processes: map[string]fdbv1alpha1.ProcessSettings{"storage": {
+						PodTemplate:      &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "db"}}},
+						VolumeSize:       &size,
+						StorageClassName: &cls,
+						CustomParameters: []string{"knob_disable_posix_kernel_aio=1"},
+					}},
+					Image:           fdbv1alpha1.ImageSettings{Repository: "registry.example.com/fdb", PullPolicy: corev1.PullAlways, PullSecrets: []corev1.LocalObjectReference{{Name: "pull"}}},
+					TargetNamespace: "fdb",
+					Safety:          fdbv1alpha1.SafetySettings{Policies: []string{"storage-exclusions"}, Params: params},
+					Automation:      fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 2, FailureDetectionTimeSeconds: 600, MinimumUptimeSecondsForBounce: 60},
+				}},
+			},
+			spec: func(o client.Object) any { return o.(*fdbv1alpha1.Cluster).Spec },
+		},
+		"ClusterDefaults": {
+			obj: &fdbv1alpha1.Cluster{
+				ObjectMeta: metav1.ObjectMeta{Name: "rt-cluster-defaults", Namespace: "default"},
+				Spec:       fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{Version: "7.3.63", ProcessCounts: fdbv1alpha1.ProcessCounts{Storage: 3}}},
+			},
+			spec: func(o client.Object) any { return o.(*fdbv1alpha1.Cluster).Spec },
+			want: fdbv1alpha1.ClusterSpec{
+				ManagedResourceSpec: xpv2.ManagedResourceSpec{
+					ProviderConfigReference: &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "default"},
+					ManagementPolicies:      xpv2.ManagementPolicies{xpv2.ManagementActionAll},
+				},
+				ForProvider: fdbv1alpha1.ClusterParameters{
+					Version:               "7.3.63",
+					DatabaseConfiguration: fdbv1alpha1.DatabaseConfiguration{RedundancyMode: fdbv1alpha1.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 1},
+					ProcessCounts:         fdbv1alpha1.ProcessCounts{Storage: 3},
+					StorageServersPerPod:  1,
+					FaultDomain:           fdbv1alpha1.FaultDomain{Key: "topology.kubernetes.io/zone"},
+					Image:                 fdbv1alpha1.ImageSettings{Repository: "foundationdb/fdb-kubernetes-monitor", PullPolicy: corev1.PullIfNotPresent},
+					Automation:            fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 1, FailureDetectionTimeSeconds: 7200, MinimumUptimeSecondsForBounce: 600},
+				},
+			},
+		},
+		"ProcessGroup": {
+			obj: &fdbv1alpha1.ProcessGroup{
+				ObjectMeta: metav1.ObjectMeta{Name: "rt-pg", Namespace: "default"},
+				Spec: fdbv1alpha1.ProcessGroupSpec{ManagedResourceSpec: mrSpec, ForProvider: fdbv1alpha1.ProcessGroupParameters{
+					ClusterReference: fdbv1alpha1.ClusterReference{ClusterName: "c", ClusterRef: &xpv2.NamespacedReference{Name: "c"}},
+					ProcessClass:     fdbv1alpha1.ProcessClassLog, ProcessesPerPod: 2, FaultDomain: "zone-b",
+				}},
+			},
+			spec: func(o client.Object) any { return o.(*fdbv1alpha1.ProcessGroup).Spec },
+		},
+		"Backup": {
+			obj: &fdbv1alpha1.Backup{
+				ObjectMeta: metav1.ObjectMeta{Name: "rt-backup", Namespace: "default"},
+				Spec: fdbv1alpha1.BackupSpec{ManagedResourceSpec: mrSpec, ForProvider: fdbv1alpha1.BackupParameters{
+					ClusterReference: fdbv1alpha1.ClusterReference{ClusterSelector: &xpv2.NamespacedSelector{MatchLabels: map[string]string{"app": "x"}}},
+					BackupState:      fdbv1alpha1.BackupPaused, AgentCount: six, SnapshotPeriodSeconds: 3600, BlobStore: blob, Tag: "nightly",
+				}},
+			},
+			spec: func(o client.Object) any { return o.(*fdbv1alpha1.Backup).Spec },
+		},
+		"Restore": {
+			obj: &fdbv1alpha1.Restore{
+				ObjectMeta: metav1.ObjectMeta{Name: "rt-restore", Namespace: "default"},
+				Spec: fdbv1alpha1.RestoreSpec{ManagedResourceSpec: mrSpec, ForProvider: fdbv1alpha1.RestoreParameters{
+					ClusterReference: fdbv1alpha1.ClusterReference{ClusterName: "c"},
+					BlobStore:        blob, KeyRanges: []fdbv1alpha1.KeyRange{{Start: "a", End: "b"}}, BackupVersion: &version, AllowNonEmptyDestination: true,
+				}},
+			},
+			spec: func(o client.Object) any { return o.(*fdbv1alpha1.Restore).Spec },
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			want := tc.want
+			if want == nil {
+				want = tc.spec(tc.obj.DeepCopyObject().(client.Object))
+			}
+			if err := env.Client.Create(ctx, tc.obj); err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+			got := tc.obj.DeepCopyObject().(client.Object)
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(tc.obj), got); err != nil {
+				t.Fatalf("Get: %v", err)
+			}
+			if diff := cmp.Diff(want, tc.spec(got)); diff != "" {
+				t.Errorf("spec after round trip: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStatusRoundTrip writes the observed state of a Cluster and a
+// ProcessGroup through the status subresource and reads it back.
+func TestStatusRoundTrip(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	now := metav1.Now().Rfc3339Copy()
+	c := &fdbv1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "status-cluster", Namespace: "default"},
+		Spec:       fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{Version: "7.3.63", ProcessCounts: fdbv1alpha1.ProcessCounts{Storage: 3}}},
+	}
+	if err := env.Client.Create(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	c.Status.AtProvider = fdbv1alpha1.ClusterObservation{
+		ConnectionString: "status_cluster:abc@10.0.0.1:4501,10.0.0.2:4501,10.0.0.3:4501",
+		Configured:       true,
+		RunningVersion:   "7.3.63",
+		Health:           fdbv1alpha1.ClusterHealth{Available: true, Healthy: true, FullReplication: true, FaultTolerance: 1, RecoveryState: "fully_recovered", ActiveGenerations: 1, SecondsSinceLastRecovery: 42},
+		Coordinators:     []string{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.3:4501"},
+		ProcessGroups:    fdbv1alpha1.ProcessGroupCounts{Total: 3, ByClass: map[string]int{"storage": 3}, Excluded: 1, Removing: 1},
+		LastPolicyDecision: &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-3"}, Result: "Denied",
+			Rule: "fdb-defaults/min-recovery-time", Message: "42s since last recovery, needs 120s", Time: now},
+	}
+	c.SetConditions(xpv2.Available())
+	want := c.Status.DeepCopy()
+	if err := env.Client.Status().Update(ctx, c); err != nil {
+		t.Fatalf("status update: %v", err)
+	}
+	got := &fdbv1alpha1.Cluster{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(c), got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.AtProvider, got.Status.AtProvider); diff != "" {
+		t.Errorf("atProvider: -want, +got:\n%s", diff)
+	}
+	if got.GetCondition(xpv2.TypeReady).Reason != xpv2.ReasonAvailable {
+		t.Errorf("Ready condition lost: %+v", got.Status.Conditions)
+	}
+
+	pg := &fdbv1alpha1.ProcessGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "status-pg", Namespace: "default"},
+		Spec: fdbv1alpha1.ProcessGroupSpec{ForProvider: fdbv1alpha1.ProcessGroupParameters{
+			ClusterReference: fdbv1alpha1.ClusterReference{ClusterName: "status-cluster"}, ProcessClass: fdbv1alpha1.ProcessClassStorage,
+		}},
+	}
+	if err := env.Client.Create(ctx, pg); err != nil {
+		t.Fatal(err)
+	}
+	pg.Status.AtProvider = fdbv1alpha1.ProcessGroupObservation{
+		PodName: "status-cluster-storage-1", Addresses: []string{"10.0.0.1:4501"}, ProcessIDs: []string{"storage-1-1"},
+		FaultDomain: "zone-a", Roles: []string{"storage"}, Excluded: true, ExclusionTime: &now, RemovalTime: &now,
+		ProcessGroupConditions: []fdbv1alpha1.ProcessGroupCondition{{Type: fdbv1alpha1.MissingProcesses, Since: now}},
+	}
+	wantPG := pg.Status.AtProvider.DeepCopy()
+	if err := env.Client.Status().Update(ctx, pg); err != nil {
+		t.Fatalf("status update: %v", err)
+	}
+	gotPG := &fdbv1alpha1.ProcessGroup{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pg), gotPG); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(*wantPG, gotPG.Status.AtProvider); diff != "" {
+		t.Errorf("atProvider: -want, +got:\n%s", diff)
+	}
+}
+
+// set returns a mutation that sets a field of an unstructured object.
+func set(value any, path ...string) func(*unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		if err := unstructured.SetNestedField(u.Object, value, path...); err != nil {
+			panic(err)
+		}
+	}
+}
+
+func unset(path ...string) func(*unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) { unstructured.RemoveNestedField(u.Object, path...) }
+}
+
+// TestBadInputRejected checks that bad input is rejected at admission with a
+// message naming the field.
+func TestBadInputRejected(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	fp := []string{"spec", "forProvider"}
+	at := func(p ...string) []string { return append(append([]string{}, fp...), p...) }
+
+	cases := map[string]struct {
+		kind   string
+		mutate func(*unstructured.Unstructured)
+		want   []string
+	}{
+		"ClusterBadVersion":         {"Cluster", set("7.3", at("version")...), []string{"spec.forProvider.version", "MAJOR.MINOR.PATCH"}},
+		"ClusterMissingVersion":     {"Cluster", unset(at("version")...), []string{"spec.forProvider.version", "Required value"}},
+		"ClusterBadRedundancy":      {"Cluster", set("quadruple", at("databaseConfiguration", "redundancyMode")...), []string{"spec.forProvider.databaseConfiguration.redundancyMode", "Unsupported value"}},
+		"ClusterBadStorageEngine":   {"Cluster", set("ext4", at("databaseConfiguration", "storageEngine")...), []string{"spec.forProvider.databaseConfiguration.storageEngine"}},
+		"ClusterStorageServers0":    {"Cluster", set(int64(0), at("storageServersPerPod")...), []string{"spec.forProvider.storageServersPerPod", "between 1 and 8"}},
+		"ClusterStorageServers9":    {"Cluster", set(int64(9), at("storageServersPerPod")...), []string{"spec.forProvider.storageServersPerPod", "between 1 and 8"}},
+		"ClusterNegativeStorage":    {"Cluster", set(int64(-1), at("processCounts", "storage")...), []string{"spec.forProvider.processCounts.storage"}},
+		"ClusterUsableRegions3":     {"Cluster", set(int64(3), at("databaseConfiguration", "usableRegions")...), []string{"spec.forProvider.databaseConfiguration.usableRegions"}},
+		"ClusterBadTargetNamespace": {"Cluster", set("Not_A_Namespace", at("targetNamespace")...), []string{"spec.forProvider.targetNamespace"}},
+		"ClusterBadManagementPolicy": {"Cluster", set([]any{"Destroy"}, "spec", "managementPolicies"),
+			[]string{"spec.managementPolicies"}},
+		"ProcessGroupBadClass":       {"ProcessGroup", set("coordinator", at("processClass")...), []string{"spec.forProvider.processClass", "Unsupported value"}},
+		"ProcessGroupNoCluster":      {"ProcessGroup", unset(at("clusterRef")...), []string{"spec.forProvider", "one of clusterName, clusterRef or clusterSelector is required"}},
+		"ProcessGroupNineProcs":      {"ProcessGroup", set(int64(9), at("processesPerPod")...), []string{"spec.forProvider.processesPerPod"}},
+		"BackupZeroAgents":           {"Backup", set(int64(0), at("agentCount")...), []string{"spec.forProvider.agentCount", "at least 1"}},
+		"BackupBadState":             {"Backup", set("Running!", at("backupState")...), []string{"spec.forProvider.backupState", "Unsupported value"}},
+		"BackupBadAccount":           {"Backup", set("not an account", at("blobStore", "accountName")...), []string{"spec.forProvider.blobStore.accountName", "<key>@<host>[:<port>]"}},
+		"BackupMissingBlobStore":     {"Backup", unset(at("blobStore")...), []string{"spec.forProvider.blobStore", "Required value"}},
+		"BackupZeroSnapshotPeriod":   {"Backup", set(int64(0), at("snapshotPeriodSeconds")...), []string{"spec.forProvider.snapshotPeriodSeconds"}},
+		"BackupBadURLParameter":      {"Backup", set([]any{"secure_connection"}, at("blobStore", "urlParameters")...), []string{"spec.forProvider.blobStore.urlParameters[0]"}},
+		"RestoreKeyRangeBackwards":   {"Restore", set([]any{map[string]any{"start": "b", "end": "a"}}, at("keyRanges")...), []string{"spec.forProvider.keyRanges[0]", "start must sort before end"}},
+		"RestoreKeyRangeEmpty":       {"Restore", set([]any{map[string]any{"start": "a", "end": "a"}}, at("keyRanges")...), []string{"spec.forProvider.keyRanges[0]", "start must sort before end"}},
+		"SafetyPolicyNoValidations":  {"SafetyPolicy", unset("spec", "validations"), []string{"spec.validations", "Required value"}},
+		"SafetyPolicyBadAction":      {"SafetyPolicy", set([]any{"Explode"}, "spec", "actions"), []string{"spec.actions[0]", "Unsupported value"}},
+		"SafetyPolicyBadEnforcement": {"SafetyPolicy", set("Block", "spec", "enforcement"), []string{"spec.enforcement", "Unsupported value"}},
+		"ProviderConfigSecretWithoutRef": {"ProviderConfig", unset("spec", "credentials", "secretRef"),
+			[]string{"spec.credentials", "credentials.secretRef is required when credentials.source is Secret"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			u := exampleOf(t, tc.kind)
+			u.SetName(strings.ToLower(name))
+			tc.mutate(u)
+			err := env.Client.Create(ctx, u)
+			if err == nil {
+				t.Fatalf("bad input accepted; want an error containing %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err.Error(), w)
+				}
+			}
+		})
+	}
+}
+
+// TestImmutableFields checks the update rules: fields that must not change
+// after creation are rejected with a message naming them.
+func TestImmutableFields(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	fp := []string{"spec", "forProvider"}
+	at := func(p ...string) []string { return append(append([]string{}, fp...), p...) }
+
+	cases := map[string]struct {
+		kind   string
+		mutate func(*unstructured.Unstructured)
+		want   string
+	}{
+		"ProcessGroupClass":       {"ProcessGroup", set("log", at("processClass")...), "processClass is immutable"},
+		"ProcessGroupClusterName": {"ProcessGroup", set("other", at("clusterName")...), "clusterName is immutable once set"},
+		"BackupTag":               {"Backup", set("other", at("tag")...), "tag is immutable"},
+		"RestoreKeyRanges":        {"Restore", set([]any{map[string]any{"start": "a", "end": "z"}}, at("keyRanges")...), "immutable once the restore is created"},
+		"RestoreBackupVersion":    {"Restore", set(int64(7), at("backupVersion")...), "immutable once the restore is created"},
+		"RestoreBlobStore":        {"Restore", set("other", at("blobStore", "backupName")...), "immutable once the restore is created"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			u := exampleOf(t, tc.kind)
+			u.SetName("immutable-" + strings.ToLower(name))
+			if tc.kind == "ProcessGroup" {
+				set("quickstart", at("clusterName")...)(u)
+			}
+			if err := env.Client.Create(ctx, u); err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+			tc.mutate(u)
+			err := env.Client.Update(ctx, u)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Update: got error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

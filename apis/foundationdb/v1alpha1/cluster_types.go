@@ -1,0 +1,342 @@
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// RedundancyMode is FoundationDB's replication mode.
+// +kubebuilder:validation:Enum=single;double;triple;three_data_hall
+type RedundancyMode string
+
+// Redundancy modes.
+const (
+	RedundancySingle        RedundancyMode = "single"
+	RedundancyDouble        RedundancyMode = "double"
+	RedundancyTriple        RedundancyMode = "triple"
+	RedundancyThreeDataHall RedundancyMode = "three_data_hall"
+)
+
+// DatabaseConfiguration is the configuration FoundationDB is told with
+// `configure`.
+type DatabaseConfiguration struct {
+	// RedundancyMode is the replication mode.
+	// +optional
+	// +kubebuilder:default=double
+	RedundancyMode RedundancyMode `json:"redundancyMode,omitempty"`
+
+	// StorageEngine of the storage servers.
+	// +optional
+	// +kubebuilder:default=ssd-2
+	// +kubebuilder:validation:Enum=ssd;ssd-2;ssd-redwood-1;ssd-rocksdb-v1;ssd-sharded-rocksdb;memory;memory-radixtree-beta
+	StorageEngine string `json:"storageEngine,omitempty"`
+
+	// UsableRegions is the number of regions that hold data.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=2
+	UsableRegions int `json:"usableRegions,omitempty"`
+
+	// Logs is the desired number of log servers; FoundationDB's default when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Logs *int `json:"logs,omitempty"`
+
+	// CommitProxies is the desired number of commit proxies.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	CommitProxies *int `json:"commitProxies,omitempty"`
+
+	// GrvProxies is the desired number of GRV proxies.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	GrvProxies *int `json:"grvProxies,omitempty"`
+
+	// Resolvers is the desired number of resolvers.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Resolvers *int `json:"resolvers,omitempty"`
+}
+
+// ProcessCounts is the number of process groups of each class.
+type ProcessCounts struct {
+	// Storage process groups.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	Storage int `json:"storage,omitempty"`
+
+	// Log process groups.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Log int `json:"log,omitempty"`
+
+	// Transaction process groups (log servers that may also run other
+	// transaction-system roles).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Transaction int `json:"transaction,omitempty"`
+
+	// Stateless process groups (proxies, resolvers, cluster controller, ...).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Stateless int `json:"stateless,omitempty"`
+
+	// ClusterController process groups.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5
+	ClusterController int `json:"clusterController,omitempty"`
+}
+
+// FaultDomain says which node label spreads process groups across failure
+// domains.
+type FaultDomain struct {
+	// Key is the node label whose value is the fault domain (zone).
+	// +optional
+	// +kubebuilder:default="topology.kubernetes.io/zone"
+	Key string `json:"key,omitempty"`
+}
+
+// ProcessSettings customise the pods of one process class.
+type ProcessSettings struct {
+	// PodTemplate is merged into the generated pod: labels, annotations,
+	// resources, tolerations, affinity, extra containers.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	PodTemplate *corev1.PodTemplateSpec `json:"podTemplate,omitempty"`
+
+	// VolumeSize of the data volume of stateful classes.
+	// +optional
+	VolumeSize *resource.Quantity `json:"volumeSize,omitempty"`
+
+	// StorageClassName of the data volume; the cluster default when unset.
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
+
+	// CustomParameters are extra fdbserver knobs, e.g. knob_disable_posix_kernel_aio=1.
+	// +optional
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9_]+=[^\s]+$`
+	CustomParameters []string `json:"customParameters,omitempty"`
+}
+
+// ImageSettings choose the FoundationDB container image.
+type ImageSettings struct {
+	// Repository of the unified FoundationDB image; the tag is the version.
+	// +optional
+	// +kubebuilder:default="foundationdb/fdb-kubernetes-monitor"
+	Repository string `json:"repository,omitempty"`
+
+	// PullPolicy of the FoundationDB containers.
+	// +optional
+	// +kubebuilder:default=IfNotPresent
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	PullPolicy corev1.PullPolicy `json:"pullPolicy,omitempty"`
+
+	// PullSecrets for the image, in the target namespace.
+	// +optional
+	PullSecrets []corev1.LocalObjectReference `json:"pullSecrets,omitempty"`
+}
+
+// SafetySettings choose the safety policies that gate this cluster's
+// mutations and override their thresholds.
+type SafetySettings struct {
+	// Policies are the names of SafetyPolicies that apply in addition to the
+	// built-in defaults. Empty means every SafetyPolicy.
+	// +optional
+	// +listType=set
+	Policies []string `json:"policies,omitempty"`
+
+	// Params override the policies' parameter defaults for this cluster,
+	// e.g. {"minSecondsSinceRecoveryForExclude": 300}.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	Params *runtime.RawExtension `json:"params,omitempty"`
+}
+
+// AutomationOptions tune how fast the provider acts on its own.
+type AutomationOptions struct {
+	// MaxConcurrentReplacements caps how many process groups are replaced at once.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	MaxConcurrentReplacements int `json:"maxConcurrentReplacements,omitempty"`
+
+	// FailureDetectionTimeSeconds is how long a process group must be failing
+	// before it is replaced.
+	// +optional
+	// +kubebuilder:default=7200
+	// +kubebuilder:validation:Minimum=60
+	FailureDetectionTimeSeconds int `json:"failureDetectionTimeSeconds,omitempty"`
+
+	// MinimumUptimeSecondsForBounce is the minimum process uptime before a
+	// kill (bounce) is allowed.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=0
+	MinimumUptimeSecondsForBounce int `json:"minimumUptimeSecondsForBounce,omitempty"`
+}
+
+// ClusterParameters are the desired state of a FoundationDB cluster.
+type ClusterParameters struct {
+	// Version of FoundationDB, MAJOR.MINOR.PATCH.
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')",message="version must be MAJOR.MINOR.PATCH, e.g. 7.3.63"
+	// +kubebuilder:validation:MaxLength=32
+	Version string `json:"version"`
+
+	// DatabaseConfiguration is applied with `configure`.
+	// +optional
+	// +kubebuilder:default={}
+	DatabaseConfiguration DatabaseConfiguration `json:"databaseConfiguration,omitempty"`
+
+	// ProcessCounts is the number of process groups per class.
+	ProcessCounts ProcessCounts `json:"processCounts"`
+
+	// StorageServersPerPod is the number of storage processes in each
+	// storage pod.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 8",message="storageServersPerPod must be between 1 and 8"
+	StorageServersPerPod int `json:"storageServersPerPod,omitempty"`
+
+	// FaultDomain spreads process groups across node-label values.
+	// +optional
+	// +kubebuilder:default={}
+	FaultDomain FaultDomain `json:"faultDomain,omitempty"`
+
+	// Processes customise pods per class; the key "general" applies to all.
+	// +optional
+	Processes map[string]ProcessSettings `json:"processes,omitempty"`
+
+	// Image settings of the FoundationDB containers.
+	// +optional
+	// +kubebuilder:default={}
+	Image ImageSettings `json:"image,omitempty"`
+
+	// TargetNamespace is where the pods, volumes, services and config map go
+	// in the target cluster. Defaults to the namespace of this resource.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=63
+	TargetNamespace string `json:"targetNamespace,omitempty"`
+
+	// Safety chooses the safety policies and their parameters.
+	// +optional
+	Safety SafetySettings `json:"safety,omitempty"`
+
+	// Automation tunes replacements and bounces.
+	// +optional
+	// +kubebuilder:default={}
+	Automation AutomationOptions `json:"automation,omitempty"`
+}
+
+// ClusterHealth is the health FoundationDB reports.
+type ClusterHealth struct {
+	Available       bool `json:"available"`
+	Healthy         bool `json:"healthy"`
+	FullReplication bool `json:"fullReplication"`
+	FaultTolerance  int  `json:"faultTolerance"`
+	// RecoveryState is the name of the recovery state, e.g. fully_recovered.
+	RecoveryState            string `json:"recoveryState,omitempty"`
+	ActiveGenerations        int    `json:"activeGenerations,omitempty"`
+	SecondsSinceLastRecovery int64  `json:"secondsSinceLastRecovery,omitempty"`
+}
+
+// ProcessGroupCounts count the cluster's process groups.
+type ProcessGroupCounts struct {
+	// Total process groups.
+	Total int `json:"total"`
+	// ByClass counts process groups per class.
+	// +optional
+	ByClass map[string]int `json:"byClass,omitempty"`
+	// Excluded process groups.
+	// +optional
+	Excluded int `json:"excluded,omitempty"`
+	// Removing process groups (being excluded or deleted).
+	// +optional
+	Removing int `json:"removing,omitempty"`
+}
+
+// ClusterObservation is the observed state of a FoundationDB cluster.
+type ClusterObservation struct {
+	// ConnectionString of the database (the cluster file's contents).
+	// +optional
+	ConnectionString string `json:"connectionString,omitempty"`
+
+	// Configured is true once `configure new` has run.
+	// +optional
+	Configured bool `json:"configured,omitempty"`
+
+	// RunningVersion is the version the processes run.
+	// +optional
+	RunningVersion string `json:"runningVersion,omitempty"`
+
+	// Health as FoundationDB reports it.
+	// +optional
+	Health ClusterHealth `json:"health,omitempty"`
+
+	// Coordinators are the coordinator addresses.
+	// +optional
+	Coordinators []string `json:"coordinators,omitempty"`
+
+	// ProcessGroups counts the process groups.
+	// +optional
+	ProcessGroups ProcessGroupCounts `json:"processGroups,omitempty"`
+
+	// LastPolicyDecision is the last safety-policy decision for this cluster.
+	// +optional
+	LastPolicyDecision *PolicyDecision `json:"lastPolicyDecision,omitempty"`
+}
+
+// A ClusterSpec defines the desired state of a Cluster.
+type ClusterSpec struct {
+	xpv2.ManagedResourceSpec `json:",inline"`
+	ForProvider              ClusterParameters `json:"forProvider"`
+}
+
+// A ClusterStatus represents the observed state of a Cluster.
+type ClusterStatus struct {
+	xpv2.ManagedResourceStatus `json:",inline"`
+	AtProvider                 ClusterObservation `json:"atProvider,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// A Cluster is a FoundationDB cluster running on Kubernetes: its process
+// groups, coordinators, configuration and cluster file.
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"
+// +kubebuilder:printcolumn:name="VERSION",type="string",JSONPath=".status.atProvider.runningVersion"
+// +kubebuilder:printcolumn:name="AVAILABLE",type="boolean",JSONPath=".status.atProvider.health.available"
+// +kubebuilder:printcolumn:name="FAULT TOLERANCE",type="integer",JSONPath=".status.atProvider.health.faultTolerance"
+// +kubebuilder:printcolumn:name="PROCESS GROUPS",type="integer",JSONPath=".status.atProvider.processGroups.total"
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,foundationdb}
+type Cluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ClusterSpec   `json:"spec"`
+	Status ClusterStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ClusterList contains a list of Cluster.
+type ClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Cluster `json:"items"`
+}

@@ -1,0 +1,98 @@
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ProcessClass is the FoundationDB process class of a process group.
+// +kubebuilder:validation:Enum=storage;log;transaction;stateless;cluster_controller
+type ProcessClass string
+
+// Process classes.
+const (
+	ProcessClassStorage           ProcessClass = "storage"
+	ProcessClassLog               ProcessClass = "log"
+	ProcessClassTransaction       ProcessClass = "transaction"
+	ProcessClassStateless         ProcessClass = "stateless"
+	ProcessClassClusterController ProcessClass = "cluster_controller"
+)
+
+// IsStateful reports whether processes of the class keep data on a volume.
+func (c ProcessClass) IsStateful() bool {
+	return c == ProcessClassStorage || c == ProcessClassLog || c == ProcessClassTransaction
+}
+
+// ClusterReference names the Cluster a resource belongs to, directly or by
+// reference or selector (resolved by Crossplane's reference resolver).
+type ClusterReference struct {
+	// ClusterName is the name of the Cluster in this namespace.
+	// +optional
+	// +crossplane:generate:reference:type=Cluster
+	ClusterName string `json:"clusterName,omitempty"`
+
+	// ClusterRef references the Cluster to fill in clusterName.
+	// +optional
+	ClusterRef *xpv2.NamespacedReference `json:"clusterRef,omitempty"`
+
+	// ClusterSelector selects the Cluster to fill in clusterName.
+	// +optional
+	ClusterSelector *xpv2.NamespacedSelector `json:"clusterSelector,omitempty"`
+}
+
+// BlobStore says where backups are kept, in the FoundationDB operator's
+// format: blobstore://<accountName>/<backupName>?bucket=<bucket>&<urlParameters>.
+type BlobStore struct {
+	// AccountName is the blob-store account: <key>@<host>[:<port>]. The
+	// secret key comes from credentialsSecretRef, never from here.
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+(:[0-9]{1,5})?$')",message="accountName must look like <key>@<host>[:<port>], e.g. backup@minio.storage.svc:9000"
+	// +kubebuilder:validation:MaxLength=253
+	AccountName string `json:"accountName"`
+
+	// Bucket holds the backup files.
+	// +optional
+	// +kubebuilder:default=fdb-backups
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`
+	Bucket string `json:"bucket,omitempty"`
+
+	// BackupName names the backup inside the bucket. Defaults to the name of
+	// the resource.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._-]+$`
+	BackupName string `json:"backupName,omitempty"`
+
+	// CredentialsSecretRef is a Secret in this namespace holding the blob
+	// credentials file (key credentials) that backup agents and fdbrestore
+	// read. Its contents are never logged or put in events.
+	// +optional
+	CredentialsSecretRef *xpv2.LocalSecretKeySelector `json:"credentialsSecretRef,omitempty"`
+
+	// URLParameters are appended to the blob-store URL, e.g. secure_connection=0.
+	// +optional
+	// +kubebuilder:validation:items:Pattern=`^[a-z_]+=[^&?]+$`
+	URLParameters []string `json:"urlParameters,omitempty"`
+}
+
+// PolicyDecision records the last safety-policy decision for a resource.
+type PolicyDecision struct {
+	// Action that was evaluated, e.g. Exclude.
+	Action string `json:"action"`
+
+	// Targets of the action (process-group IDs or addresses).
+	// +optional
+	Targets []string `json:"targets,omitempty"`
+
+	// Result is Allowed, Denied, Warned or Audited.
+	Result string `json:"result"`
+
+	// Policy and rule that decided, as <policy>/<rule>, when one failed.
+	// +optional
+	Rule string `json:"rule,omitempty"`
+
+	// Message explains the decision with the values that led to it.
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// Time of the decision.
+	Time metav1.Time `json:"time"`
+}

@@ -1,0 +1,145 @@
+package v1alpha1
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ProcessGroupConditionType is a FoundationDB-operator-style condition of a
+// process group.
+// +kubebuilder:validation:Enum=MissingPod;MissingPVC;MissingService;MissingProcesses;PodPending;PodFailing;IncorrectPodSpec;IncorrectCommandLine;IncorrectConfigMap;ProcessIsMarkedAsExcluded;ResourcesTerminating;NodeNotReady
+type ProcessGroupConditionType string
+
+// Process-group condition types.
+const (
+	MissingPod                ProcessGroupConditionType = "MissingPod"
+	MissingPVC                ProcessGroupConditionType = "MissingPVC"
+	MissingService            ProcessGroupConditionType = "MissingService"
+	MissingProcesses          ProcessGroupConditionType = "MissingProcesses"
+	PodPending                ProcessGroupConditionType = "PodPending"
+	PodFailing                ProcessGroupConditionType = "PodFailing"
+	IncorrectPodSpec          ProcessGroupConditionType = "IncorrectPodSpec"
+	IncorrectCommandLine      ProcessGroupConditionType = "IncorrectCommandLine"
+	IncorrectConfigMap        ProcessGroupConditionType = "IncorrectConfigMap"
+	ProcessIsMarkedAsExcluded ProcessGroupConditionType = "ProcessIsMarkedAsExcluded"
+	ResourcesTerminating      ProcessGroupConditionType = "ResourcesTerminating"
+	NodeNotReady              ProcessGroupConditionType = "NodeNotReady"
+)
+
+// ProcessGroupCondition is a condition of a process group and when it began.
+type ProcessGroupCondition struct {
+	// Type of the condition.
+	Type ProcessGroupConditionType `json:"type"`
+	// Since is when the condition was first observed.
+	Since metav1.Time `json:"since"`
+}
+
+// ProcessGroupParameters are the desired state of a process group: one pod
+// (and volume) running processesPerPod FoundationDB processes of one class.
+// +kubebuilder:validation:XValidation:rule="has(self.clusterName) || has(self.clusterRef) || has(self.clusterSelector)",message="one of clusterName, clusterRef or clusterSelector is required"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.clusterName) || size(oldSelf.clusterName) == 0 || (has(self.clusterName) && self.clusterName == oldSelf.clusterName)",message="clusterName is immutable once set"
+type ProcessGroupParameters struct {
+	ClusterReference `json:",inline"`
+
+	// ProcessClass of the processes. Immutable.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="processClass is immutable"
+	ProcessClass ProcessClass `json:"processClass"`
+
+	// ProcessesPerPod is the number of fdbserver processes in the pod.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=8
+	ProcessesPerPod int `json:"processesPerPod,omitempty"`
+
+	// FaultDomain is the zone the group should be placed in (a hint the
+	// scheduler follows with node affinity).
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	FaultDomain string `json:"faultDomain,omitempty"`
+}
+
+// ProcessGroupObservation is the observed state of a process group.
+type ProcessGroupObservation struct {
+	// PodName of the group's pod in the target cluster.
+	// +optional
+	PodName string `json:"podName,omitempty"`
+
+	// Addresses of the group's processes, IP:port.
+	// +optional
+	Addresses []string `json:"addresses,omitempty"`
+
+	// ProcessIDs of the group's processes, <group>-<n>.
+	// +optional
+	ProcessIDs []string `json:"processIDs,omitempty"`
+
+	// FaultDomain the group runs in.
+	// +optional
+	FaultDomain string `json:"faultDomain,omitempty"`
+
+	// Roles the group's processes serve, e.g. storage, log, coordinator.
+	// +optional
+	Roles []string `json:"roles,omitempty"`
+
+	// Excluded is true when FoundationDB lists the group as excluded.
+	// +optional
+	Excluded bool `json:"excluded,omitempty"`
+
+	// ExclusionTime is when the group was excluded.
+	// +optional
+	ExclusionTime *metav1.Time `json:"exclusionTime,omitempty"`
+
+	// RemovalTime is when removal of the group began.
+	// +optional
+	RemovalTime *metav1.Time `json:"removalTime,omitempty"`
+
+	// ProcessGroupConditions describe what is wrong with the group, with
+	// the time each was first seen.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	ProcessGroupConditions []ProcessGroupCondition `json:"processGroupConditions,omitempty"`
+}
+
+// A ProcessGroupSpec defines the desired state of a ProcessGroup.
+type ProcessGroupSpec struct {
+	xpv2.ManagedResourceSpec `json:",inline"`
+	ForProvider              ProcessGroupParameters `json:"forProvider"`
+}
+
+// A ProcessGroupStatus represents the observed state of a ProcessGroup.
+type ProcessGroupStatus struct {
+	xpv2.ManagedResourceStatus `json:",inline"`
+	AtProvider                 ProcessGroupObservation `json:"atProvider,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// A ProcessGroup is one FoundationDB pod with its volume and processes. The
+// Cluster controller creates them; deleting one removes it safely: exclude,
+// wait until it holds no data and no role, delete, include.
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
+// +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
+// +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"
+// +kubebuilder:printcolumn:name="CLASS",type="string",JSONPath=".spec.forProvider.processClass"
+// +kubebuilder:printcolumn:name="ADDRESS",type="string",JSONPath=".status.atProvider.addresses[0]"
+// +kubebuilder:printcolumn:name="EXCLUDED",type="boolean",JSONPath=".status.atProvider.excluded"
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,foundationdb}
+type ProcessGroup struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ProcessGroupSpec   `json:"spec"`
+	Status ProcessGroupStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ProcessGroupList contains a list of ProcessGroup.
+type ProcessGroupList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProcessGroup `json:"items"`
+}

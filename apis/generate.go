@@ -1,0 +1,11 @@
+//go:build generate
+
+// Package apis holds the provider's API types. Run `make generate` (which
+// runs `go generate ./apis/...`) after changing them.
+package apis
+
+// Remove generated files, then regenerate deepcopy methods, CRDs and the
+// crossplane-runtime method sets.
+//go:generate rm -rf ../package/crds
+//go:generate go tool controller-gen object:headerFile=../hack/boilerplate.go.txt paths=./... crd:crdVersions=v1 output:artifacts:config=../package/crds
+//go:generate go run ../hack/methodsets ./foundationdb/v1alpha1 ./v1alpha1

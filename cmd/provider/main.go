@@ -1,0 +1,165 @@
+// Command provider runs the FoundationDB Crossplane provider: the managed
+// resource controllers for Cluster, ProcessGroup, Backup and Restore, the
+// ProviderConfig controllers and the SafetyPolicy controller.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis"
+	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/version"
+)
+
+// flags are the provider's command-line flags, named as in other Crossplane
+// providers.
+type flags struct {
+	debug            bool
+	leaderElection   bool
+	syncInterval     time.Duration
+	pollInterval     time.Duration
+	pollStateMetric  time.Duration
+	maxReconcileRate int
+	metricsAddress   string
+	healthAddress    string
+	fdbBackend       string
+	printVersion     bool
+}
+
+func parseFlags(args []string) (flags, error) {
+	var f flags
+	fs := flag.NewFlagSet("provider", flag.ContinueOnError)
+	fs.BoolVar(&f.debug, "debug", false, "Run with debug logging.")
+	fs.BoolVar(&f.leaderElection, "leader-election", false, "Use leader election for the controller manager.")
+	fs.DurationVar(&f.syncInterval, "sync", time.Hour, "How often all resources are resynced from the cache.")
+	fs.DurationVar(&f.pollInterval, "poll", time.Minute, "How often each managed resource is checked for drift.")
+	fs.DurationVar(&f.pollStateMetric, "poll-state-metric", 5*time.Second, "How often the managed-resource state metrics are recorded.")
+	fs.IntVar(&f.maxReconcileRate, "max-reconcile-rate", 10, "The global maximum rate per second at which resources may be checked for drift.")
+	fs.StringVar(&f.metricsAddress, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to.")
+	fs.StringVar(&f.healthAddress, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to.")
+	fs.StringVar(&f.fdbBackend, "fdb-backend", "real", "How FoundationDB is reached: real (fdbcli, fdbbackup, fdbrestore) or sim (the deterministic simulator).")
+	fs.BoolVar(&f.printVersion, "version", false, "Print the version and exit.")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if f.fdbBackend != "real" && f.fdbBackend != "sim" {
+		return f, fmt.Errorf("--fdb-backend must be real or sim, not %q", f.fdbBackend)
+	}
+	if f.maxReconcileRate < 1 {
+		return f, fmt.Errorf("--max-reconcile-rate must be at least 1, not %d", f.maxReconcileRate)
+	}
+	return f, nil
+}
+
+func main() {
+	f, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if f.printVersion {
+		fmt.Println(version.Version)
+		return
+	}
+	if err := run(f); err != nil {
+		fmt.Fprintln(os.Stderr, "provider-foundationdb:", err)
+		os.Exit(1)
+	}
+}
+
+func run(f flags) error {
+	zl := zap.New(zap.UseDevMode(f.debug))
+	log := logging.NewLogrLogger(zl.WithName("provider-foundationdb"))
+	ctrl.SetLogger(zl)
+	log.Info("Starting", "version", version.Version, "fdb-backend", f.fdbBackend)
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("cannot get API server rest config: %w", err)
+	}
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return fmt.Errorf("cannot add APIs to scheme: %w", err)
+		}
+	}
+
+	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
+		Scheme:                     scheme,
+		LeaderElection:             f.leaderElection,
+		LeaderElectionID:           "crossplane-leader-election-provider-foundationdb",
+		LeaderElectionResourceLock: "leases",
+		LeaseDuration:              ptr(60 * time.Second),
+		RenewDeadline:              ptr(50 * time.Second),
+		Cache: cache.Options{
+			SyncPeriod: &f.syncInterval,
+			ByObject: map[client.Object]cache.ByObject{
+				&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema},
+			},
+		},
+		Metrics:                metricsserver.Options{BindAddress: f.metricsAddress},
+		HealthProbeBindAddress: f.healthAddress,
+	})
+	if err != nil {
+		return fmt.Errorf("cannot create controller manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("cannot add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("cannot add readiness check: %w", err)
+	}
+
+	mrMetrics := managed.NewMRMetricRecorder()
+	stateMetrics := statemetrics.NewMRStateMetrics()
+	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
+
+	features := &feature.Flags{}
+	features.Enable(feature.EnableBetaManagementPolicies)
+	o := controller.Options{
+		Logger:                  log,
+		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),
+		PollInterval:            f.pollInterval,
+		MaxConcurrentReconciles: f.maxReconcileRate,
+		Features:                features,
+		MetricOptions: &controller.MetricOptions{
+			PollStateMetricInterval: f.pollStateMetric,
+			MRMetrics:               mrMetrics,
+			MRStateMetrics:          stateMetrics,
+		},
+		Gate: new(gate.Gate[schema.GroupVersionKind]),
+	}
+	if err := customresourcesgate.Setup(mgr, o); err != nil {
+		return fmt.Errorf("cannot set up the CRD gate: %w", err)
+	}
+	if err := fdbcontroller.Setup(mgr, o); err != nil {
+		return fmt.Errorf("cannot set up controllers: %w", err)
+	}
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,8 @@
+//go:build tools
+
+// Package tools pins the Kubernetes control-plane commands built by hack/controlplane.sh.
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+)

@@ -1,0 +1,139 @@
+// Package testenv starts a real Kubernetes control plane (kube-apiserver and
+// etcd, built by hack/controlplane.sh) with the provider's CRDs installed,
+// for integration tests.
+//
+// The binaries are found through KUBEBUILDER_ASSETS, which `make test` sets.
+// Without it the tests that need a control plane skip, unless
+// FDB_REQUIRE_CONTROLPLANE is set (as `make test` does), in which case they
+// fail: a test run that was meant to reach a real API server never passes by
+// skipping it.
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis"
+)
+
+// Environment variables that locate and require the control plane.
+const (
+	AssetsEnv  = "KUBEBUILDER_ASSETS"
+	RequireEnv = "FDB_REQUIRE_CONTROLPLANE"
+)
+
+// Env is a running control plane.
+type Env struct {
+	Config *rest.Config
+	Client client.Client
+	Scheme *kruntime.Scheme
+
+	env *envtest.Environment
+}
+
+// Root is the repository root, found from this file's location.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Scheme returns a scheme with the Kubernetes built-in types, CRDs and the
+// provider's APIs.
+func Scheme() (*kruntime.Scheme, error) {
+	s := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Available reports whether the control-plane binaries are configured; when
+// they are not, it says why.
+func Available() (bool, string) {
+	dir := os.Getenv(AssetsEnv)
+	if dir == "" {
+		return false, AssetsEnv + " is not set; run `make test` or export " + AssetsEnv + "=$(hack/controlplane.sh)"
+	}
+	for _, bin := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(dir, bin)); err != nil {
+			return false, fmt.Sprintf("%s has no %s: %v", AssetsEnv, bin, err)
+		}
+	}
+	return true, ""
+}
+
+// Start starts a control plane with the provider's CRDs installed. The caller
+// must Stop it.
+func Start() (*Env, error) {
+	s, err := Scheme()
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: os.Getenv(AssetsEnv),
+		CRDDirectoryPaths:     []string{filepath.Join(Root(), "package", "crds")},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                s,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("cannot start control plane: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("cannot create client: %w", err)
+	}
+	return &Env{Config: cfg, Client: c, Scheme: s, env: env}, nil
+}
+
+// Stop stops the control plane.
+func (e *Env) Stop() error { return e.env.Stop() }
+
+// Main runs a test binary's tests against one control plane shared by the
+// package, stored in *env. Use it from TestMain. Without the binaries it
+// skips the control-plane tests (they call Require) or fails when
+// FDB_REQUIRE_CONTROLPLANE is set.
+func Main(m *testing.M, env **Env) {
+	if ok, why := Available(); !ok {
+		if os.Getenv(RequireEnv) != "" {
+			fmt.Fprintln(os.Stderr, "testenv: control plane required but unavailable:", why)
+			os.Exit(1)
+		}
+		skipReason = why
+		os.Exit(m.Run())
+	}
+	e, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testenv:", err)
+		os.Exit(1)
+	}
+	*env = e
+	code := m.Run()
+	if err := e.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "testenv: cannot stop control plane:", err)
+	}
+	os.Exit(code)
+}
+
+var skipReason string
+
+// Require skips the test when the package runs without a control plane.
+func Require(t testing.TB, env *Env) {
+	t.Helper()
+	if env == nil {
+		t.Skip("no control plane: " + skipReason)
+	}
+}
