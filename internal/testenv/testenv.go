@@ -16,12 +16,14 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis"
 )
@@ -107,6 +109,7 @@ func (e *Env) Stop() error { return e.env.Stop() }
 // skips the control-plane tests (they call Require) or fails when
 // FDB_REQUIRE_CONTROLPLANE is set.
 func Main(m *testing.M, env **Env) {
+	ctrllog.SetLogger(logr.Discard())
 	if ok, why := Available(); !ok {
 		if os.Getenv(RequireEnv) != "" {
 			fmt.Fprintln(os.Stderr, "testenv: control plane required but unavailable:", why)
