@@ -1,0 +1,114 @@
+// Package connector resolves what a managed resource's external client works
+// against: it records the resource's use of its ProviderConfig or
+// ClusterProviderConfig (a ProviderConfigUsage), reads the config, and
+// returns a client for the target Kubernetes cluster that runs the
+// FoundationDB pods — the provider's own cluster (InjectedIdentity) or a
+// remote one from a kubeconfig Secret.
+package connector
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+)
+
+// Error strings.
+const (
+	errTrackUsage    = "cannot track ProviderConfig usage"
+	errNoConfigRef   = "cannot find providerConfigRef: the managed resource names no ProviderConfig"
+	errGetPC         = "cannot get ProviderConfig"
+	errGetCPC        = "cannot get ClusterProviderConfig"
+	errConfigKind    = "cannot use providerConfigRef: kind must be ProviderConfig or ClusterProviderConfig, not %q"
+	errGetCreds      = "cannot get credentials"
+	errKubeconfig    = "cannot parse kubeconfig from credentials"
+	errNewClient     = "cannot create a client for the target cluster"
+	errNoCredentials = "cannot use credentials: source %q is not supported; use InjectedIdentity or Secret"
+)
+
+// NewClientFn returns a client for the cluster a kubeconfig describes.
+type NewClientFn func(kubeconfig []byte) (client.Client, error)
+
+// Targets finds the target cluster of managed resources.
+type Targets struct {
+	// kube is the client of the control plane the managed resources live in;
+	// it is also the target for InjectedIdentity.
+	kube      client.Client
+	usage     resource.ModernTracker
+	newClient NewClientFn
+}
+
+// NewTargets returns Targets that read configs with kube and build remote
+// clients with newClient.
+func NewTargets(kube client.Client, newClient NewClientFn) *Targets {
+	return &Targets{
+		kube:      kube,
+		usage:     resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}),
+		newClient: newClient,
+	}
+}
+
+// Client records mg's use of its provider config and returns a client for the
+// target cluster the config names.
+func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (client.Client, error) {
+	if err := t.usage.Track(ctx, mg); err != nil {
+		return nil, errors.Wrap(err, errTrackUsage)
+	}
+	spec, err := t.config(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	switch src := spec.Credentials.Source; src {
+	case xpv2.CredentialsSourceInjectedIdentity:
+		return t.kube, nil
+	case xpv2.CredentialsSourceSecret:
+		data, err := resource.CommonCredentialExtractor(ctx, src, t.kube, spec.Credentials.CommonCredentialSelectors)
+		if err != nil {
+			return nil, errors.Wrap(err, errGetCreds)
+		}
+		c, err := t.newClient(data)
+		return c, errors.Wrap(err, errNewClient)
+	default:
+		return nil, errors.Errorf(errNoCredentials, src)
+	}
+}
+
+func (t *Targets) config(ctx context.Context, mg resource.ModernManaged) (*v1alpha1.ProviderConfigSpec, error) {
+	ref := mg.GetProviderConfigReference()
+	if ref == nil {
+		return nil, errors.New(errNoConfigRef)
+	}
+	switch ref.Kind {
+	case v1alpha1.ProviderConfigKind:
+		pc := &v1alpha1.ProviderConfig{}
+		if err := t.kube.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: ref.Name}, pc); err != nil {
+			return nil, errors.Wrap(err, errGetPC)
+		}
+		return &pc.Spec, nil
+	case v1alpha1.ClusterProviderConfigKind:
+		cpc := &v1alpha1.ClusterProviderConfig{}
+		if err := t.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, cpc); err != nil {
+			return nil, errors.Wrap(err, errGetCPC)
+		}
+		return &cpc.Spec, nil
+	default:
+		return nil, errors.Errorf(errConfigKind, ref.Kind)
+	}
+}
+
+// KubeconfigClient returns a NewClientFn that builds clients with the
+// supplied client options (notably the scheme).
+func KubeconfigClient(o client.Options) NewClientFn {
+	return func(kubeconfig []byte) (client.Client, error) {
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+		if err != nil {
+			return nil, errors.Wrap(err, errKubeconfig)
+		}
+		return client.New(cfg, o)
+	}
+}
