@@ -1,0 +1,199 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// ZoneLabel is the node label the test nodes carry their zone in.
+const ZoneLabel = "topology.kubernetes.io/zone"
+
+// Nodes stands in for the kube-scheduler and the kubelets, which envtest
+// does not run. It is a test helper, not a simulation of either: every
+// period it
+//   - binds each unscheduled pod to a Ready node that matches the pod's
+//     nodeSelector (round robin, in node-name order),
+//   - marks each bound pod Running and Ready with a pod IP (10.<zone>.<node>.<n>),
+//   - finishes graceful deletions (as a kubelet would once containers stop)
+//     and removes the pvc-protection finalizer of deleted claims no pod uses.
+//
+// Pods on a node marked NotReady with SetReady stay as they are, like pods
+// on a node that lost its kubelet.
+type Nodes struct {
+	c      client.Client
+	period time.Duration
+
+	mu     sync.Mutex
+	nextIP map[string]int
+	rr     int
+}
+
+// StartNodes creates perZone Ready nodes in each zone and runs the binding
+// loop until ctx ends.
+func StartNodes(ctx context.Context, c client.Client, zones []string, perZone int) (*Nodes, error) {
+	n := &Nodes{c: c, period: 50 * time.Millisecond, nextIP: map[string]int{}}
+	for zi, z := range zones {
+		for i := 0; i < perZone; i++ {
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+				Name:        fmt.Sprintf("node-%s-%d", z, i),
+				Labels:      map[string]string{ZoneLabel: z, "kubernetes.io/hostname": fmt.Sprintf("node-%s-%d", z, i)},
+				Annotations: map[string]string{"test/ip-prefix": fmt.Sprintf("10.%d.%d", zi+1, i)},
+			}}
+			if err := c.Create(ctx, node); err != nil {
+				return nil, err
+			}
+			if err := n.SetReady(ctx, node.Name, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	go n.run(ctx)
+	return n, nil
+}
+
+// SetReady marks a node Ready or NotReady.
+func (n *Nodes) SetReady(ctx context.Context, name string, ready bool) error {
+	node := &corev1.Node{}
+	if err := n.c.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
+		return err
+	}
+	status := corev1.ConditionTrue
+	if !ready {
+		status = corev1.ConditionFalse
+	}
+	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, LastTransitionTime: metav1.Now()}}
+	return n.c.Status().Update(ctx, node)
+}
+
+func (n *Nodes) run(ctx context.Context) {
+	t := time.NewTicker(n.period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			// Errors are transient conflicts with the controllers under
+			// test; the next period retries.
+			_ = n.step(ctx)
+		}
+	}
+}
+
+func (n *Nodes) step(ctx context.Context) error {
+	nodes := &corev1.NodeList{}
+	if err := n.c.List(ctx, nodes); err != nil {
+		return err
+	}
+	sort.Slice(nodes.Items, func(i, j int) bool { return nodes.Items[i].Name < nodes.Items[j].Name })
+	ready := map[string]*corev1.Node{}
+	for i := range nodes.Items {
+		if isReady(&nodes.Items[i]) {
+			ready[nodes.Items[i].Name] = &nodes.Items[i]
+		}
+	}
+	pods := &corev1.PodList{}
+	if err := n.c.List(ctx, pods); err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		for _, v := range p.Spec.Volumes {
+			if v.PersistentVolumeClaim != nil {
+				used[p.Namespace+"/"+v.PersistentVolumeClaim.ClaimName] = true
+			}
+		}
+		switch {
+		case p.DeletionTimestamp != nil:
+			if p.Spec.NodeName == "" || ready[p.Spec.NodeName] != nil {
+				_ = n.c.Delete(ctx, p, client.GracePeriodSeconds(0))
+			}
+		case p.Spec.NodeName == "":
+			n.bind(ctx, p, nodes.Items, ready)
+		case ready[p.Spec.NodeName] != nil && p.Status.Phase != corev1.PodRunning:
+			n.start(ctx, p, ready[p.Spec.NodeName])
+		}
+	}
+	pvcs := &corev1.PersistentVolumeClaimList{}
+	if err := n.c.List(ctx, pvcs); err != nil {
+		return err
+	}
+	for i := range pvcs.Items {
+		pvc := &pvcs.Items[i]
+		if pvc.DeletionTimestamp != nil && !used[pvc.Namespace+"/"+pvc.Name] && len(pvc.Finalizers) > 0 {
+			pvc.Finalizers = nil
+			_ = n.c.Update(ctx, pvc)
+		}
+	}
+	return nil
+}
+
+func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, ready map[string]*corev1.Node) {
+	var fits []string
+	for _, node := range nodes {
+		if ready[node.Name] != nil && matches(p.Spec.NodeSelector, node.Labels) {
+			fits = append(fits, node.Name)
+		}
+	}
+	if len(fits) == 0 {
+		return // stays Pending, as with a real scheduler
+	}
+	n.mu.Lock()
+	target := fits[n.rr%len(fits)]
+	n.rr++
+	n.mu.Unlock()
+	_ = n.c.SubResource("binding").Create(ctx, p, &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: target},
+	})
+}
+
+func (n *Nodes) start(ctx context.Context, p *corev1.Pod, node *corev1.Node) {
+	n.mu.Lock()
+	n.nextIP[node.Name]++
+	ip := fmt.Sprintf("%s.%d", node.Annotations["test/ip-prefix"], n.nextIP[node.Name])
+	n.mu.Unlock()
+	now := metav1.Now()
+	p.Status.Phase = corev1.PodRunning
+	p.Status.PodIP, p.Status.HostIP = ip, ip
+	p.Status.PodIPs = []corev1.PodIP{{IP: ip}}
+	p.Status.StartTime = &now
+	p.Status.Conditions = []corev1.PodCondition{
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+	}
+	p.Status.ContainerStatuses = nil
+	for _, c := range p.Spec.Containers {
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
+			Name: c.Name, Image: c.Image, Ready: true,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
+		})
+	}
+	_ = n.c.Status().Update(ctx, p)
+}
+
+func matches(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func isReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

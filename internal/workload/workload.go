@@ -1,0 +1,284 @@
+// Package workload builds the Kubernetes objects a FoundationDB cluster runs
+// as — the cluster's ConfigMap and, per process group, its Pod and data
+// PersistentVolumeClaim — as pure functions of the Cluster and ProcessGroup
+// specs. Controllers compare these desired objects with what they observe
+// (through SpecHash) and never patch objects piecemeal.
+package workload
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+)
+
+// Labels and annotations on every object the provider creates in the
+// target cluster.
+const (
+	LabelCluster      = "foundationdb.crossplane.io/cluster"
+	LabelProcessClass = "foundationdb.crossplane.io/process-class"
+	LabelProcessGroup = "foundationdb.crossplane.io/process-group-id"
+	LabelManagedBy    = "app.kubernetes.io/managed-by"
+	ManagedBy         = "provider-foundationdb"
+	AnnotationSpec    = "foundationdb.crossplane.io/spec-hash"
+)
+
+// Keys of the cluster ConfigMap.
+const (
+	KeyClusterFile = "cluster-file"
+	keyMonitorConf = "fdbmonitor-conf-%s-density-%d"
+)
+
+// Ports and paths inside the FoundationDB container.
+const (
+	firstPort       = 4501
+	dataDir         = "/var/fdb/data"
+	logDir          = "/var/log/fdb-trace-logs"
+	configDir       = "/var/dynamic-conf"
+	containerName   = "foundationdb"
+	dataVolumeName  = "data"
+	configVolume    = "config-map"
+	defaultVolume   = "128Gi"
+	defaultRepo     = "foundationdb/fdb-kubernetes-monitor"
+	generalSettings = "general"
+)
+
+// Namespace is where the cluster's objects live in the target cluster.
+func Namespace(c *v1alpha1.Cluster) string {
+	if c.Spec.ForProvider.TargetNamespace != "" {
+		return c.Spec.ForProvider.TargetNamespace
+	}
+	return c.GetNamespace()
+}
+
+// ConfigMapName is the name of the cluster's ConfigMap.
+func ConfigMapName(c *v1alpha1.Cluster) string { return c.GetName() + "-config" }
+
+// PodName is the name of a process group's pod: <cluster>-<group ID> with
+// underscores turned into dashes.
+func PodName(c *v1alpha1.Cluster, groupID string) string {
+	return c.GetName() + "-" + strings.ReplaceAll(groupID, "_", "-")
+}
+
+// PVCName is the name of a process group's data volume claim.
+func PVCName(c *v1alpha1.Cluster, groupID string) string { return PodName(c, groupID) + "-data" }
+
+// Port returns the port of the n-th process (1-based) of a pod.
+func Port(n int) int { return firstPort + 2*(n-1) }
+
+// ProcessID is the process_id locality of the n-th process of a group.
+func ProcessID(groupID string, n int) string { return fmt.Sprintf("%s-%d", groupID, n) }
+
+// Labels of the objects of a cluster, or of one process group when id is set.
+func Labels(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, id string) map[string]string {
+	l := map[string]string{LabelCluster: c.GetName(), LabelManagedBy: ManagedBy}
+	if class != "" {
+		l[LabelProcessClass] = string(class)
+	}
+	if id != "" {
+		l[LabelProcessGroup] = id
+	}
+	return l
+}
+
+// Image is the FoundationDB image of the cluster's version.
+func Image(c *v1alpha1.Cluster) string {
+	repo := c.Spec.ForProvider.Image.Repository
+	if repo == "" {
+		repo = defaultRepo
+	}
+	return repo + ":" + c.Spec.ForProvider.Version
+}
+
+// settings returns the process settings of a class, falling back to the
+// "general" entry.
+func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.ProcessSettings {
+	if s, ok := c.Spec.ForProvider.Processes[string(class)]; ok {
+		return s
+	}
+	return c.Spec.ForProvider.Processes[generalSettings]
+}
+
+// CommandLine is the fdbserver command line of the n-th process of a group,
+// as FoundationDB reports it in the process's command_line. $POD_IP and
+// $ZONE are substituted by the monitor inside the pod.
+func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n int) string {
+	args := []string{
+		"/usr/bin/fdbserver",
+		"--class=" + string(class),
+		fmt.Sprintf("--public_address=$POD_IP:%d", Port(n)),
+		fmt.Sprintf("--listen_address=0.0.0.0:%d", Port(n)),
+		"--cluster_file=" + dataDir + "/fdb.cluster",
+		fmt.Sprintf("--datadir=%s/%d", dataDir, n),
+		"--logdir=" + logDir,
+		"--locality_instance_id=" + groupID,
+		"--locality_process_id=" + ProcessID(groupID, n),
+		"--locality_zoneid=$ZONE",
+	}
+	params := append([]string(nil), settings(c, class).CustomParameters...)
+	sort.Strings(params)
+	for _, p := range params {
+		args = append(args, "--"+p)
+	}
+	return strings.Join(args, " ")
+}
+
+// MonitorConf is the monitor configuration of one pod of a class running
+// processesPerPod processes: one fdbserver section per process.
+func MonitorConf(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, processesPerPod int) string {
+	var b strings.Builder
+	b.WriteString("[general]\nrestart-delay = 60\n")
+	for n := 1; n <= processesPerPod; n++ {
+		fmt.Fprintf(&b, "\n[fdbserver.%d]\ncommand = %s\n", n, CommandLine(c, class, "$INSTANCE_ID", n))
+	}
+	return b.String()
+}
+
+// ConfigMap is the cluster's ConfigMap: the cluster file (once there is a
+// connection string) and a monitor configuration per class and density in
+// use.
+func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[v1alpha1.ProcessClass]int) *corev1.ConfigMap {
+	data := map[string]string{}
+	if connectionString != "" {
+		data[KeyClusterFile] = connectionString
+	}
+	for class, n := range densities {
+		data[fmt.Sprintf(keyMonitorConf, class, n)] = MonitorConf(c, class, n)
+	}
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
+		Data:       data,
+	}
+}
+
+// Densities returns the processes per pod of each class in the cluster's
+// spec: storage pods run storageServersPerPod processes, others one.
+func Densities(c *v1alpha1.Cluster) map[v1alpha1.ProcessClass]int {
+	out := map[v1alpha1.ProcessClass]int{}
+	pc := c.Spec.ForProvider.ProcessCounts
+	for class, n := range map[v1alpha1.ProcessClass]int{
+		v1alpha1.ProcessClassStorage: pc.Storage, v1alpha1.ProcessClassLog: pc.Log, v1alpha1.ProcessClassTransaction: pc.Transaction,
+		v1alpha1.ProcessClassStateless: pc.Stateless, v1alpha1.ProcessClassClusterController: pc.ClusterController,
+	} {
+		if n > 0 {
+			out[class] = ProcessesPerPod(c, class)
+		}
+	}
+	return out
+}
+
+// ProcessesPerPod is the number of processes a new pod of class runs.
+func ProcessesPerPod(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) int {
+	if class == v1alpha1.ProcessClassStorage && c.Spec.ForProvider.StorageServersPerPod > 1 {
+		return c.Spec.ForProvider.StorageServersPerPod
+	}
+	return 1
+}
+
+// PVC is the data volume claim of a process group of a stateful class.
+func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.PersistentVolumeClaim {
+	class := pg.Spec.ForProvider.ProcessClass
+	s := settings(c, class)
+	size := resource.MustParse(defaultVolume)
+	if s.VolumeSize != nil {
+		size = *s.VolumeSize
+	}
+	return &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: PVCName(c, groupID), Namespace: Namespace(c), Labels: Labels(c, class, groupID)},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: s.StorageClassName,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		},
+	}
+}
+
+// Pod is the pod of a process group. Its spec hash is recorded in an
+// annotation so drift is found by comparing hashes.
+func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.Pod {
+	class := pg.Spec.ForProvider.ProcessClass
+	n := pg.Spec.ForProvider.ProcessesPerPod
+	if n < 1 {
+		n = 1
+	}
+	s := settings(c, class)
+	pod := &corev1.Pod{}
+	if s.PodTemplate != nil {
+		pod.ObjectMeta = *s.PodTemplate.ObjectMeta.DeepCopy()
+		pod.Spec = *s.PodTemplate.Spec.DeepCopy()
+	}
+	pod.Name, pod.Namespace = PodName(c, groupID), Namespace(c)
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	for k, v := range Labels(c, class, groupID) {
+		pod.Labels[k] = v
+	}
+
+	main := corev1.Container{
+		Name:            containerName,
+		Image:           Image(c),
+		ImagePullPolicy: c.Spec.ForProvider.Image.PullPolicy,
+		Args:            []string{"--input-dir", configDir, "--log-path", logDir + "/monitor.log", "--process-count", fmt.Sprint(n)},
+		Env: []corev1.EnvVar{
+			{Name: "INSTANCE_ID", Value: groupID},
+			{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
+			{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
+		},
+		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}},
+	}
+	for i := 1; i <= n; i++ {
+		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(Port(i))})
+	}
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: configVolume, VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)},
+			Items: []corev1.KeyToPath{
+				{Key: KeyClusterFile, Path: "fdb.cluster"},
+				{Key: fmt.Sprintf(keyMonitorConf, class, n), Path: "fdbmonitor.conf"},
+			},
+		},
+	}})
+	if class.IsStateful() {
+		main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: dataVolumeName, MountPath: dataDir})
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: dataVolumeName, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: PVCName(c, groupID)},
+		}})
+	}
+	pod.Spec.Containers = append([]corev1.Container{main}, pod.Spec.Containers...)
+	pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, c.Spec.ForProvider.Image.PullSecrets...)
+	if zone := pg.Spec.ForProvider.FaultDomain; zone != "" {
+		if pod.Spec.NodeSelector == nil {
+			pod.Spec.NodeSelector = map[string]string{}
+		}
+		pod.Spec.NodeSelector[FaultDomainKey(c)] = zone
+	}
+	if pod.Annotations == nil {
+		pod.Annotations = map[string]string{}
+	}
+	pod.Annotations[AnnotationSpec] = SpecHash(pod.Spec)
+	return pod
+}
+
+// FaultDomainKey is the node label that names a node's fault domain.
+func FaultDomainKey(c *v1alpha1.Cluster) string {
+	if k := c.Spec.ForProvider.FaultDomain.Key; k != "" {
+		return k
+	}
+	return "topology.kubernetes.io/zone"
+}
+
+// SpecHash is a stable hash of a pod spec as the provider built it.
+func SpecHash(spec corev1.PodSpec) string {
+	raw, _ := json.Marshal(spec) // a PodSpec always marshals
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:8])
+}

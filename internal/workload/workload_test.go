@@ -1,0 +1,170 @@
+package workload
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+)
+
+func cluster(mod ...func(*v1alpha1.Cluster)) *v1alpha1.Cluster {
+	c := &v1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "team"},
+		Spec: v1alpha1.ClusterSpec{ForProvider: v1alpha1.ClusterParameters{
+			Version:       "7.3.63",
+			ProcessCounts: v1alpha1.ProcessCounts{Storage: 3, Log: 2, Stateless: 1},
+			Image:         v1alpha1.ImageSettings{Repository: "foundationdb/fdb-kubernetes-monitor", PullPolicy: corev1.PullIfNotPresent},
+		}},
+	}
+	for _, m := range mod {
+		m(c)
+	}
+	return c
+}
+
+func group(class v1alpha1.ProcessClass, n int, zone string) *v1alpha1.ProcessGroup {
+	return &v1alpha1.ProcessGroup{Spec: v1alpha1.ProcessGroupSpec{ForProvider: v1alpha1.ProcessGroupParameters{
+		ProcessClass: class, ProcessesPerPod: n, FaultDomain: zone,
+	}}}
+}
+
+func volumes(p *corev1.Pod) []string {
+	var out []string
+	for _, v := range p.Spec.Volumes {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+func ports(p *corev1.Pod) []int32 {
+	var out []int32
+	for _, port := range p.Spec.Containers[0].Ports {
+		out = append(out, port.ContainerPort)
+	}
+	return out
+}
+
+func TestPod(t *testing.T) {
+	cases := map[string]struct {
+		cluster      *v1alpha1.Cluster
+		group        *v1alpha1.ProcessGroup
+		id           string
+		wantName     string
+		wantVolumes  []string
+		wantPorts    []int32
+		wantSelector map[string]string
+		wantImage    string
+	}{
+		"StorageWithTwoProcessesInAZone": {
+			cluster: cluster(), group: group(v1alpha1.ProcessClassStorage, 2, "zone-a"), id: "storage-1",
+			wantName: "db-storage-1", wantVolumes: []string{"config-map", "data"}, wantPorts: []int32{4501, 4503},
+			wantSelector: map[string]string{"topology.kubernetes.io/zone": "zone-a"}, wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
+		},
+		"StatelessHasNoVolumeClaim": {
+			cluster: cluster(), group: group(v1alpha1.ProcessClassStateless, 1, ""), id: "stateless-4",
+			wantName: "db-stateless-4", wantVolumes: []string{"config-map"}, wantPorts: []int32{4501},
+			wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
+		},
+		"ClusterControllerNameUsesDashes": {
+			cluster: cluster(func(c *v1alpha1.Cluster) {
+				c.Spec.ForProvider.FaultDomain.Key = "kubernetes.io/hostname"
+				c.Spec.ForProvider.Image.Repository = "registry.example.com/fdb"
+			}),
+			group: group(v1alpha1.ProcessClassClusterController, 1, "node-1"), id: "cluster_controller-1",
+			wantName: "db-cluster-controller-1", wantVolumes: []string{"config-map"}, wantPorts: []int32{4501},
+			wantSelector: map[string]string{"kubernetes.io/hostname": "node-1"}, wantImage: "registry.example.com/fdb:7.3.63",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := Pod(tc.cluster, tc.group, tc.id)
+			got := []any{p.Name, p.Namespace, volumes(p), ports(p), p.Spec.NodeSelector, p.Spec.Containers[0].Image, p.Labels[LabelProcessGroup]}
+			want := []any{tc.wantName, "team", tc.wantVolumes, tc.wantPorts, tc.wantSelector, tc.wantImage, tc.id}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Pod: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPodTemplateIsMerged(t *testing.T) {
+	c := cluster(func(c *v1alpha1.Cluster) {
+		c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {PodTemplate: &corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"team": "db"}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "sidecar", Image: "busybox"}}, Tolerations: []corev1.Toleration{{Key: "fdb"}}},
+		}}}
+	})
+	p := Pod(c, group(v1alpha1.ProcessClassLog, 1, ""), "log-1")
+	got := []any{p.Labels["team"], p.Labels[LabelCluster], len(p.Spec.Containers), p.Spec.Containers[0].Name, p.Spec.Containers[1].Name, len(p.Spec.Tolerations)}
+	if diff := cmp.Diff([]any{"db", "db", 2, "foundationdb", "sidecar", 1}, got); diff != "" {
+		t.Errorf("merged pod: -want, +got:\n%s", diff)
+	}
+}
+
+func TestSpecHashFollowsTheSpec(t *testing.T) {
+	pg := group(v1alpha1.ProcessClassStorage, 1, "zone-a")
+	base := Pod(cluster(), pg, "storage-1").Annotations[AnnotationSpec]
+	cases := map[string]struct {
+		cluster  *v1alpha1.Cluster
+		wantSame bool
+	}{
+		"SameSpec":       {cluster: cluster(), wantSame: true},
+		"NewVersion":     {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.3.64" })},
+		"NewPullPolicy":  {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Image.PullPolicy = corev1.PullAlways })},
+		"OtherNamespace": {cluster: cluster(func(c *v1alpha1.Cluster) { c.Namespace = "other" }), wantSame: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Pod(tc.cluster, pg, "storage-1").Annotations[AnnotationSpec]
+			if diff := cmp.Diff(tc.wantSame, got == base); diff != "" {
+				t.Errorf("hash %s vs %s: same -want, +got:\n%s", got, base, diff)
+			}
+		})
+	}
+}
+
+func TestPVC(t *testing.T) {
+	fast := "fast"
+	c := cluster(func(c *v1alpha1.Cluster) {
+		size := resource.MustParse("16Gi")
+		c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {VolumeSize: &size, StorageClassName: &fast}}
+	})
+	storage := PVC(c, group(v1alpha1.ProcessClassStorage, 1, ""), "storage-2")
+	logs := PVC(c, group(v1alpha1.ProcessClassLog, 1, ""), "log-2")
+	got := []any{storage.Name, storage.Spec.Resources.Requests.Storage().String(), *storage.Spec.StorageClassName, logs.Spec.Resources.Requests.Storage().String(), logs.Spec.StorageClassName}
+	want := []any{"db-storage-2-data", "16Gi", "fast", "128Gi", (*string)(nil)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PVC: -want, +got:\n%s", diff)
+	}
+}
+
+func TestConfigMap(t *testing.T) {
+	c := cluster(func(c *v1alpha1.Cluster) {
+		c.Spec.ForProvider.StorageServersPerPod = 2
+		c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: []string{"knob_b=2", "knob_a=1"}}}
+	})
+	cm := ConfigMap(c, "db:abc@10.0.0.1:4501", Densities(c))
+	var keys []string
+	for k := range cm.Data {
+		keys = append(keys, k)
+	}
+	want := []string{"cluster-file", "fdbmonitor-conf-log-density-1", "fdbmonitor-conf-stateless-density-1", "fdbmonitor-conf-storage-density-2"}
+	if diff := cmp.Diff(want, keys, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("keys: -want, +got:\n%s", diff)
+	}
+	storage := cm.Data["fdbmonitor-conf-storage-density-2"]
+	for _, frag := range []string{"[fdbserver.1]", "[fdbserver.2]", "--public_address=$POD_IP:4503", "--locality_process_id=$INSTANCE_ID-2", "--knob_a=1 --knob_b=2", "--class=storage"} {
+		if !strings.Contains(storage, frag) {
+			t.Errorf("storage monitor conf lacks %q:\n%s", frag, storage)
+		}
+	}
+	if _, ok := ConfigMap(c, "", Densities(c)).Data[KeyClusterFile]; ok {
+		t.Error("a cluster file is written before there is a connection string")
+	}
+}
