@@ -1,0 +1,106 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Group is what planning needs to know of an existing process group.
+type Group struct {
+	ID          string
+	Class       string
+	Zone        string
+	Coordinator bool
+}
+
+// GroupNumber returns the number at the end of a process group ID
+// (<class>-<n>), or 0 when there is none.
+func GroupNumber(id string) int {
+	i := strings.LastIndex(id, "-")
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// NewGroupIDs returns n new IDs <class>-<k> with the smallest k not taken by
+// an existing group nor still named in an exclusion (a locality exclusion of
+// a removed group would exclude a new group that reused its ID).
+func NewGroupIDs(class string, n int, taken map[string]bool) []string {
+	var out []string
+	for k := 1; len(out) < n; k++ {
+		id := fmt.Sprintf("%s-%d", class, k)
+		if !taken[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// AssignZones returns a zone for each of n new groups of a class, filling
+// the zones with the fewest groups of that class first (ties by zone name)
+// so the class stays spread across fault domains. existing counts the
+// class's groups per zone.
+func AssignZones(zones []string, existing map[string]int, n int) []string {
+	if len(zones) == 0 {
+		return make([]string, n)
+	}
+	count := map[string]int{}
+	for _, z := range zones {
+		count[z] = existing[z]
+	}
+	sorted := append([]string(nil), zones...)
+	sort.Strings(sorted)
+	out := make([]string, 0, n)
+	for range n {
+		best := sorted[0]
+		for _, z := range sorted[1:] {
+			if count[z] < count[best] {
+				best = z
+			}
+		}
+		count[best]++
+		out = append(out, best)
+	}
+	return out
+}
+
+// ChooseRemovals picks n groups to remove so the remaining groups stay
+// spread across zones: each pick comes from the zone with the most
+// remaining groups, preferring groups that are not coordinators (fewer
+// coordinator changes), then the highest ID number.
+func ChooseRemovals(groups []Group, n int) []string {
+	remaining := append([]Group(nil), groups...)
+	var out []string
+	for ; n > 0 && len(remaining) > 0; n-- {
+		perZone := map[string]int{}
+		for _, g := range remaining {
+			perZone[g.Zone]++
+		}
+		sort.Slice(remaining, func(i, j int) bool {
+			a, b := remaining[i], remaining[j]
+			if perZone[a.Zone] != perZone[b.Zone] {
+				return perZone[a.Zone] > perZone[b.Zone]
+			}
+			if a.Coordinator != b.Coordinator {
+				return !a.Coordinator
+			}
+			if GroupNumber(a.ID) != GroupNumber(b.ID) {
+				return GroupNumber(a.ID) > GroupNumber(b.ID)
+			}
+			return a.ID > b.ID
+		})
+		out = append(out, remaining[0].ID)
+		remaining = remaining[1:]
+	}
+	sort.Strings(out)
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,179 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// proc builds a status process for group id (<class>-<n>) in zone with one
+// process at ip:4501.
+func proc(id, zone, ip string, excluded bool) (string, fdb.Process) {
+	class := id[:strings.LastIndex(id, "-")]
+	return id + "-1", fdb.Process{
+		Address: ip + ":4501", ClassType: class, Excluded: excluded,
+		Locality: fdb.Locality{InstanceID: id, ProcessID: id + "-1", ZoneID: zone},
+	}
+}
+
+func status(procs ...func() (string, fdb.Process)) *fdb.Status {
+	s := &fdb.Status{Cluster: fdb.ClusterStatus{Processes: map[string]fdb.Process{}}}
+	for _, p := range procs {
+		k, v := p()
+		s.Cluster.Processes[k] = v
+	}
+	return s
+}
+
+func p(id, zone, ip string) func() (string, fdb.Process) {
+	return func() (string, fdb.Process) { return proc(id, zone, ip, false) }
+}
+
+func excluded(id, zone, ip string) func() (string, fdb.Process) {
+	return func() (string, fdb.Process) { return proc(id, zone, ip, true) }
+}
+
+func TestChooseCoordinators(t *testing.T) {
+	fiveZones := status(
+		p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("log-3", "z2", "10.0.0.3"),
+		p("storage-1", "z3", "10.0.0.4"), p("storage-2", "z4", "10.0.0.5"), p("storage-3", "z5", "10.0.0.6"),
+		p("storage-4", "z1", "10.0.0.7"), p("stateless-1", "z6", "10.0.0.8"),
+	)
+	cases := map[string]struct {
+		status   *fdb.Status
+		mode     fdb.RedundancyMode
+		removing map[string]bool
+		want     []fdb.ProcessAddress
+		wantErr  string
+	}{
+		"DoublePrefersLogsOnePerZone": {
+			status: fiveZones, mode: fdb.RedundancyDouble,
+			want: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501"},
+		},
+		"TripleNeedsFiveZonesAndSkipsStateless": {
+			status: fiveZones, mode: fdb.RedundancyTriple,
+			want: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"},
+		},
+		"GroupsBeingRemovedAreSkipped": {
+			status: fiveZones, mode: fdb.RedundancyDouble, removing: map[string]bool{"log-2": true},
+			want: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
+		},
+		"ExcludedAreSkipped": {
+			status: status(excluded("log-1", "z1", "10.0.0.1"), p("storage-1", "z2", "10.0.0.2"), p("storage-2", "z3", "10.0.0.3"), p("storage-3", "z1", "10.0.0.4")),
+			mode:   fdb.RedundancyDouble,
+			want:   []fdb.ProcessAddress{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
+		},
+		"NeverTwoInOneZone": {
+			status: status(p("log-1", "z1", "10.0.0.1"), p("log-2", "z1", "10.0.0.2"), p("storage-1", "z2", "10.0.0.3")),
+			mode:   fdb.RedundancyDouble, wantErr: "3 needed in distinct zones, 2 eligible zones",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ChooseCoordinators(tc.status, tc.mode, tc.removing)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCoordinatorProblem(t *testing.T) {
+	s := status(p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("storage-1", "z3", "10.0.0.3"),
+		excluded("storage-2", "z4", "10.0.0.4"), p("storage-3", "z3", "10.0.0.5"), p("stateless-1", "z5", "10.0.0.6"))
+	good := []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.3:4501"}
+	cases := map[string]struct {
+		current  []fdb.ProcessAddress
+		removing map[string]bool
+		want     string
+	}{
+		"Valid":         {current: good},
+		"TooFew":        {current: good[:2], want: "the cluster has 2 coordinators and needs 3"},
+		"Excluded":      {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501"}, want: "coordinator 10.0.0.4:4501 is missing, excluded"},
+		"Missing":       {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.9.9.9:4501"}, want: "coordinator 10.9.9.9:4501 is missing"},
+		"BeingRemoved":  {current: good, removing: map[string]bool{"log-2": true}, want: "coordinator 10.0.0.2:4501 is missing, excluded, being removed"},
+		"Stateless":     {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.6:4501"}, want: "not eligible"},
+		"SharedZone":    {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.5:4501"}, want: "two coordinators share zone z3"},
+		"NoneAtAllYet":  {want: "the cluster has 0 coordinators and needs 3"},
+		"ExactlyNeeded": {current: good, removing: map[string]bool{"storage-3": true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := CoordinatorProblem(s, tc.current, fdb.RedundancyDouble, tc.removing)
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNewGroupIDs(t *testing.T) {
+	got := NewGroupIDs("storage", 3, map[string]bool{"storage-1": true, "storage-3": true, "log-2": true})
+	if diff := cmp.Diff([]string{"storage-2", "storage-4", "storage-5"}, got); diff != "" {
+		t.Errorf("-want, +got:\n%s", diff)
+	}
+}
+
+func TestAssignZones(t *testing.T) {
+	cases := map[string]struct {
+		zones    []string
+		existing map[string]int
+		n        int
+		want     []string
+	}{
+		"SpreadEvenly":         {zones: []string{"c", "a", "b"}, n: 5, want: []string{"a", "b", "c", "a", "b"}},
+		"FillTheEmptiestFirst": {zones: []string{"a", "b", "c"}, existing: map[string]int{"a": 2, "b": 1}, n: 3, want: []string{"c", "b", "c"}},
+		"NoZonesKnown":         {n: 2, want: []string{"", ""}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, AssignZones(tc.zones, tc.existing, tc.n)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestChooseRemovals(t *testing.T) {
+	groups := []Group{
+		{ID: "storage-1", Zone: "a", Coordinator: true}, {ID: "storage-2", Zone: "b"}, {ID: "storage-3", Zone: "c"},
+		{ID: "storage-4", Zone: "a"}, {ID: "storage-5", Zone: "b", Coordinator: true},
+	}
+	cases := map[string]struct {
+		n    int
+		want []string
+	}{
+		// a and b have two each; within a the coordinator stays, within b too.
+		"TwoKeepsOnePerZone":                 {n: 2, want: []string{"storage-2", "storage-4"}},
+		"OneFromTheFullestZoneHighestNumber": {n: 1, want: []string{"storage-4"}},
+		"MoreThanThereAre":                   {n: 9, want: []string{"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"}},
+		"None":                               {n: 0},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ChooseRemovals(groups, tc.n)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestGroupNumber(t *testing.T) {
+	for id, want := range map[string]int{"storage-12": 12, "cluster_controller-3": 3, "odd": 0, "x-y": 0} {
+		if got := GroupNumber(id); got != want {
+			t.Errorf("GroupNumber(%q) = %d, want %d", id, got, want)
+		}
+	}
+}
