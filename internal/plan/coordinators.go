@@ -44,6 +44,29 @@ func coordinatorPriority(class string) (int, bool) {
 	return 0, false
 }
 
+// Process is what coordinator planning needs to know of a process. Before
+// the database exists it comes from the pods; afterwards from the status.
+type Process struct {
+	Address    fdb.ProcessAddress
+	Class      string
+	Zone       string
+	InstanceID string
+	ProcessID  string
+	Excluded   bool
+}
+
+// Processes returns the processes a status reports.
+func Processes(s *fdb.Status) []Process {
+	out := make([]Process, 0, len(s.Cluster.Processes))
+	for _, p := range s.Cluster.Processes {
+		out = append(out, Process{
+			Address: fdb.ProcessAddress(p.Address), Class: p.ClassType, Zone: p.Locality.ZoneID,
+			InstanceID: p.Locality.InstanceID, ProcessID: p.Locality.ProcessID, Excluded: p.Excluded,
+		})
+	}
+	return out
+}
+
 // candidate is a process that may serve as a coordinator.
 type candidate struct {
 	address  fdb.ProcessAddress
@@ -55,14 +78,14 @@ type candidate struct {
 // eligible returns the processes that may be coordinators: of an eligible
 // class, reporting, not excluded, with a zone, and not in a group being
 // removed.
-func eligible(s *fdb.Status, removing map[string]bool) []candidate {
+func eligible(procs []Process, removing map[string]bool) []candidate {
 	var out []candidate
-	for _, p := range s.Cluster.Processes {
-		prio, ok := coordinatorPriority(p.ClassType)
-		if !ok || p.Excluded || p.Locality.ZoneID == "" || p.Address == "" || removing[p.Locality.InstanceID] {
+	for _, p := range procs {
+		prio, ok := coordinatorPriority(p.Class)
+		if !ok || p.Excluded || p.Zone == "" || p.Address == "" || removing[p.InstanceID] {
 			continue
 		}
-		out = append(out, candidate{address: fdb.ProcessAddress(p.Address), zone: p.Locality.ZoneID, id: p.Locality.ProcessID, priority: prio})
+		out = append(out, candidate{address: p.Address, zone: p.Zone, id: p.ProcessID, priority: prio})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].priority != out[j].priority {
@@ -76,11 +99,11 @@ func eligible(s *fdb.Status, removing map[string]bool) []candidate {
 // ChooseCoordinators picks CoordinatorCount(mode) processes in distinct
 // zones, logs before storage, skipping groups being removed. It fails
 // rather than put two coordinators in one zone.
-func ChooseCoordinators(s *fdb.Status, mode fdb.RedundancyMode, removing map[string]bool) ([]fdb.ProcessAddress, error) {
+func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[string]bool) ([]fdb.ProcessAddress, error) {
 	want := CoordinatorCount(mode)
 	var chosen []fdb.ProcessAddress
 	zones := map[string]bool{}
-	for _, c := range eligible(s, removing) {
+	for _, c := range eligible(procs, removing) {
 		if zones[c.zone] {
 			continue
 		}
@@ -97,12 +120,12 @@ func ChooseCoordinators(s *fdb.Status, mode fdb.RedundancyMode, removing map[str
 // returns "" when they are fine: the right number, each a reachable,
 // eligible, non-excluded process outside the groups being removed, at most
 // one per zone.
-func CoordinatorProblem(s *fdb.Status, current []fdb.ProcessAddress, mode fdb.RedundancyMode, removing map[string]bool) string {
+func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.RedundancyMode, removing map[string]bool) string {
 	if want := CoordinatorCount(mode); len(current) != want {
 		return "the cluster has " + itoa(len(current)) + " coordinators and needs " + itoa(want)
 	}
 	ok := map[fdb.ProcessAddress]candidate{}
-	for _, c := range eligible(s, removing) {
+	for _, c := range eligible(procs, removing) {
 		ok[c.address] = c
 	}
 	zones := map[string]bool{}

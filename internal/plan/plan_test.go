@@ -73,7 +73,7 @@ func TestChooseCoordinators(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ChooseCoordinators(tc.status, tc.mode, tc.removing)
+			got, err := ChooseCoordinators(Processes(tc.status), tc.mode, tc.removing)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -111,7 +111,7 @@ func TestCoordinatorProblem(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := CoordinatorProblem(s, tc.current, fdb.RedundancyDouble, tc.removing)
+			got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyDouble, tc.removing)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
 			}
