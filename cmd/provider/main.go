@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,7 +31,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/version"
 )
 
@@ -46,6 +51,7 @@ type flags struct {
 	metricsAddress   string
 	healthAddress    string
 	fdbBackend       string
+	fdbBinaryDir     string
 	printVersion     bool
 }
 
@@ -61,6 +67,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.metricsAddress, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to.")
 	fs.StringVar(&f.healthAddress, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to.")
 	fs.StringVar(&f.fdbBackend, "fdb-backend", "real", "How FoundationDB is reached: real (fdbcli, fdbbackup, fdbrestore) or sim (the deterministic simulator).")
+	fs.StringVar(&f.fdbBinaryDir, "fdb-binary-dir", envOr("FDB_BINARY_DIR", "/usr/bin/fdb"), "Directory with one sub-directory of fdbcli, fdbbackup and fdbrestore per major.minor version (real backend).")
 	fs.BoolVar(&f.printVersion, "version", false, "Print the version and exit.")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -138,9 +145,17 @@ func run(f flags) error {
 	stateMetrics := statemetrics.NewMRStateMetrics()
 	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
 
+	var backend connector.FDB = connector.ToolsFDB{BinaryDir: f.fdbBinaryDir}
+	if f.fdbBackend == "sim" {
+		// Simulated databases live as long as this process: a restart
+		// starts them afresh (see docs/SIMULATOR.md).
+		backend = connector.SimFDB{Registry: sim.NewRegistry(clock.RealClock{}, sim.Options{})}
+	}
+
 	features := &feature.Flags{}
 	features.Enable(feature.EnableBetaManagementPolicies)
-	o := controller.Options{
+	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Policies: policy.SharedStore()}
+	o.Options = controller.Options{
 		Logger:                  log,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),
 		PollInterval:            f.pollInterval,
@@ -153,7 +168,7 @@ func run(f flags) error {
 		},
 		Gate: new(gate.Gate[schema.GroupVersionKind]),
 	}
-	if err := customresourcesgate.Setup(mgr, o); err != nil {
+	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		return fmt.Errorf("cannot set up the CRD gate: %w", err)
 	}
 	if err := fdbcontroller.Setup(mgr, o); err != nil {
@@ -163,3 +178,10 @@ func run(f flags) error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}

@@ -9,9 +9,10 @@ import (
 )
 
 func TestParseFlags(t *testing.T) {
+	t.Setenv("FDB_BINARY_DIR", "")
 	defaults := flags{
 		syncInterval: time.Hour, pollInterval: time.Minute, pollStateMetric: 5 * time.Second,
-		maxReconcileRate: 10, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real",
+		maxReconcileRate: 10, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
 	}
 	cases := map[string]struct {
 		args    []string

@@ -3,21 +3,51 @@
 package controller
 
 import (
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/config"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/processgroup"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 )
 
-// Setup adds every controller to the manager. Controllers of managed
-// resources start only once their CRDs are established (safe-start).
-func Setup(mgr ctrl.Manager, o controller.Options) error {
-	for _, setup := range []func(ctrl.Manager, controller.Options) error{
-		config.Setup,
-	} {
-		if err := setup(mgr, o); err != nil {
-			return err
+// managedKinds are the managed-resource controllers and the kind each
+// reconciles.
+var managedKinds = []struct {
+	gvk   schema.GroupVersionKind
+	setup func(ctrl.Manager, options.Options) error
+}{
+	{v1alpha1.ClusterGroupVersionKind, cluster.Setup},
+	{v1alpha1.ProcessGroupGroupVersionKind, processgroup.Setup},
+}
+
+// Setup adds every controller to the manager. With a safe-start gate in the
+// options, the controller of each managed kind starts only once its CRD is
+// established; without one, all start at once.
+func Setup(mgr ctrl.Manager, o options.Options) error {
+	if err := config.Setup(mgr, o.Options); err != nil {
+		return err
+	}
+	if err := safetypolicy.Setup(mgr, o.Options); err != nil {
+		return err
+	}
+	log := o.Logger.WithValues("component", "safe-start")
+	for _, k := range managedKinds {
+		if o.Gate == nil {
+			if err := k.setup(mgr, o); err != nil {
+				return errors.Wrapf(err, "cannot set up the %s controller", k.gvk.Kind)
+			}
+			continue
 		}
+		o.Gate.Register(func() {
+			if err := k.setup(mgr, o); err != nil {
+				log.Info("cannot set up controller", "kind", k.gvk.Kind, "error", err)
+			}
+		}, k.gvk)
 	}
 	return nil
 }

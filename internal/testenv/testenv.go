@@ -125,13 +125,24 @@ func Main(m *testing.M, env **Env) {
 	}
 	*env = e
 	code := m.Run()
+	for _, f := range stopHooks {
+		f()
+	}
 	if err := e.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "testenv: cannot stop control plane:", err)
 	}
 	os.Exit(code)
 }
 
-var skipReason string
+var (
+	skipReason string
+	stopHooks  []func()
+)
+
+// OnStop runs f after the package's tests, before the control plane stops:
+// tests stop the managers they started there, so the API server is not
+// stopped under open watches.
+func OnStop(f func()) { stopHooks = append(stopHooks, f) }
 
 // Require skips the test when the package runs without a control plane.
 func Require(t testing.TB, env *Env) {

@@ -143,3 +143,15 @@ type ProcessGroupList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ProcessGroup `json:"items"`
 }
+
+// ID is the process group ID (e.g. storage-3): the external name, or the
+// resource's name when it has none.
+func (pg *ProcessGroup) ID() string {
+	if id := pg.GetAnnotations()[externalNameAnnotation]; id != "" {
+		return id
+	}
+	return pg.GetName()
+}
+
+// externalNameAnnotation is crossplane-runtime's external-name annotation.
+const externalNameAnnotation = "crossplane.io/external-name"

@@ -1,0 +1,152 @@
+package connector
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbcli"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+const (
+	errListPods   = "cannot list FoundationDB pods"
+	errListPVCs   = "cannot list FoundationDB volume claims"
+	errListNodes  = "cannot list nodes"
+	errSyncSim    = "cannot tell the simulator which processes run"
+	errSeedCoords = "cannot give the simulator its cluster file"
+)
+
+// FDB returns the admin client of one FoundationDB cluster.
+type FDB interface {
+	// Client returns the admin client of cluster c, whose pods run in the
+	// target cluster; connectionString is the content of the cluster file
+	// the provider wrote ("" before the first coordinators are chosen).
+	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, connectionString string) (fdb.Client, error)
+}
+
+// SimFDB reaches simulated databases, one per Cluster (keyed by its UID),
+// that live as long as the provider process. Like a real database learns
+// its processes from the fdbserver processes that connect to it, a
+// simulated database learns them from the cluster's pods: each call
+// reports the running pods (and the stopped ones whose volume remains) to
+// the simulator before returning it.
+type SimFDB struct {
+	Registry *sim.Registry
+}
+
+// Client returns the simulator of c after syncing its processes with the
+// cluster's pods and volume claims.
+func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, connectionString string) (fdb.Client, error) {
+	groups, err := simGroups(ctx, target, c)
+	if err != nil {
+		return nil, err
+	}
+	db := s.Registry.Get(string(c.GetUID()))
+	if err := db.SetProcessGroups(groups); err != nil {
+		return nil, errors.Wrap(err, errSyncSim)
+	}
+	if connectionString != "" && db.ConnectionString() == "" {
+		if err := db.SetConnectionString(connectionString); err != nil {
+			return nil, errors.Wrap(err, errSeedCoords)
+		}
+	}
+	return db, nil
+}
+
+// Sim returns the simulated database of c, for tests and fault injection.
+func (s SimFDB) Sim(c *v1alpha1.Cluster) *sim.Sim { return s.Registry.Get(string(c.GetUID())) }
+
+// simGroups turns the cluster's pods and claims into simulator process
+// groups: a Running pod with an IP runs its processes; a group whose pod is
+// not running but whose volume claim remains is stopped and keeps its data;
+// a group with neither is gone.
+func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) ([]sim.ProcessGroup, error) {
+	ns, sel := client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}
+	pods := &corev1.PodList{}
+	if err := target.List(ctx, pods, ns, sel); err != nil {
+		return nil, errors.Wrap(err, errListPods)
+	}
+	pvcs := &corev1.PersistentVolumeClaimList{}
+	if err := target.List(ctx, pvcs, ns, sel); err != nil {
+		return nil, errors.Wrap(err, errListPVCs)
+	}
+	nodes := &corev1.NodeList{}
+	if err := target.List(ctx, nodes); err != nil {
+		return nil, errors.Wrap(err, errListNodes)
+	}
+	zoneOf := map[string]string{}
+	for _, n := range nodes.Items {
+		zoneOf[n.Name] = n.Labels[workload.FaultDomainKey(c)]
+	}
+
+	byID := map[string]sim.ProcessGroup{}
+	for _, p := range pods.Items {
+		id := p.Labels[workload.LabelProcessGroup]
+		if id == "" || p.DeletionTimestamp != nil {
+			continue
+		}
+		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
+		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Version: imageTag(&p)}
+		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
+			g.IP, g.Zone = p.Status.PodIP, zoneOf[p.Spec.NodeName]
+			g.CommandLine = strings.NewReplacer("$POD_IP", g.IP, "$ZONE", g.Zone).Replace(workload.CommandLine(c, class, id, 1))
+			byID[id] = g
+		}
+	}
+	for _, pvc := range pvcs.Items {
+		id := pvc.Labels[workload.LabelProcessGroup]
+		if _, running := byID[id]; id == "" || running || pvc.DeletionTimestamp != nil {
+			continue
+		}
+		byID[id] = sim.ProcessGroup{ID: id, Class: pvc.Labels[workload.LabelProcessClass], Version: c.Spec.ForProvider.Version, Stopped: true}
+	}
+	out := make([]sim.ProcessGroup, 0, len(byID))
+	for _, g := range byID {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// processCount is the number of fdbserver processes a pod runs: one per
+// FoundationDB port of its main container.
+func processCount(p *corev1.Pod) int {
+	if len(p.Spec.Containers) == 0 || len(p.Spec.Containers[0].Ports) == 0 {
+		return 1
+	}
+	return len(p.Spec.Containers[0].Ports)
+}
+
+// imageTag is the FoundationDB version a pod's main container runs.
+func imageTag(p *corev1.Pod) string {
+	if len(p.Spec.Containers) == 0 {
+		return ""
+	}
+	img := p.Spec.Containers[0].Image
+	return img[strings.LastIndex(img, ":")+1:]
+}
+
+// ToolsFDB reaches real databases with the FoundationDB command line tools
+// of the version each cluster runs, found in BinaryDir/<major.minor>/.
+type ToolsFDB struct {
+	BinaryDir string
+}
+
+// Client returns an fdbcli-backed client for c. It uses the version the
+// processes run (during an upgrade, the old one) until the status reports
+// one, then the spec's.
+func (t ToolsFDB) Client(_ context.Context, _ client.Client, c *v1alpha1.Cluster, connectionString string) (fdb.Client, error) {
+	version := c.Status.AtProvider.RunningVersion
+	if version == "" {
+		version = c.Spec.ForProvider.Version
+	}
+	return fdbcli.New(fdbcli.Config{ConnectionString: connectionString, Version: version, BinaryDir: t.BinaryDir})
+}

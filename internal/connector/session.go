@@ -1,0 +1,64 @@
+package connector
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+const (
+	errGetConfigMap = "cannot get the cluster's ConfigMap"
+	errConnectFDB   = "cannot connect to FoundationDB"
+)
+
+// Session is what an external client works with during one reconcile of a
+// resource that belongs to a Cluster.
+type Session struct {
+	// Target is the Kubernetes cluster that runs the pods.
+	Target client.Client
+	// ConfigMap is the cluster's ConfigMap, nil while it does not exist.
+	ConfigMap *corev1.ConfigMap
+	// ConnectionString is the cluster file the provider wrote, "" before
+	// the first coordinators were chosen.
+	ConnectionString string
+	// FDB administers the database; nil while there is no cluster file.
+	FDB fdb.Client
+}
+
+// Connector opens sessions.
+type Connector struct {
+	Targets *Targets
+	FDB     FDB
+}
+
+// Session records mg's use of its provider config and opens a session on
+// cluster c, the Cluster mg is or belongs to.
+func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v1alpha1.Cluster) (*Session, error) {
+	target, err := k.Targets.Client(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Target: target}
+	cm := &corev1.ConfigMap{}
+	err = target.Get(ctx, client.ObjectKey{Namespace: workload.Namespace(c), Name: workload.ConfigMapName(c)}, cm)
+	switch {
+	case kerrors.IsNotFound(err):
+		return s, nil
+	case err != nil:
+		return nil, errors.Wrap(err, errGetConfigMap)
+	}
+	s.ConfigMap, s.ConnectionString = cm, cm.Data[workload.KeyClusterFile]
+	if s.ConnectionString == "" {
+		return s, nil
+	}
+	s.FDB, err = k.FDB.Client(ctx, target, c, s.ConnectionString)
+	return s, errors.Wrap(err, errConnectFDB)
+}

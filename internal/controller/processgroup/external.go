@@ -1,0 +1,250 @@
+package processgroup
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+const (
+	errCreatePod   = "cannot create the group's pod"
+	errCreatePVC   = "cannot create the group's volume claim"
+	errDeletePod   = "cannot delete the group's pod"
+	errDeletePVC   = "cannot delete the group's volume claim"
+	errListGroups  = "cannot list the cluster's ProcessGroups"
+	errBuildInput  = "cannot build the safety-policy input"
+	errKill        = "cannot kill the group's processes"
+	reasonRecreate = event.Reason("RecreatingPod")
+	reasonKilled   = event.Reason("KilledProcesses")
+	reasonRemoved  = event.Reason("RemovedProcessGroup")
+	reasonTeardown = event.Reason("DeletedWithCluster")
+	msgWaitExclude = "waiting for the cluster to exclude the group before it is removed"
+	msgWaitZone    = "waiting to recreate the pod: pods in zone %s are being recreated"
+	msgNotRunning  = "the pod is not running"
+	msgNoProcesses = "the pod runs but its processes do not report to the database"
+	msgUnavailable = "the database is not available"
+	msgStillInUse  = "refusing to remove a group that still serves roles %v: data, a role or a coordinator would be lost"
+)
+
+// external works against one ProcessGroup's pod, volume and processes
+// during one reconcile.
+type external struct {
+	kube        client.Client
+	session     *connector.Session
+	cluster     *v1alpha1.Cluster
+	clusterGone bool
+	gate        *gate.Gate
+	clock       clock.PassiveClock
+	record      event.Recorder
+
+	obs *observation
+}
+
+// Observe reads the group's world once and fills atProvider. It writes
+// nothing.
+func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalObservation, error) {
+	o, err := e.observe(ctx, pg)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	e.obs = o
+	if o.pod == nil && o.pvc == nil {
+		return managed.ExternalObservation{}, nil
+	}
+	pg.Status.AtProvider = e.atProvider(pg, o, e.clock.Now())
+
+	switch {
+	case !o.running():
+		pg.SetConditions(xpv2.Unavailable().WithMessage(msgNotRunning))
+	case o.status == nil && e.session.FDB != nil:
+		pg.SetConditions(xpv2.Unavailable().WithMessage(msgUnavailable))
+	case o.status != nil && len(o.procs) == 0:
+		pg.SetConditions(xpv2.Unavailable().WithMessage(msgNoProcesses))
+	default:
+		pg.SetConditions(xpv2.Available())
+	}
+	upToDate := o.pod != nil && !e.has(pg, v1alpha1.IncorrectPodSpec) && !e.has(pg, v1alpha1.IncorrectCommandLine) &&
+		!(pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil)
+	if upToDate {
+		pg.SetConditions(xpv2.ObserveMatched())
+	} else {
+		pg.SetConditions(xpv2.UpdateRequested())
+	}
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: upToDate}, nil
+}
+
+func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditionType) bool {
+	return slices.ContainsFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == t })
+}
+
+// Create creates the group's volume claim (stateful classes) and pod.
+func (e *external) Create(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, e.ensure(ctx, pg)
+}
+
+func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
+	if pg.Spec.ForProvider.ProcessClass.IsStateful() && e.obs.pvc == nil {
+		if err := client.IgnoreAlreadyExists(e.session.Target.Create(ctx, workload.PVC(e.cluster, pg, e.obs.id))); err != nil {
+			return errors.Wrap(err, errCreatePVC)
+		}
+	}
+	if e.obs.pod == nil {
+		return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, e.obs.want)), errCreatePod)
+	}
+	return nil
+}
+
+// Update creates what is missing, recreates a pod whose spec drifted (one
+// fault domain at a time across the cluster) and restarts processes whose
+// command line drifted — each once the safety policies allow it.
+func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalUpdate, error) {
+	o := e.obs
+	if o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil) {
+		return managed.ExternalUpdate{}, e.ensure(ctx, pg)
+	}
+	if e.has(pg, v1alpha1.IncorrectPodSpec) {
+		busy, err := e.zoneBusy(ctx, pg)
+		if err != nil || busy != "" {
+			pg.SetConditions(xpv2.UpdateRestricted().WithMessage(fmt.Sprintf(msgWaitZone, busy)))
+			return managed.ExternalUpdate{}, err
+		}
+		if err := e.check(ctx, pg, policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass), Reason: "pod spec changed"}); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, o.pod)); err != nil {
+			return managed.ExternalUpdate{}, errors.Wrap(err, errDeletePod)
+		}
+		e.record.Event(pg, event.Normal(reasonRecreate, "deleted pod "+o.pod.Name+" to recreate it with the new spec"))
+		return managed.ExternalUpdate{}, nil
+	}
+	if e.has(pg, v1alpha1.IncorrectCommandLine) && e.session.FDB != nil {
+		var addrs []fdb.ProcessAddress
+		uptime := -1.0
+		for _, p := range o.procs {
+			addrs = append(addrs, fdb.ProcessAddress(p.Address))
+			if uptime < 0 || p.UptimeSeconds < uptime {
+				uptime = p.UptimeSeconds
+			}
+		}
+		a := policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass),
+			Reason: "command line changed", Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(uptime)}}
+		if err := e.check(ctx, pg, a); err != nil {
+			return managed.ExternalUpdate{}, err
+		}
+		if err := e.session.FDB.Kill(ctx, addrs); err != nil {
+			return managed.ExternalUpdate{}, errors.Wrap(err, errKill)
+		}
+		e.record.Event(pg, event.Normal(reasonKilled, "restarted the group's processes to apply the new command line"))
+	}
+	return managed.ExternalUpdate{}, nil
+}
+
+// zoneBusy returns the zone, other than this group's, in which another
+// group of the cluster is having its pod recreated; "" when none is.
+func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (string, error) {
+	groups := &v1alpha1.ProcessGroupList{}
+	if err := e.kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
+		return "", errors.Wrap(err, errListGroups)
+	}
+	mine := pg.Status.AtProvider.FaultDomain
+	for i := range groups.Items {
+		other := &groups.Items[i]
+		at := other.Status.AtProvider
+		if other.ID() == pg.ID() || at.FaultDomain == mine {
+			continue
+		}
+		if slices.ContainsFunc(at.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool {
+			return c.Type == v1alpha1.MissingPod || c.Type == v1alpha1.PodPending || c.Type == v1alpha1.ResourcesTerminating
+		}) {
+			return at.FaultDomain, nil
+		}
+	}
+	return "", nil
+}
+
+// check passes an action on the group through the safety-policy gate.
+func (e *external) check(ctx context.Context, pg *v1alpha1.ProcessGroup, a policy.Action) error {
+	groups := &v1alpha1.ProcessGroupList{}
+	if err := e.kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
+		return errors.Wrap(err, errListGroups)
+	}
+	// The group's own entry is the one just observed.
+	for i := range groups.Items {
+		if groups.Items[i].ID() == pg.ID() {
+			groups.Items[i] = *pg
+		}
+	}
+	in, err := policy.FromCluster(e.cluster, groups.Items, e.clock.Now(), a)
+	if err != nil {
+		return errors.Wrap(err, errBuildInput)
+	}
+	in.Object, err = policy.ObjectOf(pg)
+	if err != nil {
+		return errors.Wrap(err, errBuildInput)
+	}
+	_, err = e.gate.Check(ctx, pg, in)
+	return err
+}
+
+// Delete removes the group: once the cluster excluded it and it holds
+// nothing, its pod and volume claim are deleted. When its whole Cluster is
+// being deleted, they are deleted right away.
+func (e *external) Delete(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalDelete, error) {
+	o := e.obs
+	if e.clusterGone {
+		e.record.Event(pg, event.Normal(reasonTeardown, "deleting the pod and volume of a group whose Cluster is deleted"))
+		return managed.ExternalDelete{}, e.teardown(ctx)
+	}
+	if !pg.Status.AtProvider.Excluded {
+		pg.SetConditions(xpv2.Deleting().WithMessage(msgWaitExclude))
+		return managed.ExternalDelete{}, nil
+	}
+	a := policy.Action{Type: apiv1alpha1.ActionRemoveProcessGroup, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass), Reason: "removal"}
+	if err := e.check(ctx, pg, a); err != nil {
+		return managed.ExternalDelete{}, err
+	}
+	// Policies can be replaced; this invariant cannot: a group that still
+	// keeps data, serves a role or is a coordinator is never removed, even
+	// when a policy allows it.
+	if roles := pg.Status.AtProvider.Roles; len(roles) > 0 {
+		return managed.ExternalDelete{}, errors.Errorf(msgStillInUse, roles)
+	}
+	if err := e.teardown(ctx); err != nil {
+		return managed.ExternalDelete{}, err
+	}
+	e.record.Event(pg, event.Normal(reasonRemoved, "deleted the pod and volume of fully excluded group "+o.id))
+	return managed.ExternalDelete{}, nil
+}
+
+// teardown deletes the group's pod, then its volume claim.
+func (e *external) teardown(ctx context.Context) error {
+	if e.obs.pod != nil {
+		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, e.obs.pod)); err != nil {
+			return errors.Wrap(err, errDeletePod)
+		}
+	}
+	if e.obs.pvc != nil {
+		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, e.obs.pvc)); err != nil {
+			return errors.Wrap(err, errDeletePVC)
+		}
+	}
+	return nil
+}
+
+// Disconnect releases nothing: sessions hold no connections.
+func (e *external) Disconnect(context.Context) error { return nil }

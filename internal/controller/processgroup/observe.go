@@ -1,0 +1,222 @@
+package processgroup
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+const (
+	errGetPod    = "cannot get the group's pod"
+	errGetPVC    = "cannot get the group's volume claim"
+	errGetNode   = "cannot get the pod's node"
+	roleCoord    = "coordinator"
+	statusFailed = "status unreadable"
+)
+
+// observation is what one reconcile knows of a process group, read once.
+type observation struct {
+	id   string
+	pod  *corev1.Pod
+	pvc  *corev1.PersistentVolumeClaim
+	node *corev1.Node
+	// want is the pod the group should run.
+	want *corev1.Pod
+	// status is the database's status, nil without one; procs are the
+	// group's processes in it.
+	status *fdb.Status
+	procs  []fdb.Process
+}
+
+// get reads an object of the target cluster; it returns nil when absent.
+func get[T client.Object](ctx context.Context, c client.Client, key client.ObjectKey, obj T, msg string) (T, error) {
+	var none T
+	err := c.Get(ctx, key, obj)
+	if kerrors.IsNotFound(err) {
+		return none, nil
+	}
+	if err != nil {
+		return none, errors.Wrap(err, msg)
+	}
+	return obj, nil
+}
+
+func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*observation, error) {
+	c, id := e.cluster, pg.ID()
+	o := &observation{id: id, want: workload.Pod(c, pg, id)}
+	ns := workload.Namespace(c)
+	var err error
+	if o.pod, err = get(ctx, e.session.Target, client.ObjectKey{Namespace: ns, Name: workload.PodName(c, id)}, &corev1.Pod{}, errGetPod); err != nil {
+		return nil, err
+	}
+	if o.pvc, err = get(ctx, e.session.Target, client.ObjectKey{Namespace: ns, Name: workload.PVCName(c, id)}, &corev1.PersistentVolumeClaim{}, errGetPVC); err != nil {
+		return nil, err
+	}
+	if o.pod != nil && o.pod.Spec.NodeName != "" {
+		if o.node, err = get(ctx, e.session.Target, client.ObjectKey{Name: o.pod.Spec.NodeName}, &corev1.Node{}, errGetNode); err != nil {
+			return nil, err
+		}
+	}
+	if e.session.FDB != nil {
+		// An unreadable status is an observation too: the group's processes
+		// cannot be seen, and nothing that needs them is done.
+		if s, err := e.session.FDB.Status(ctx); err == nil {
+			o.status = s
+			for _, p := range s.Cluster.Processes {
+				if p.Locality.InstanceID == id {
+					o.procs = append(o.procs, p)
+				}
+			}
+			sort.Slice(o.procs, func(i, j int) bool { return o.procs[i].Locality.ProcessID < o.procs[j].Locality.ProcessID })
+		}
+	}
+	return o, nil
+}
+
+func (o *observation) running() bool {
+	return o.pod != nil && o.pod.DeletionTimestamp == nil && o.pod.Status.Phase == corev1.PodRunning && o.pod.Status.PodIP != ""
+}
+
+func (o *observation) zone(key string) string {
+	if len(o.procs) > 0 && o.procs[0].Locality.ZoneID != "" {
+		return o.procs[0].Locality.ZoneID
+	}
+	if o.node != nil {
+		return o.node.Labels[key]
+	}
+	return ""
+}
+
+// excluded reports whether the database excludes the group: its locality
+// is in the exclusion list, or every process reports excluded.
+func (o *observation) excluded() bool {
+	if o.status == nil {
+		return false
+	}
+	if slices.Contains(fdb.Exclusions(o.status), fdb.InstanceTarget(o.id)) {
+		return true
+	}
+	return len(o.procs) > 0 && !slices.ContainsFunc(o.procs, func(p fdb.Process) bool { return !p.Excluded })
+}
+
+// conditions are the group's problems now.
+func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alpha1.ProcessGroupConditionType {
+	var out []v1alpha1.ProcessGroupConditionType
+	add := func(ok bool, t v1alpha1.ProcessGroupConditionType) {
+		if ok {
+			out = append(out, t)
+		}
+	}
+	stateful := pg.Spec.ForProvider.ProcessClass.IsStateful()
+	add(o.pod == nil, v1alpha1.MissingPod)
+	add(stateful && o.pvc == nil, v1alpha1.MissingPVC)
+	add(o.pod != nil && o.pod.Status.Phase == corev1.PodPending, v1alpha1.PodPending)
+	add(o.pod != nil && o.pod.Status.Phase == corev1.PodFailed, v1alpha1.PodFailing)
+	add(o.pod != nil && o.pod.DeletionTimestamp != nil, v1alpha1.ResourcesTerminating)
+	add(o.pod != nil && o.pod.Annotations[workload.AnnotationSpec] != o.want.Annotations[workload.AnnotationSpec], v1alpha1.IncorrectPodSpec)
+	add(o.node != nil && !nodeReady(o.node), v1alpha1.NodeNotReady)
+	if o.status != nil && o.running() {
+		n := max(pg.Spec.ForProvider.ProcessesPerPod, 1)
+		add(len(o.procs) < n, v1alpha1.MissingProcesses)
+		add(slices.ContainsFunc(o.procs, func(p fdb.Process) bool { return p.CommandLine != e.commandLine(pg, o, p) }), v1alpha1.IncorrectCommandLine)
+		add(o.excluded() && pg.GetDeletionTimestamp() == nil, v1alpha1.ProcessIsMarkedAsExcluded)
+	}
+	return out
+}
+
+// commandLine is the command line process p of the group should run.
+func (e *external) commandLine(pg *v1alpha1.ProcessGroup, o *observation, p fdb.Process) string {
+	n := 1
+	if i := strings.LastIndex(p.Locality.ProcessID, "-"); i >= 0 {
+		fmt.Sscanf(p.Locality.ProcessID[i+1:], "%d", &n) //nolint:errcheck // a malformed ID keeps process 1
+	}
+	ip := o.pod.Status.PodIP
+	return strings.NewReplacer("$POD_IP", ip, "$ZONE", o.zone(workload.FaultDomainKey(e.cluster))).
+		Replace(workload.CommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, n))
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// atProvider is the observed state of the group; conditions keep the time
+// they were first seen.
+func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now time.Time) v1alpha1.ProcessGroupObservation {
+	prev := pg.Status.AtProvider
+	at := v1alpha1.ProcessGroupObservation{
+		FaultDomain:   o.zone(workload.FaultDomainKey(e.cluster)),
+		Excluded:      o.excluded(),
+		ExclusionTime: prev.ExclusionTime,
+		RemovalTime:   prev.RemovalTime,
+	}
+	if o.pod != nil {
+		at.PodName = o.pod.Name
+	}
+	roles := map[string]bool{}
+	for _, p := range o.procs {
+		at.Addresses = append(at.Addresses, p.Address)
+		at.ProcessIDs = append(at.ProcessIDs, p.Locality.ProcessID)
+		for _, r := range p.Roles {
+			roles[r.Role] = true
+		}
+	}
+	if len(o.procs) == 0 && o.running() {
+		// Before the database reports them, the processes are where the
+		// pod says they listen.
+		for n := 1; n <= max(pg.Spec.ForProvider.ProcessesPerPod, 1); n++ {
+			at.Addresses = append(at.Addresses, fmt.Sprintf("%s:%d", o.pod.Status.PodIP, workload.Port(n)))
+			at.ProcessIDs = append(at.ProcessIDs, workload.ProcessID(o.id, n))
+		}
+	}
+	if o.status != nil {
+		if cs, err := fdb.ParseConnectionString(o.status.Cluster.ConnectionString); err == nil {
+			for _, c := range cs.Coordinators {
+				if slices.Contains(at.Addresses, string(c)) {
+					roles[roleCoord] = true
+				}
+			}
+		}
+	}
+	for r := range roles {
+		at.Roles = append(at.Roles, r)
+	}
+	sort.Strings(at.Roles)
+	stamp := metav1.NewTime(now)
+	if at.Excluded && at.ExclusionTime == nil {
+		at.ExclusionTime = &stamp
+	}
+	if !at.Excluded {
+		at.ExclusionTime = nil
+	}
+	if pg.GetDeletionTimestamp() != nil && at.RemovalTime == nil {
+		at.RemovalTime = pg.GetDeletionTimestamp()
+	}
+	for _, t := range e.conditions(pg, o) {
+		since := stamp
+		for _, c := range prev.ProcessGroupConditions {
+			if c.Type == t {
+				since = c.Since
+			}
+		}
+		at.ProcessGroupConditions = append(at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: t, Since: since})
+	}
+	return at
+}

@@ -1,0 +1,161 @@
+package safetypolicy
+
+import (
+	"context"
+	"testing"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+)
+
+var errBoom = errors.New("boom")
+
+type spMod func(*v1alpha1.SafetyPolicy)
+
+func safetyPolicy(mods ...spMod) *v1alpha1.SafetyPolicy {
+	sp := &v1alpha1.SafetyPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "team", UID: "u1", Generation: 2},
+		Spec: v1alpha1.SafetyPolicySpec{
+			Actions:     []v1alpha1.ActionType{v1alpha1.ActionExclude},
+			Validations: []v1alpha1.Validation{{Name: "available", Expression: "cluster.available"}},
+		},
+	}
+	for _, m := range mods {
+		m(sp)
+	}
+	return sp
+}
+
+func withExpression(e string) spMod {
+	return func(sp *v1alpha1.SafetyPolicy) { sp.Spec.Validations[0].Expression = e }
+}
+
+func withStatus(c xpv2.Condition) spMod {
+	return func(sp *v1alpha1.SafetyPolicy) {
+		sp.Status.ObservedGeneration = sp.Generation
+		sp.Status.SetConditions(c)
+	}
+}
+
+func deleting(sp *v1alpha1.SafetyPolicy) {
+	now := metav1.Now()
+	sp.DeletionTimestamp = &now
+}
+
+func TestReconcile(t *testing.T) {
+	compileErr := `cannot compile SafetyPolicy team: validation "available": must evaluate to bool, not int: cluster.activeGenerations`
+	type want struct {
+		err    error
+		status *v1alpha1.SafetyPolicy
+		stored []string
+	}
+	cases := map[string]struct {
+		reason string
+		get    test.MockGetFn
+		update error
+		stored []string
+		want   want
+	}{
+		"Compiled": {
+			reason: "A policy that compiles is stored and Ready=True/Compiled at its generation.",
+			get:    test.NewMockGetFn(nil, func(o client.Object) error { safetyPolicy().DeepCopyInto(o.(*v1alpha1.SafetyPolicy)); return nil }),
+			want: want{
+				status: safetyPolicy(withStatus(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionTrue, Reason: ReasonCompiled, ObservedGeneration: 2})),
+				stored: []string{"team"},
+			},
+		},
+		"CompileFailed": {
+			reason: "A policy that does not compile is stored too, to fail closed, and Ready=False with the compiler's message.",
+			get: test.NewMockGetFn(nil, func(o client.Object) error {
+				safetyPolicy(withExpression("cluster.activeGenerations")).DeepCopyInto(o.(*v1alpha1.SafetyPolicy))
+				return nil
+			}),
+			want: want{
+				status: safetyPolicy(withExpression("cluster.activeGenerations"), withStatus(xpv2.Condition{
+					Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: ReasonCompileFailed, Message: compileErr, ObservedGeneration: 2,
+				})),
+				stored: []string{"team"},
+			},
+		},
+		"NotFound": {
+			reason: "A policy that is gone leaves the store.",
+			get:    test.NewMockGetFn(kerrors.NewNotFound(schema.GroupResource{}, "team")),
+			stored: []string{"team", "other"},
+			want:   want{stored: []string{"other"}},
+		},
+		"Deleting": {
+			reason: "A policy being deleted leaves the store.",
+			get: test.NewMockGetFn(nil, func(o client.Object) error {
+				safetyPolicy(deleting).DeepCopyInto(o.(*v1alpha1.SafetyPolicy))
+				return nil
+			}),
+			stored: []string{"team"},
+			want:   want{},
+		},
+		"GetError": {
+			reason: "An error getting the policy is returned and the store kept.",
+			get:    test.NewMockGetFn(errBoom),
+			stored: []string{"team"},
+			want:   want{err: errors.Wrap(errBoom, errGetPolicy), stored: []string{"team"}},
+		},
+		"UpdateStatusError": {
+			reason: "An error updating the status is returned; the store is current anyway.",
+			get:    test.NewMockGetFn(nil, func(o client.Object) error { safetyPolicy().DeepCopyInto(o.(*v1alpha1.SafetyPolicy)); return nil }),
+			update: errBoom,
+			want: want{
+				err:    errors.Wrap(errBoom, errUpdateStatus),
+				status: safetyPolicy(withStatus(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionTrue, Reason: ReasonCompiled, ObservedGeneration: 2})),
+				stored: []string{"team"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			// A UID and generation name one content; the cases reuse them.
+			e, err := policy.NewEngine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := policy.NewStore()
+			for _, n := range tc.stored {
+				store.Put(policy.Policy{Name: n})
+			}
+			var status *v1alpha1.SafetyPolicy
+			c := &test.MockClient{
+				MockGet: tc.get,
+				MockStatusUpdate: func(_ context.Context, o client.Object, _ ...client.SubResourceUpdateOption) error {
+					status = o.(*v1alpha1.SafetyPolicy).DeepCopy()
+					return tc.update
+				},
+			}
+			r := NewReconciler(c, e, store, logging.NewNopLogger())
+			_, err = r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: "team"}})
+			if diff := cmp.Diff(tc.want.err, err, test.EquateErrors()); diff != "" {
+				t.Errorf("\n%s\nReconcile(...): -want error, +got error:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.status, status, test.EquateConditions()); diff != "" {
+				t.Errorf("\n%s\nstatus update: -want, +got:\n%s", tc.reason, diff)
+			}
+			var stored []string
+			for _, p := range store.List() {
+				stored = append(stored, p.Name)
+			}
+			if diff := cmp.Diff(tc.want.stored, stored); diff != "" {
+				t.Errorf("\n%s\nstore: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
