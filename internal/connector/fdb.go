@@ -27,29 +27,32 @@ const (
 // FDB returns the admin client of one FoundationDB cluster.
 type FDB interface {
 	// Client returns the admin client of cluster c, whose pods run in the
-	// target cluster; connectionString is the content of the cluster file
-	// the provider wrote ("" before the first coordinators are chosen).
-	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, connectionString string) (fdb.Client, error)
+	// target cluster and whose ConfigMap cm holds the cluster file.
+	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error)
 }
 
-// SimFDB reaches simulated databases, one per Cluster (keyed by its UID),
-// that live as long as the provider process. Like a real database learns
-// its processes from the fdbserver processes that connect to it, a
-// simulated database learns them from the cluster's pods: each call
-// reports the running pods (and the stopped ones whose volume remains) to
-// the simulator before returning it.
+// SimFDB reaches simulated databases that live as long as the provider
+// process. A database is identified by its ConfigMap, which exists once
+// per incarnation of a cluster: a Cluster that is orphaned and imported
+// again by a new Cluster resource finds its database; one deleted and
+// created again starts a new one. Like a real database learns its
+// processes from the fdbserver processes that connect to it, a simulated
+// database learns them from the cluster's pods: each call reports the
+// running pods (and the stopped ones whose volume remains) to the
+// simulator before returning it.
 type SimFDB struct {
 	Registry *sim.Registry
 }
 
 // Client returns the simulator of c after syncing its processes with the
 // cluster's pods and volume claims.
-func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, connectionString string) (fdb.Client, error) {
+func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
 	groups, err := simGroups(ctx, target, c)
 	if err != nil {
 		return nil, err
 	}
-	db := s.Registry.Get(string(c.GetUID()))
+	connectionString := cm.Data[workload.KeyClusterFile]
+	db := s.Registry.Get(string(cm.GetUID()))
 	if err := db.SetProcessGroups(groups); err != nil {
 		return nil, errors.Wrap(err, errSyncSim)
 	}
@@ -61,8 +64,9 @@ func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cl
 	return db, nil
 }
 
-// Sim returns the simulated database of c, for tests and fault injection.
-func (s SimFDB) Sim(c *v1alpha1.Cluster) *sim.Sim { return s.Registry.Get(string(c.GetUID())) }
+// Sim returns the simulated database whose ConfigMap is cm, for tests and
+// fault injection.
+func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(string(cm.GetUID())) }
 
 // simGroups turns the cluster's pods and claims into simulator process
 // groups: a Running pod with an IP runs its processes; a group whose pod is
@@ -143,10 +147,10 @@ type ToolsFDB struct {
 // Client returns an fdbcli-backed client for c. It uses the version the
 // processes run (during an upgrade, the old one) until the status reports
 // one, then the spec's.
-func (t ToolsFDB) Client(_ context.Context, _ client.Client, c *v1alpha1.Cluster, connectionString string) (fdb.Client, error) {
+func (t ToolsFDB) Client(_ context.Context, _ client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
 	version := c.Status.AtProvider.RunningVersion
 	if version == "" {
 		version = c.Spec.ForProvider.Version
 	}
-	return fdbcli.New(fdbcli.Config{ConnectionString: connectionString, Version: version, BinaryDir: t.BinaryDir})
+	return fdbcli.New(fdbcli.Config{ConnectionString: cm.Data[workload.KeyClusterFile], Version: version, BinaryDir: t.BinaryDir})
 }

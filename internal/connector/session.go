@@ -59,6 +59,6 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 	if s.ConnectionString == "" {
 		return s, nil
 	}
-	s.FDB, err = k.FDB.Client(ctx, target, c, s.ConnectionString)
+	s.FDB, err = k.FDB.Client(ctx, target, c, cm)
 	return s, errors.Wrap(err, errConnectFDB)
 }

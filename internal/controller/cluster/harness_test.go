@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +23,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	v1alpha1fdb "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
@@ -29,6 +31,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 var (
@@ -57,7 +60,10 @@ func start(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	testenv.OnStop(cancel)
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	// Tests count events, so client-go's spam filter (25 per object, then
+	// one per five minutes) must not drop them.
+	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events}) //nolint:staticcheck // the only way to tune the spam filter
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,4 +159,28 @@ func containsAny(list []string, frag string) bool {
 		}
 	}
 	return false
+}
+
+// simOf returns the simulated database of a cluster.
+func simOf(t *testing.T, cr *v1alpha1fdb.Cluster) *sim.Sim {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: workload.ConfigMapName(cr), Namespace: cr.GetNamespace()}}
+	get(t, cm)
+	return backend.Sim(cm)
+}
+
+// eventCount sums the counts of the events about o whose reason is reason.
+func eventCount(t *testing.T, o client.Object, reason string) int32 {
+	t.Helper()
+	list := &corev1.EventList{}
+	if err := env.Client.List(context.Background(), list, client.InNamespace(o.GetNamespace())); err != nil {
+		t.Fatal(err)
+	}
+	var n int32
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == o.GetName() && e.Reason == reason {
+			n += max(e.Count, 1)
+		}
+	}
+	return n
 }

@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,19 +90,213 @@ func TestBootstrapTripleCluster(t *testing.T) {
 		t.Errorf("clusterFile %q does not hold the connection string %q", secret.Data["clusterFile"], cs.String())
 	}
 	// The simulated database is configured triple and sees all processes.
-	st, err := backend.Sim(cr).Status(ctx)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: workload.ConfigMapName(cr), Namespace: ns}}
+	get(t, cm)
+	st, err := simOf(t, cr).Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Cluster.Configuration.RedundancyMode != fdb.RedundancyTriple || len(st.Cluster.Processes) != 11 {
 		t.Errorf("database: redundancy %q with %d processes, want triple with 11", st.Cluster.Configuration.RedundancyMode, len(st.Cluster.Processes))
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: workload.ConfigMapName(cr), Namespace: ns}}
-	get(t, cm)
 	if cm.Data[workload.KeyClusterFile] != cs.String() {
 		t.Errorf("ConfigMap cluster file %q, want %q", cm.Data[workload.KeyClusterFile], cs.String())
 	}
-	if v := backend.Sim(cr).Check(); len(v) != 0 {
+	if v := simOf(t, cr).Check(); len(v) != 0 {
 		t.Errorf("invariant violations: %v", v)
+	}
+}
+
+// groupsOf lists the cluster's ProcessGroups.
+func groupsOf(t *testing.T, cr *v1alpha1.Cluster) []v1alpha1.ProcessGroup {
+	t.Helper()
+	list := &v1alpha1.ProcessGroupList{}
+	if err := env.Client.List(context.Background(), list, client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
+		t.Fatal(err)
+	}
+	return list.Items
+}
+
+func countClass(groups []v1alpha1.ProcessGroup, class v1alpha1.ProcessClass) int {
+	n := 0
+	for _, pg := range groups {
+		if pg.Spec.ForProvider.ProcessClass == class {
+			n++
+		}
+	}
+	return n
+}
+
+// setStorage changes the cluster's storage process count.
+func setStorage(t *testing.T, cr *v1alpha1.Cluster, n int) {
+	t.Helper()
+	get(t, cr)
+	cr.Spec.ForProvider.ProcessCounts.Storage = n
+	if err := env.Client.Update(context.Background(), cr); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestScaleStorageDown(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	flowing.Store(true)
+	cr := tripleCluster(namespace(t, "scale-down"))
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	db := simOf(t, cr)
+	recoveriesBefore := db.Recoveries()
+	// One storage group per zone; storage-5 hosts the fifth coordinator (the
+	// four others are on logs), so the highest-numbered others go.
+	removed := map[string]bool{"storage-3": true, "storage-4": true}
+
+	setStorage(t, cr, 3)
+	eventually(t, 90*time.Second, "storage scaled to 3", func() (bool, string) {
+		groups := groupsOf(t, cr)
+		get(t, cr)
+		excl, _ := db.Exclusions(ctx)
+		ok := countClass(groups, v1alpha1.ProcessClassStorage) == 3 && len(groups) == 9 && len(excl) == 0 &&
+			cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue
+		return ok, fmt.Sprintf("%d groups, exclusions %v, UpToDate %s; events %v", len(groups), excl, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
+	})
+	for _, pg := range groupsOf(t, cr) {
+		if removed[pg.ID()] {
+			t.Errorf("group %s was kept; want %v removed", pg.ID(), removed)
+		}
+	}
+	// Every removed group's pod and volume are gone.
+	for id := range removed {
+		for _, o := range []client.Object{
+			&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, id), Namespace: cr.Namespace}},
+			&corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: workload.PVCName(cr, id), Namespace: cr.Namespace}},
+		} {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(o), o); err == nil && o.GetDeletionTimestamp() == nil {
+				t.Errorf("%T %s still exists", o, o.GetName())
+			}
+		}
+	}
+	// One batched exclude before the removals, one batched include after.
+	if n := eventCount(t, cr, "ExcludedProcessGroups"); n != 1 {
+		t.Errorf("%d exclude batches, want 1: %v", n, events(t, cr))
+	}
+	if n := eventCount(t, cr, "IncludedProcessGroups"); n != 1 {
+		t.Errorf("%d include batches, want 1: %v", n, events(t, cr))
+	}
+	if v := db.Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+	// Storage exclusions and inclusions do not touch the transaction
+	// system: the scale-down costs no recovery.
+	if n := db.Recoveries() - recoveriesBefore; n != 0 {
+		t.Errorf("%d recoveries during the scale-down, want 0", n)
+	}
+}
+
+func TestRecentRecoveryHoldsRemoval(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	flowing.Store(true)
+	cr := tripleCluster(namespace(t, "recovery-hold"))
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	defer flowing.Store(true)
+	flowing.Store(false)
+
+	// A kill makes the database recover; let the recovery itself settle.
+	db := simOf(t, cr)
+	var logAddr fdb.ProcessAddress
+	for _, pg := range groupsOf(t, cr) {
+		if pg.ID() == "log-1" {
+			logAddr = fdb.ProcessAddress(pg.Status.AtProvider.Addresses[0])
+		}
+	}
+	if err := db.Kill(ctx, []fdb.ProcessAddress{logAddr}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(10 * time.Second)
+
+	setStorage(t, cr, 4)
+	denied := func(want string) func() (bool, string) {
+		return func() (bool, string) {
+			get(t, cr)
+			c := cr.GetCondition("PolicyAllowed")
+			return c.Reason == "PolicyDenied" && strings.Contains(c.Message, want), fmt.Sprintf("PolicyAllowed %s %s: %s", c.Status, c.Reason, c.Message)
+		}
+	}
+	eventually(t, 30*time.Second, "exclusion denied", denied("denied by fdb-exclusion/min-recovery-time: 10s since last recovery, needs 120s"))
+	if !containsAny(events(t, cr), "PolicyDenied: exclude storage-4 denied by fdb-exclusion/min-recovery-time") {
+		t.Errorf("no PolicyDenied event: %v", events(t, cr))
+	}
+	if n := eventCount(t, cr, "ExcludedProcessGroups"); n != 0 {
+		t.Fatalf("excluded during the hold: %v", events(t, cr))
+	}
+
+	clk.Step(109 * time.Second) // 119 s since the recovery: still held
+	eventually(t, 30*time.Second, "exclusion still denied", denied("119s since last recovery, needs 120s"))
+
+	clk.Step(time.Second) // 120 s: allowed
+	eventually(t, 30*time.Second, "exclusion allowed", func() (bool, string) {
+		return eventCount(t, cr, "ExcludedProcessGroups") == 1, fmt.Sprint(events(t, cr))
+	})
+	flowing.Store(true)
+	eventually(t, 60*time.Second, "removal finished", func() (bool, string) {
+		n := countClass(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
+		return n == 4, fmt.Sprintf("%d storage groups", n)
+	})
+}
+
+func TestRemovingACoordinatorMovesItFirst(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	flowing.Store(true)
+	cr := tripleCluster(namespace(t, "coordinator"))
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	get(t, cr)
+	coordinators := map[string]bool{}
+	for _, c := range cr.Status.AtProvider.Coordinators {
+		coordinators[c] = true
+	}
+	var victim *v1alpha1.ProcessGroup
+	for _, pg := range groupsOf(t, cr) {
+		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage && coordinators[pg.Status.AtProvider.Addresses[0]] {
+			victim = pg.DeepCopy()
+		}
+	}
+	if victim == nil {
+		t.Fatalf("no storage group is a coordinator: %v", cr.Status.AtProvider.Coordinators)
+	}
+	addr := victim.Status.AtProvider.Addresses[0]
+	if err := env.Client.Delete(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 90*time.Second, "coordinator group removed and replaced", func() (bool, string) {
+		get(t, cr)
+		gone := env.Client.Get(ctx, client.ObjectKeyFromObject(victim), &v1alpha1.ProcessGroup{}) != nil
+		return gone && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue,
+			fmt.Sprintf("gone=%t UpToDate=%s events=%v", gone, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
+	})
+	for _, c := range cr.Status.AtProvider.Coordinators {
+		if c == addr {
+			t.Errorf("%s is still a coordinator", addr)
+		}
+	}
+	if !containsAny(events(t, cr), "ChangedCoordinators: changed coordinators to") || !containsAny(events(t, cr), addr+" is missing, excluded, being removed") {
+		t.Errorf("no coordinator change away from %s: %v", addr, events(t, cr))
+	}
+	if !containsAny(events(t, victim), "RemovedProcessGroup") {
+		t.Errorf("the group was not removed through exclusion: %v", events(t, victim))
+	}
+	if v := simOf(t, cr).Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+	if n := countClass(groupsOf(t, cr), v1alpha1.ProcessClassStorage); n != 5 {
+		t.Errorf("%d storage groups after the replacement, want 5", n)
 	}
 }
