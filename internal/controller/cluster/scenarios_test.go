@@ -300,3 +300,90 @@ func TestRemovingACoordinatorMovesItFirst(t *testing.T) {
 		t.Errorf("%d storage groups after the replacement, want 5", n)
 	}
 }
+
+// smallCluster is a double-redundancy cluster of three groups per class
+// that comes up quickly.
+func smallCluster(ns string, policies xpv2.ManagementPolicies) *v1alpha1.Cluster {
+	cr := tripleCluster(ns)
+	cr.Spec.ManagementPolicies = policies
+	cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode = v1alpha1.RedundancyDouble
+	cr.Spec.ForProvider.ProcessCounts = v1alpha1.ProcessCounts{Storage: 3, Log: 3}
+	return cr
+}
+
+// targetObjects counts the cluster's pods, volume claims and ConfigMaps.
+func targetObjects(t *testing.T, cr *v1alpha1.Cluster) (pods, pvcs, cms int) {
+	t.Helper()
+	ctx, in, sel := context.Background(), client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}
+	p, v, c := &corev1.PodList{}, &corev1.PersistentVolumeClaimList{}, &corev1.ConfigMapList{}
+	for _, l := range []client.ObjectList{p, v, c} {
+		if err := env.Client.List(ctx, l, in, sel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(p.Items), len(v.Items), len(c.Items)
+}
+
+// TestDeleteAndImport deletes a Cluster with Delete in its management
+// policies (everything it created goes) and one without (everything stays),
+// then imports the orphaned database with an Observe-only Cluster.
+func TestDeleteAndImport(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	flowing.Store(true)
+	withoutDelete := xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	cases := map[string]struct {
+		policies                                xpv2.ManagementPolicies
+		wantGroups, wantPods, wantPVCs, wantCMs int
+	}{
+		"WithDelete":    {policies: xpv2.ManagementPolicies{xpv2.ManagementActionAll}},
+		"WithoutDelete": {policies: withoutDelete, wantGroups: 6, wantPods: 6, wantPVCs: 6, wantCMs: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := smallCluster(namespace(t, "delete-"+strings.ToLower(name)), tc.policies)
+			if err := env.Client.Create(ctx, cr); err != nil {
+				t.Fatal(err)
+			}
+			ready(t, cr, 90*time.Second)
+			if err := env.Client.Delete(ctx, cr); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, 60*time.Second, "cluster deleted", func() (bool, string) {
+				gone := env.Client.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.Cluster{}) != nil
+				groups := len(groupsOf(t, cr))
+				pods, pvcs, cms := targetObjects(t, cr)
+				got := []int{groups, pods, pvcs, cms}
+				want := []int{tc.wantGroups, tc.wantPods, tc.wantPVCs, tc.wantCMs}
+				return gone && fmt.Sprint(got) == fmt.Sprint(want), fmt.Sprintf("gone=%t groups,pods,pvcs,configmaps=%v want %v", gone, got, want)
+			})
+		})
+	}
+
+	t.Run("ObserveOnlyImport", func(t *testing.T) {
+		ns := "delete-withoutdelete"
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "db-config", Namespace: ns}}
+		get(t, cm)
+		cr := smallCluster(ns, xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
+		if err := env.Client.Create(ctx, cr); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 30*time.Second, "imported cluster observed", func() (bool, string) {
+			get(t, cr)
+			at := cr.Status.AtProvider
+			return at.Health.Available && at.Configured && at.ConnectionString != "" && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue,
+				fmt.Sprintf("atProvider %+v; conditions %+v", at, cr.Status.Conditions)
+		})
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-conn", Namespace: ns}}
+		eventually(t, 30*time.Second, "connection secret published", func() (bool, string) {
+			err := env.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret)
+			return err == nil && string(secret.Data["connectionString"]) == cr.Status.AtProvider.ConnectionString, fmt.Sprint(err)
+		})
+		// Observing wrote nothing: the ConfigMap is untouched.
+		before := cm.ResourceVersion
+		get(t, cm)
+		if cm.ResourceVersion != before {
+			t.Errorf("the ConfigMap changed under an Observe-only Cluster")
+		}
+	})
+}
