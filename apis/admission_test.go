@@ -10,6 +10,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -383,6 +384,38 @@ func TestImmutableFields(t *testing.T) {
 			err := env.Client.Update(ctx, u)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Update: got error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPrinterColumns checks what `kubectl get` shows for each kind, read
+// from the CRDs the API server serves.
+func TestPrinterColumns(t *testing.T) {
+	testenv.Require(t, env)
+	managed := []string{"READY", "SYNCED", "EXTERNAL-NAME"}
+	cases := map[string][]string{
+		"clusters.foundationdb.m.crossplane.io":      append(managed, "VERSION", "AVAILABLE", "FAULT TOLERANCE", "PROCESS GROUPS", "AGE"),
+		"processgroups.foundationdb.m.crossplane.io": append(managed, "CLASS", "ADDRESS", "EXCLUDED", "AGE"),
+		"backups.foundationdb.m.crossplane.io":       append(managed, "STATE", "RESTORABLE VERSION", "AGENTS", "AGE"),
+		"restores.foundationdb.m.crossplane.io":      append(managed, "STATE", "PROGRESS", "AGE"),
+		"safetypolicies.foundationdb.crossplane.io":  {"READY", "ENFORCEMENT", "ACTIONS", "AGE"},
+	}
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := env.Client.Get(context.Background(), client.ObjectKey{Name: name}, crd); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range crd.Spec.Versions[0].AdditionalPrinterColumns {
+				got = append(got, c.Name)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("columns: -want, +got:\n%s", diff)
+			}
+			if cats := crd.Spec.Names.Categories; !strings.Contains(strings.Join(cats, ","), "foundationdb") {
+				t.Errorf("categories %v lack foundationdb", cats)
 			}
 		})
 	}
