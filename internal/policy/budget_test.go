@@ -1,0 +1,127 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestExclusionBudget(t *testing.T) {
+	storage := func(n int, mods ...func(*ProcessGroup)) []ProcessGroup {
+		out := make([]ProcessGroup, n)
+		for i := range out {
+			out[i] = ProcessGroup{ID: "storage", Class: "storage"}
+		}
+		for i, m := range mods {
+			m(&out[i])
+		}
+		return out
+	}
+	missingFor := func(s int64) func(*ProcessGroup) {
+		return func(g *ProcessGroup) { g.Conditions = []Condition{{Type: ConditionMissingProcesses, AgeSeconds: s}} }
+	}
+	ongoing := func(g *ProcessGroup) { g.Removing, g.Excluded = true, true }
+	removed := func(g *ProcessGroup) { g.Removing, g.Excluded, g.FullyExcluded = true, true, true }
+
+	type args struct {
+		desired map[string]int64
+		ft      int64
+		groups  []ProcessGroup
+	}
+	cases := map[string]struct {
+		reason string
+		args   args
+		want   map[string]int64
+	}{
+		"Spare": {
+			reason: "Valid groups beyond the desired count plus the fault tolerance are the budget.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(6)},
+			want:   map[string]int64{"storage": 2},
+		},
+		"BudgetOne": {
+			reason: "Exactly the desired count leaves the fault tolerance as budget.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(5)},
+			want:   map[string]int64{"storage": 1},
+		},
+		"BudgetZero": {
+			reason: "Single redundancy has no fault tolerance to spend.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 0, groups: storage(5)},
+			want:   map[string]int64{"storage": 0},
+		},
+		"NeverNegative": {
+			reason: "Fewer valid groups than desired gives 0, not a negative budget.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(2)},
+			want:   map[string]int64{"storage": 0},
+		},
+		"OngoingExclusion": {
+			reason: "A group being excluded uses budget until its exclusion finishes.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(6, ongoing)},
+			want:   map[string]int64{"storage": 1},
+		},
+		"FullyExcludedRemoval": {
+			reason: "A removed, fully excluded group neither counts as valid nor uses budget.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(6, removed)},
+			want:   map[string]int64{"storage": 1},
+		},
+		"MissingRecently": {
+			reason: "A group missing its processes for less than 5 minutes freezes the class.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(7, missingFor(IgnoreMissingProcessesSeconds-1))},
+			want:   map[string]int64{"storage": 0},
+		},
+		"MissingLong": {
+			reason: "After 5 minutes a missing group only stops counting as valid.",
+			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(7, missingFor(IgnoreMissingProcessesSeconds))},
+			want:   map[string]int64{"storage": 2},
+		},
+		"PerClass": {
+			reason: "A frozen class does not freeze the others; a class with no groups has a budget entry.",
+			args: args{
+				desired: map[string]int64{"storage": 1, "log": 1, "stateless": 2},
+				ft:      2,
+				groups:  append(storage(1), ProcessGroup{Class: "log", Conditions: []Condition{{Type: ConditionMissingProcesses}}}),
+			},
+			want: map[string]int64{"storage": 2, "log": 0, "stateless": 0},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := ExclusionBudget(tc.args.desired, tc.args.ft, tc.args.groups)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("\n%s\nExclusionBudget(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestDesiredFaultTolerance(t *testing.T) {
+	cases := map[string]int64{"single": 0, "double": 1, "triple": 2, "three_data_hall": 2, "": 0, "bogus": 0}
+	for mode, want := range cases {
+		if got := DesiredFaultTolerance(mode); got != want {
+			t.Errorf("DesiredFaultTolerance(%q): want %d, got %d", mode, want, got)
+		}
+	}
+}
+
+func TestResolveTargets(t *testing.T) {
+	groups := []ProcessGroup{
+		{ID: "storage-1", Addresses: []string{"10.0.0.1:4500", "10.0.0.1:4501"}},
+		{ID: "storage-2", Addresses: []string{"10.0.0.2:4500"}},
+		{ID: "log-1"},
+	}
+	cases := map[string]struct {
+		targets []string
+		want    Targets
+	}{
+		"ByID":        {targets: []string{"log-1", "storage-1"}, want: Targets{Groups: []ProcessGroup{groups[0], groups[2]}}},
+		"ByAddresses": {targets: []string{"10.0.0.1:4500", "10.0.0.1:4501"}, want: Targets{Groups: []ProcessGroup{groups[0]}}},
+		"Unknown":     {targets: []string{"storage-2", "storage-9"}, want: Targets{Groups: []ProcessGroup{groups[1]}, Unknown: []string{"storage-9"}}},
+		"None":        {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ResolveTargets(tc.targets, groups)); diff != "" {
+				t.Errorf("ResolveTargets(...): -want, +got:\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,109 @@
+package policy
+
+import (
+	"slices"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+)
+
+const errConvertObject = "cannot convert object to unstructured content"
+
+// Process roles that keep data on the group's volume.
+var dataRoles = []string{"storage", "log"}
+
+// roleCoordinator marks a coordinator among a process group's roles.
+const roleCoordinator = "coordinator"
+
+// FromCluster returns the input for an action on a Cluster: its spec, the
+// health recorded in its status, its safety settings, its process groups and
+// the Cluster itself as object. Callers that hold a fresher FoundationDB
+// status should overwrite the observed fields, notably Cluster.DataMovement,
+// which the Cluster's status does not record (FromCluster derives its Healthy
+// from health.healthy and health.fullReplication).
+func FromCluster(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, now time.Time, a Action) (Input, error) {
+	params, err := DecodeParams(cr.Spec.ForProvider.Safety.Params)
+	if err != nil {
+		return Input{}, err
+	}
+	obj, err := ObjectOf(cr)
+	if err != nil {
+		return Input{}, err
+	}
+	fp, at := cr.Spec.ForProvider, cr.Status.AtProvider
+	pc := fp.ProcessCounts
+	in := Input{
+		Action: a,
+		Cluster: Cluster{
+			Name:           cr.Name,
+			Namespace:      cr.Namespace,
+			Version:        fp.Version,
+			RunningVersion: at.RunningVersion,
+			RedundancyMode: string(fp.DatabaseConfiguration.RedundancyMode),
+			DesiredCounts: map[string]int64{
+				string(fdbv1alpha1.ProcessClassStorage):           int64(pc.Storage),
+				string(fdbv1alpha1.ProcessClassLog):               int64(pc.Log),
+				string(fdbv1alpha1.ProcessClassTransaction):       int64(pc.Transaction),
+				string(fdbv1alpha1.ProcessClassStateless):         int64(pc.Stateless),
+				string(fdbv1alpha1.ProcessClassClusterController): int64(pc.ClusterController),
+			},
+			MinimumUptimeSecondsForBounce: int64(fp.Automation.MinimumUptimeSecondsForBounce),
+			Available:                     at.Health.Available,
+			Healthy:                       at.Health.Healthy,
+			RecoveryState:                 at.Health.RecoveryState,
+			ActiveGenerations:             int64(at.Health.ActiveGenerations),
+			SecondsSinceLastRecovery:      at.Health.SecondsSinceLastRecovery,
+			FaultTolerance:                int64(at.Health.FaultTolerance),
+			DesiredFaultTolerance:         DesiredFaultTolerance(string(fp.DatabaseConfiguration.RedundancyMode)),
+			DataMovement:                  DataMovement{Healthy: at.Health.Healthy && at.Health.FullReplication},
+			Coordinators:                  at.Coordinators,
+		},
+		Params:   params,
+		Policies: fp.Safety.Policies,
+		Object:   obj,
+	}
+	for i := range groups {
+		in.ProcessGroups = append(in.ProcessGroups, FromProcessGroup(&groups[i], at.Coordinators, now))
+	}
+	return in, nil
+}
+
+// FromProcessGroup returns the input of a ProcessGroup. Its ID is the
+// external name (the name when unset); it holds data while one of its roles
+// is storage or log, is fully excluded when excluded and holding no data,
+// and is a coordinator when a role or one of its addresses says so.
+func FromProcessGroup(pg *fdbv1alpha1.ProcessGroup, coordinators []string, now time.Time) ProcessGroup {
+	at := pg.Status.AtProvider
+	id := meta.GetExternalName(pg)
+	if id == "" {
+		id = pg.Name
+	}
+	holdsData := slices.ContainsFunc(at.Roles, func(r string) bool { return slices.Contains(dataRoles, r) })
+	g := ProcessGroup{
+		ID:            id,
+		Class:         string(pg.Spec.ForProvider.ProcessClass),
+		Addresses:     at.Addresses,
+		Excluded:      at.Excluded,
+		Removing:      at.RemovalTime != nil || pg.DeletionTimestamp != nil,
+		FullyExcluded: at.Excluded && !holdsData,
+		Roles:         at.Roles,
+		Coordinator: slices.Contains(at.Roles, roleCoordinator) ||
+			slices.ContainsFunc(at.Addresses, func(a string) bool { return slices.Contains(coordinators, a) }),
+		HoldsData: holdsData,
+	}
+	for _, c := range at.ProcessGroupConditions {
+		g.Conditions = append(g.Conditions, Condition{Type: string(c.Type), AgeSeconds: int64(now.Sub(c.Since.Time) / time.Second)})
+	}
+	return g
+}
+
+// ObjectOf returns a resource as the unstructured content of the CEL
+// variable object, e.g. to gate a Backup's action with the Backup as object.
+func ObjectOf(o runtime.Object) (map[string]any, error) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	return u, errors.Wrap(err, errConvertObject)
+}

@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+)
+
+func TestFromCluster(t *testing.T) {
+	cr := &fdbv1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "prod", Namespace: "db"},
+		Spec: fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{
+			Version:               "7.3.63",
+			DatabaseConfiguration: fdbv1alpha1.DatabaseConfiguration{RedundancyMode: fdbv1alpha1.RedundancyTriple},
+			ProcessCounts:         fdbv1alpha1.ProcessCounts{Storage: 5, Log: 4, Stateless: 3},
+			Safety:                fdbv1alpha1.SafetySettings{Policies: []string{"team"}, Params: &runtime.RawExtension{Raw: []byte(`{"maxActiveGenerations": 5}`)}},
+			Automation:            fdbv1alpha1.AutomationOptions{MinimumUptimeSecondsForBounce: 600},
+		}},
+		Status: fdbv1alpha1.ClusterStatus{AtProvider: fdbv1alpha1.ClusterObservation{
+			RunningVersion: "7.3.63",
+			Health: fdbv1alpha1.ClusterHealth{
+				Available: true, Healthy: true, FullReplication: true, FaultTolerance: 2,
+				RecoveryState: "fully_recovered", ActiveGenerations: 1, SecondsSinceLastRecovery: 900,
+			},
+			Coordinators: []string{"10.0.0.2:4500"},
+		}},
+	}
+	now := time.Date(2025, 1, 1, 0, 10, 0, 0, time.UTC)
+	data := fdbv1alpha1.ProcessGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "prod-storage-1"},
+		Spec:       fdbv1alpha1.ProcessGroupSpec{ForProvider: fdbv1alpha1.ProcessGroupParameters{ProcessClass: fdbv1alpha1.ProcessClassStorage}},
+		Status: fdbv1alpha1.ProcessGroupStatus{AtProvider: fdbv1alpha1.ProcessGroupObservation{
+			Addresses: []string{"10.0.0.1:4500"}, Roles: []string{"storage"}, Excluded: true,
+			ProcessGroupConditions: []fdbv1alpha1.ProcessGroupCondition{{Type: fdbv1alpha1.MissingProcesses, Since: metav1.NewTime(now.Add(-90 * time.Second))}},
+		}},
+	}
+	drained := fdbv1alpha1.ProcessGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "prod-log-1"},
+		Spec:       fdbv1alpha1.ProcessGroupSpec{ForProvider: fdbv1alpha1.ProcessGroupParameters{ProcessClass: fdbv1alpha1.ProcessClassLog}},
+		Status: fdbv1alpha1.ProcessGroupStatus{AtProvider: fdbv1alpha1.ProcessGroupObservation{
+			Addresses: []string{"10.0.0.2:4500"}, Excluded: true, RemovalTime: &metav1.Time{Time: now},
+		}},
+	}
+	meta.SetExternalName(&drained, "log-1")
+
+	got, err := FromCluster(cr, []fdbv1alpha1.ProcessGroup{data, drained}, now, Action{Type: v1alpha1.ActionExclude})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Input{
+		Action: Action{Type: v1alpha1.ActionExclude},
+		Cluster: Cluster{
+			Name: "prod", Namespace: "db", Version: "7.3.63", RunningVersion: "7.3.63", RedundancyMode: "triple",
+			DesiredCounts:                 map[string]int64{"storage": 5, "log": 4, "transaction": 0, "stateless": 3, "cluster_controller": 0},
+			MinimumUptimeSecondsForBounce: 600,
+			Available:                     true, Healthy: true, RecoveryState: "fully_recovered", ActiveGenerations: 1, SecondsSinceLastRecovery: 900,
+			FaultTolerance: 2, DesiredFaultTolerance: 2, DataMovement: DataMovement{Healthy: true}, Coordinators: []string{"10.0.0.2:4500"},
+		},
+		ProcessGroups: []ProcessGroup{
+			{
+				ID: "prod-storage-1", Class: "storage", Addresses: []string{"10.0.0.1:4500"}, Excluded: true, Roles: []string{"storage"}, HoldsData: true,
+				Conditions: []Condition{{Type: "MissingProcesses", AgeSeconds: 90}},
+			},
+			{ID: "log-1", Class: "log", Addresses: []string{"10.0.0.2:4500"}, Excluded: true, Removing: true, FullyExcluded: true, Coordinator: true},
+		},
+		Params:   map[string]any{"maxActiveGenerations": int64(5)},
+		Policies: []string{"team"},
+	}
+	if diff := cmp.Diff(want, got, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Object" }, cmp.Ignore())); diff != "" {
+		t.Errorf("FromCluster(...): -want, +got:\n%s", diff)
+	}
+	if name, _, _ := unstructured.NestedString(got.Object, "metadata", "name"); name != "prod" {
+		t.Errorf("FromCluster(...).Object: want metadata.name prod, got %q", name)
+	}
+}

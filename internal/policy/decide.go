@@ -1,0 +1,442 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+)
+
+// A Result is the outcome of a decision, or of one policy in it.
+type Result string
+
+// Results, with the meaning of ValidatingAdmissionPolicy validationActions.
+const (
+	// ResultAllowed: no policy that applies failed.
+	ResultAllowed Result = "Allowed"
+	// ResultDenied: a Deny policy failed; the action must not happen.
+	ResultDenied Result = "Denied"
+	// ResultWarned: only Warn (and Audit) policies failed; the action may
+	// happen and the failures are shown as warnings.
+	ResultWarned Result = "Warned"
+	// ResultAudited: only Audit policies failed; the action may happen and
+	// the failures are only recorded.
+	ResultAudited Result = "Audited"
+)
+
+// RuleCompile is the rule a violation names when its policy did not compile
+// (or a cluster selects a policy that does not exist).
+const RuleCompile = "(compile)"
+
+// reasonDefault is the reason of a failed validation that names none.
+const reasonDefault = "Forbidden"
+
+// A Decision says whether an action may happen, why, and how it was reached.
+type Decision struct {
+	Action  v1alpha1.ActionType `json:"action"`
+	Targets []string            `json:"targets,omitempty"`
+	// Allowed is false only when Result is Denied.
+	Allowed bool   `json:"allowed"`
+	Result  Result `json:"result"`
+	// Policy, Rule and Reason of the violation that decided, if any: the
+	// first denial, else the first warning, else the first audit.
+	Policy string `json:"policy,omitempty"`
+	Rule   string `json:"rule,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Message explains the decision, e.g. "exclude storage-3 denied by
+	// fdb-exclusion/min-recovery-time: 42s since last recovery, needs 120s".
+	Message string `json:"message"`
+	// Warnings are the failures of Warn policies, as <policy>/<rule>: <message>.
+	Warnings []string `json:"warnings,omitempty"`
+	// Violations are every failed rule of every policy that applies.
+	Violations []Violation `json:"violations,omitempty"`
+	// Trace shows how every policy was evaluated.
+	Trace []PolicyTrace `json:"trace"`
+	// Cost is the total CEL cost of the decision.
+	Cost uint64    `json:"cost"`
+	Time time.Time `json:"time"`
+}
+
+// A Violation is a failed rule.
+type Violation struct {
+	Policy      string               `json:"policy"`
+	Rule        string               `json:"rule"`
+	Enforcement v1alpha1.Enforcement `json:"enforcement"`
+	Reason      string               `json:"reason"`
+	Message     string               `json:"message"`
+}
+
+// A PolicyTrace shows how one policy was evaluated.
+type PolicyTrace struct {
+	Policy      string               `json:"policy"`
+	Enforcement v1alpha1.Enforcement `json:"enforcement"`
+	// Matched is true when the policy applies to the action and every match
+	// condition held (or one failed to evaluate).
+	Matched bool   `json:"matched"`
+	Result  Result `json:"result,omitempty"`
+	// CompileError is why the policy did not compile.
+	CompileError    string      `json:"compileError,omitempty"`
+	MatchConditions []ExprTrace `json:"matchConditions,omitempty"`
+	// Variables are those the evaluation needed, in declaration order.
+	Variables   []ExprTrace `json:"variables,omitempty"`
+	Validations []ExprTrace `json:"validations,omitempty"`
+	Cost        uint64      `json:"cost"`
+}
+
+// An ExprTrace shows the evaluation of one expression.
+type ExprTrace struct {
+	Name       string `json:"name"`
+	Expression string `json:"expression"`
+	// Value is the result, rendered as JSON.
+	Value string `json:"value,omitempty"`
+	// Passed is true when a match condition or validation evaluated to true.
+	Passed bool `json:"passed"`
+	// Message of a failed validation.
+	Message string `json:"message,omitempty"`
+	// Error of an evaluation that failed, e.g. on an exceeded cost limit.
+	Error string `json:"error,omitempty"`
+	Cost  uint64 `json:"cost"`
+}
+
+// Decide evaluates the policies in order against the input and decides on
+// its action. A policy applies when its actions include the action and its
+// match conditions hold; every validation of every policy that applies is
+// evaluated. A policy that did not compile, a match condition or validation
+// that fails to evaluate (e.g. over the cost limit) counts as a failed
+// validation, so a broken Deny policy denies: the engine fails closed.
+func (e *Engine) Decide(ctx context.Context, policies []Policy, in Input) Decision {
+	now := e.clock.Now()
+	d := Decision{Action: in.Action.Type, Targets: in.Action.Targets, Time: now, Trace: make([]PolicyTrace, 0, len(policies))}
+	vars := &inputVariables{in: in, now: now, params: normalizeMap(in.Params), values: map[string]any{}}
+	for _, p := range policies {
+		t, v := evaluate(ctx, e.Compile(p), vars)
+		d.Trace = append(d.Trace, t)
+		d.Violations = append(d.Violations, v...)
+		d.Cost += t.Cost
+	}
+	d.conclude()
+	return d
+}
+
+// inputVariables are the CEL variables every policy of a decision shares,
+// converted from the input on first use: a decision whose policies never read
+// processGroups does not pay for converting them.
+type inputVariables struct {
+	in  Input
+	now time.Time
+	// params are the cluster's params, which override each policy's.
+	params map[string]any
+	values map[string]any
+}
+
+func (v *inputVariables) get(name string) (any, bool) {
+	if x, ok := v.values[name]; ok {
+		return x, true
+	}
+	var x any
+	switch name {
+	case varAction:
+		x = v.in.Action.value()
+	case varCluster:
+		x = v.in.Cluster.value()
+	case varProcessGroups:
+		x = groupValues(v.in.ProcessGroups)
+	case varTargets:
+		x = ResolveTargets(v.in.Action.Targets, v.in.ProcessGroups).value()
+	case varBudget:
+		x = ExclusionBudget(v.in.Cluster.DesiredCounts, v.in.Cluster.DesiredFaultTolerance, v.in.ProcessGroups)
+	case varNow:
+		x = v.now
+	case varObject:
+		x = normalizeMap(v.in.Object)
+	default:
+		return nil, false
+	}
+	v.values[name] = x
+	return x, true
+}
+
+// evaluate evaluates one policy.
+func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTrace, []Violation) {
+	t := PolicyTrace{Policy: c.Name, Enforcement: c.enforcement()}
+	if !c.AppliesTo(vars.in.Action.Type) {
+		return t, nil
+	}
+	violation := func(rule, reason, msg string) Violation {
+		return Violation{Policy: c.Name, Rule: rule, Enforcement: c.enforcement(), Reason: reason, Message: msg}
+	}
+	if c.err != nil {
+		t.Matched, t.CompileError = true, c.err.Error()
+		return t.conclude([]Violation{violation(RuleCompile, reasonDefault, c.err.Error())})
+	}
+	a := &activation{ctx: ctx, vars: vars, params: overlay(c.params, vars.params), compiled: c, values: map[string]ref.Val{}}
+	finish := func(vs []Violation) (PolicyTrace, []Violation) {
+		t.Variables = a.traces()
+		return t.conclude(vs)
+	}
+	for _, m := range c.matchConditions {
+		x := a.eval(m)
+		t.MatchConditions = append(t.MatchConditions, x)
+		if x.Error != "" {
+			t.Matched = true
+			return finish([]Violation{violation(m.name, reasonDefault, "match condition failed to evaluate: "+x.Error)})
+		}
+		if !x.Passed {
+			return finish(nil)
+		}
+	}
+	t.Matched = true
+	var vs []Violation
+	for _, v := range c.validations {
+		x := a.eval(v.expression)
+		switch {
+		case x.Error != "":
+			x.Message = "rule failed to evaluate: " + x.Error
+		case !x.Passed:
+			x.Message = a.message(v, &x)
+		}
+		t.Validations = append(t.Validations, x)
+		if x.Message != "" {
+			reason := v.reason
+			if reason == "" {
+				reason = reasonDefault
+			}
+			vs = append(vs, violation(v.name, reason, x.Message))
+		}
+	}
+	return finish(vs)
+}
+
+// conclude sets the policy's result and total cost.
+func (t PolicyTrace) conclude(vs []Violation) (PolicyTrace, []Violation) {
+	for _, x := range [][]ExprTrace{t.MatchConditions, t.Variables, t.Validations} {
+		for _, e := range x {
+			t.Cost += e.Cost
+		}
+	}
+	switch {
+	case !t.Matched:
+	case len(vs) == 0:
+		t.Result = ResultAllowed
+	default:
+		t.Result = resultOf(t.Enforcement)
+	}
+	return t, vs
+}
+
+func resultOf(e v1alpha1.Enforcement) Result {
+	switch e {
+	case v1alpha1.EnforcementWarn:
+		return ResultWarned
+	case v1alpha1.EnforcementAudit:
+		return ResultAudited
+	default:
+		return ResultDenied
+	}
+}
+
+// conclude derives the result and message from the violations: any denial
+// denies, else any warning warns, else any audit audits.
+func (d *Decision) conclude() {
+	d.Result, d.Allowed = ResultAllowed, true
+	var decisive []Violation
+	for _, want := range []Result{ResultDenied, ResultWarned, ResultAudited} {
+		for _, v := range d.Violations {
+			if resultOf(v.Enforcement) == want {
+				decisive = append(decisive, v)
+			}
+		}
+		if len(decisive) > 0 {
+			d.Result = want
+			break
+		}
+	}
+	for _, v := range d.Violations {
+		if v.Enforcement == v1alpha1.EnforcementWarn {
+			d.Warnings = append(d.Warnings, v.Policy+"/"+v.Rule+": "+v.Message)
+		}
+	}
+	subject := verb(d.Action)
+	if len(d.Targets) > 0 {
+		subject += " " + targetList(d.Targets)
+	}
+	if len(decisive) == 0 {
+		d.Message = subject + " allowed"
+		return
+	}
+	first := decisive[0]
+	d.Allowed = d.Result != ResultDenied
+	d.Policy, d.Rule, d.Reason = first.Policy, first.Rule, first.Reason
+	d.Message = fmt.Sprintf("%s %s by %s/%s: %s", subject, strings.ToLower(string(d.Result)), first.Policy, first.Rule, first.Message)
+	if n := len(decisive) - 1; n > 0 {
+		d.Message += fmt.Sprintf(" (and %d more)", n)
+	}
+}
+
+// verb turns an action type into lower-case words: ForceDeletePod becomes
+// force-delete-pod.
+func verb(a v1alpha1.ActionType) string {
+	var b strings.Builder
+	for i, r := range string(a) {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// maxListedTargets is how many targets a message names.
+const maxListedTargets = 5
+
+func targetList(t []string) string {
+	if len(t) <= maxListedTargets {
+		return strings.Join(t, ",")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(t[:maxListedTargets], ","), len(t)-maxListedTargets)
+}
+
+// An activation resolves the CEL variables of one policy's evaluation. It
+// evaluates the policy's variables lazily, once each, on first use.
+type activation struct {
+	ctx      context.Context
+	vars     *inputVariables
+	params   map[string]any
+	compiled *Compiled
+	values   map[string]ref.Val
+	varTrace map[string]ExprTrace
+}
+
+// ResolveName implements interpreter.Activation.
+func (a *activation) ResolveName(name string) (any, bool) {
+	switch {
+	case name == varParams:
+		return a.params, true
+	case strings.HasPrefix(name, varVariables):
+		return a.variable(strings.TrimPrefix(name, varVariables))
+	default:
+		return a.vars.get(name)
+	}
+}
+
+// Parent implements interpreter.Activation.
+func (a *activation) Parent() interpreter.Activation {
+	return nil
+}
+
+func (a *activation) variable(name string) (ref.Val, bool) {
+	if v, ok := a.values[name]; ok {
+		return v, true
+	}
+	for _, x := range a.compiled.variables {
+		if x.name != name {
+			continue
+		}
+		v, trace := a.evalValue(x)
+		if a.varTrace == nil {
+			a.varTrace = map[string]ExprTrace{}
+		}
+		a.varTrace[name] = trace
+		a.values[name] = v
+		return v, true
+	}
+	return nil, false
+}
+
+// traces returns the traces of the variables evaluated, in declaration order.
+func (a *activation) traces() []ExprTrace {
+	var out []ExprTrace
+	for _, x := range a.compiled.variables {
+		if t, ok := a.varTrace[x.name]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// evalValue evaluates an expression; an error becomes an error value.
+func (a *activation) evalValue(x expression) (ref.Val, ExprTrace) {
+	t := ExprTrace{Name: x.name, Expression: x.text}
+	val, det, err := x.prg.ContextEval(a.ctx, a)
+	if det != nil && det.ActualCost() != nil {
+		t.Cost = *det.ActualCost()
+	}
+	if err != nil {
+		t.Error = err.Error()
+		return types.WrapErr(err), t
+	}
+	t.Value = render(val)
+	return val, t
+}
+
+// eval evaluates a bool expression.
+func (a *activation) eval(x expression) ExprTrace {
+	val, t := a.evalValue(x)
+	if t.Error == "" {
+		b, ok := val.(types.Bool)
+		t.Passed = ok && bool(b)
+		if !ok {
+			t.Error = "expression evaluated to " + t.Value + ", not a bool"
+		}
+	}
+	return t
+}
+
+// message is the message of a failed validation: its messageExpression's
+// result, else its message, else the expression that failed. The cost of the
+// messageExpression is added to the validation's trace.
+func (a *activation) message(v validation, x *ExprTrace) string {
+	if v.messageExpression != nil {
+		val, t := a.evalValue(*v.messageExpression)
+		x.Cost += t.Cost
+		if s, ok := val.(types.String); ok && t.Error == "" && strings.TrimSpace(string(s)) != "" {
+			return strings.Join(strings.Fields(string(s)), " ")
+		}
+	}
+	if v.message != "" {
+		return v.message
+	}
+	return "failed expression: " + v.text
+}
+
+// Bounds of a value rendered in a trace: rendering must stay cheap, since
+// every evaluation renders its result.
+const (
+	maxRendered      = 256
+	maxRenderedItems = 16
+)
+
+// render renders a CEL value as JSON for a trace; a list or map of more than
+// maxRenderedItems only by its size.
+func render(v ref.Val) string {
+	switch c := v.(type) {
+	case traits.Lister, traits.Mapper:
+		if n, ok := c.(traits.Sizer).Size().(types.Int); ok && n > maxRenderedItems {
+			return fmt.Sprintf("<%s of size %d>", v.Type().TypeName(), n)
+		}
+	}
+	var s string
+	if n, err := v.ConvertToNative(reflect.TypeFor[*structpb.Value]()); err == nil {
+		if b, err := json.Marshal(n.(*structpb.Value).AsInterface()); err == nil {
+			s = string(b)
+		}
+	}
+	if s == "" {
+		s = fmt.Sprint(v.Value())
+	}
+	if len(s) > maxRendered {
+		s = s[:maxRendered] + "..."
+	}
+	return s
+}

@@ -1,0 +1,108 @@
+package defaults_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/defaults"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/suite"
+)
+
+func TestPoliciesCompile(t *testing.T) {
+	ps, err := defaults.Policies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob("*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	e, err := policy.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		names = append(names, p.Name+".yaml")
+		if err := e.Compile(p).Err(); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+	}
+	if diff := cmp.Diff(files, names); diff != "" {
+		t.Errorf("every file holds the policy it is named after: -files, +policies:\n%s", diff)
+	}
+}
+
+// TestSuite runs the test suite of the default policies, as
+// `fdbpolicy test internal/policy/defaults/tests` does, and checks that
+// every rule of every default denies in at least one test.
+func TestSuite(t *testing.T) {
+	ps, err := defaults.Policies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := suite.Load("tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := s.Run(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := map[string]bool{}
+	for _, r := range results {
+		t.Run(r.Test.Name, func(t *testing.T) {
+			if diff := cmp.Diff(r.Test.Expect.Result, r.Decision.Result); diff != "" {
+				t.Errorf("%s: result: -want, +got:\n%s\n%s", r.Test.File, diff, r.Decision.Message)
+			}
+			if !strings.Contains(r.Decision.Message, r.Test.Expect.Message) {
+				t.Errorf("%s: message: want it to contain %q, got %q", r.Test.File, r.Test.Expect.Message, r.Decision.Message)
+			}
+		})
+		for _, v := range r.Decision.Violations {
+			denied[v.Policy+"/"+v.Rule] = true
+		}
+	}
+	for _, p := range ps {
+		for _, v := range p.Spec.Validations {
+			if rule := fmt.Sprintf("%s/%s", p.Name, v.Name); !denied[rule] {
+				t.Errorf("no test fails rule %s", rule)
+			}
+		}
+	}
+	if !slices.ContainsFunc(results, func(r suite.Result) bool { return r.Decision.Result == policy.ResultAllowed }) {
+		t.Error("no test is allowed")
+	}
+}
+
+// TestDetailKeys keeps the detail keys and the override annotation that
+// controllers set in step with the rules that read them.
+func TestDetailKeys(t *testing.T) {
+	ps, err := defaults.Policies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, p := range ps {
+		for _, v := range p.Spec.Validations {
+			text.WriteString(v.Expression + "\n" + v.MessageExpression + "\n")
+		}
+	}
+	for _, key := range []string{
+		policy.DetailMinimumUptimeSeconds, policy.DetailNodeReady, policy.DetailIsLastRunningBackup,
+		policy.DetailRestorableVersionAgeSeconds, policy.DetailOverrideAnnotation,
+		policy.DetailDestinationHasData, policy.DetailAllowNonEmptyDestination,
+		policy.AnnotationAllowStopLastBackup,
+	} {
+		if !strings.Contains(text.String(), key) {
+			t.Errorf("no default rule reads %q", key)
+		}
+	}
+}

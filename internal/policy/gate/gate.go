@@ -1,0 +1,178 @@
+// Package gate is the single choke point a controller passes before it
+// mutates a FoundationDB cluster: it decides with the safety policies in
+// effect and records the decision as a condition on the managed resource, a
+// Warning event, a metric and a PolicyDecision for its status.
+package gate
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/defaults"
+)
+
+// TypePolicyAllowed is the condition a gate sets on the managed resource:
+// True when its last gated action was allowed (possibly with warnings),
+// False while a policy denies it. A condition of its own rather than
+// UpToDate, because a gate also blocks creations, deletions and the
+// provider's own operations (exclusions, kills), not only spec updates.
+const TypePolicyAllowed xpv2.ConditionType = "PolicyAllowed"
+
+// Reasons of the PolicyAllowed condition and of the gate's events.
+const (
+	ReasonPolicyAllowed = "PolicyAllowed"
+	ReasonPolicyWarned  = "PolicyWarned"
+	ReasonPolicyDenied  = "PolicyDenied"
+)
+
+// decisions counts decisions per policy that applied; policy is empty when
+// none did.
+var decisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "fdb_policy_decisions_total",
+	Help: "Safety-policy decisions on FoundationDB mutations, per policy that applied, action and result.",
+}, []string{"policy", "action", "result"})
+
+func init() {
+	metrics.Registry.MustRegister(decisions)
+}
+
+// A Source lists the SafetyPolicy objects; *policy.Store is one.
+type Source interface {
+	List() []policy.Policy
+}
+
+// A Gate decides on mutations and records its decisions.
+type Gate struct {
+	engine   *policy.Engine
+	source   Source
+	defaults []policy.Policy
+	recorder event.Recorder
+}
+
+// An Option configures a Gate.
+type Option func(*Gate)
+
+// WithEngine sets the engine; policy.SharedEngine by default.
+func WithEngine(e *policy.Engine) Option {
+	return func(g *Gate) { g.engine = e }
+}
+
+// WithSource sets where SafetyPolicy objects come from; policy.SharedStore
+// by default.
+func WithSource(s Source) Option {
+	return func(g *Gate) { g.source = s }
+}
+
+// New returns a gate that records events with r.
+func New(r event.Recorder, o ...Option) (*Gate, error) {
+	d, err := defaults.Policies()
+	if err != nil {
+		return nil, err
+	}
+	g := &Gate{defaults: d, source: policy.SharedStore(), recorder: r}
+	for _, fn := range o {
+		fn(g)
+	}
+	if g.engine == nil {
+		if g.engine, err = policy.SharedEngine(); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// A DeniedError says a policy denied an action.
+type DeniedError struct {
+	Decision policy.Decision
+}
+
+// Error returns the decision's message.
+func (e *DeniedError) Error() string {
+	return e.Decision.Message
+}
+
+// IsDenied reports whether err is or wraps a *DeniedError.
+func IsDenied(err error) bool {
+	var d *DeniedError
+	return errors.As(err, &d)
+}
+
+// Check decides on in.Action with the policies in effect for the cluster:
+// the defaults, replaced or joined by SafetyPolicy objects as
+// policy.Assemble says. It sets the PolicyAllowed condition on mg, emits a
+// Warning event when the action is denied or warned about, and counts the
+// decision. It returns the record for status.atProvider.lastPolicyDecision
+// and, when the action is denied, a *DeniedError.
+func (g *Gate) Check(ctx context.Context, mg resource.Managed, in policy.Input) (*fdbv1alpha1.PolicyDecision, error) {
+	d := g.engine.Decide(ctx, policy.Assemble(g.defaults, g.source.List(), in.Policies), in)
+	count(d)
+	mg.SetConditions(Condition(d, mg.GetGeneration()))
+	var err error
+	switch d.Result {
+	case policy.ResultDenied:
+		err = &DeniedError{Decision: d}
+		g.recorder.Event(mg, event.Warning(ReasonPolicyDenied, err))
+	case policy.ResultWarned:
+		g.recorder.Event(mg, event.Warning(ReasonPolicyWarned, errors.New(d.Message)))
+	}
+	return Record(d), err
+}
+
+// Condition is the PolicyAllowed condition that describes a decision.
+func Condition(d policy.Decision, generation int64) xpv2.Condition {
+	c := xpv2.Condition{
+		Type:               TypePolicyAllowed,
+		Status:             corev1.ConditionTrue,
+		Reason:             ReasonPolicyAllowed,
+		Message:            d.Message,
+		LastTransitionTime: metav1.NewTime(d.Time),
+		ObservedGeneration: generation,
+	}
+	switch d.Result {
+	case policy.ResultDenied:
+		c.Status, c.Reason = corev1.ConditionFalse, ReasonPolicyDenied
+	case policy.ResultWarned:
+		c.Reason = ReasonPolicyWarned
+	}
+	return c
+}
+
+// Record is the PolicyDecision that records a decision in a resource's
+// status.
+func Record(d policy.Decision) *fdbv1alpha1.PolicyDecision {
+	r := &fdbv1alpha1.PolicyDecision{
+		Action:  string(d.Action),
+		Targets: d.Targets,
+		Result:  string(d.Result),
+		Message: d.Message,
+		Time:    metav1.NewTime(d.Time),
+	}
+	if d.Policy != "" {
+		r.Rule = d.Policy + "/" + d.Rule
+	}
+	return r
+}
+
+// count adds the decision to the metric, once per policy that applied.
+func count(d policy.Decision) {
+	counted := false
+	for _, t := range d.Trace {
+		if t.Matched {
+			decisions.WithLabelValues(t.Policy, string(d.Action), string(t.Result)).Inc()
+			counted = true
+		}
+	}
+	if !counted {
+		decisions.WithLabelValues("", string(d.Action), string(d.Result)).Inc()
+	}
+}

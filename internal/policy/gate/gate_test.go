@@ -1,0 +1,160 @@
+package gate
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource/fake"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+)
+
+type recorder struct{ events []event.Event }
+
+func (r *recorder) Event(_ runtime.Object, e event.Event)    { r.events = append(r.events, e) }
+func (r *recorder) WithAnnotations(...string) event.Recorder { return r }
+
+var now = time.Date(2025, time.March, 1, 12, 0, 0, 0, time.UTC)
+
+func exclude(available bool) policy.Input {
+	return policy.Input{
+		Action:        policy.Action{Type: v1alpha1.ActionExclude, Targets: []string{"storage-1"}, ProcessClass: "storage"},
+		Cluster:       policy.Cluster{Available: available, ActiveGenerations: 1, SecondsSinceLastRecovery: 3600, DesiredCounts: map[string]int64{"storage": 1}, DesiredFaultTolerance: 1},
+		ProcessGroups: []policy.ProcessGroup{{ID: "storage-1", Class: "storage"}},
+	}
+}
+
+func manifest(t *testing.T, doc string) policy.Policy {
+	t.Helper()
+	p, err := policy.ParseManifest([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheck(t *testing.T) {
+	warn := `{"apiVersion": "foundationdb.crossplane.io/v1alpha1", "kind": "SafetyPolicy", "metadata": {"name": "team"},
+		"spec": {"actions": ["Exclude"], "enforcement": "Warn", "validations": [{"name": "quiet-hours", "expression": "false", "message": "outside the change window"}]}}`
+	denied := "exclude storage-1 denied by fdb-database-health/database-available: the database is not available"
+	warned := "exclude storage-1 warned by team/quiet-hours: outside the change window"
+
+	type want struct {
+		denied    bool
+		record    *fdbv1alpha1.PolicyDecision
+		condition xpv2.Condition
+		events    []event.Event
+		metric    [3]string
+	}
+	cases := map[string]struct {
+		reason  string
+		objects []policy.Policy
+		in      policy.Input
+		want    want
+	}{
+		"Denied": {
+			reason: "A denial returns a DeniedError, sets PolicyAllowed=False, emits a Warning and is counted.",
+			in:     exclude(false),
+			want: want{
+				denied:    true,
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Denied", Rule: "fdb-database-health/database-available", Message: denied, Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: denied, ObservedGeneration: 7},
+				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(denied))},
+				metric:    [3]string{"fdb-database-health", "Exclude", "Denied"},
+			},
+		},
+		"Warned": {
+			reason:  "A Warn policy's failure allows, sets PolicyAllowed=True/PolicyWarned and emits a Warning.",
+			objects: []policy.Policy{manifest(t, warn)},
+			in:      exclude(true),
+			want: want{
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Warned", Rule: "team/quiet-hours", Message: warned, Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyWarned, Message: warned, ObservedGeneration: 7},
+				events:    []event.Event{event.Warning(ReasonPolicyWarned, errors.New(warned))},
+				metric:    [3]string{"team", "Exclude", "Warned"},
+			},
+		},
+		"Allowed": {
+			reason: "An allowed action sets PolicyAllowed=True and emits no event.",
+			in:     exclude(true),
+			want: want{
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Allowed", Message: "exclude storage-1 allowed", Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyAllowed, Message: "exclude storage-1 allowed", ObservedGeneration: 7},
+				metric:    [3]string{"fdb-exclusion", "Exclude", "Allowed"},
+			},
+		},
+		"NoPolicyApplies": {
+			reason: "A decision no policy applied to is counted without a policy.",
+			in:     policy.Input{Action: policy.Action{Type: v1alpha1.ActionUpgrade}},
+			want: want{
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Upgrade", Result: "Allowed", Message: "upgrade allowed", Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyAllowed, Message: "upgrade allowed", ObservedGeneration: 7},
+				metric:    [3]string{"", "Upgrade", "Allowed"},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, err := policy.NewEngine(policy.WithClock(clocktesting.NewFakePassiveClock(now)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := policy.NewStore()
+			for _, p := range tc.objects {
+				store.Put(p)
+			}
+			rec := &recorder{}
+			g, err := New(rec, WithEngine(e), WithSource(store))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mg := &fake.ModernManaged{ObjectMeta: metav1.ObjectMeta{Generation: 7}}
+			counter := decisions.WithLabelValues(tc.want.metric[:]...)
+			before := testutil.ToFloat64(counter)
+
+			record, err := g.Check(context.Background(), mg, tc.in)
+
+			if diff := cmp.Diff(tc.want.denied, IsDenied(err)); diff != "" {
+				t.Errorf("\n%s\nIsDenied(Check(...)): -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.record, record); diff != "" {
+				t.Errorf("\n%s\nCheck(...) record: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff([]xpv2.Condition{tc.want.condition}, mg.Conditions, test.EquateConditions()); diff != "" {
+				t.Errorf("\n%s\nconditions: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.events, rec.events); diff != "" {
+				t.Errorf("\n%s\nevents: -want, +got:\n%s", tc.reason, diff)
+			}
+			if got := testutil.ToFloat64(counter) - before; got != 1 {
+				t.Errorf("\n%s\nfdb_policy_decisions_total%v: want +1, got %+v", tc.reason, tc.want.metric, got)
+			}
+		})
+	}
+}
+
+func TestDeniedError(t *testing.T) {
+	err := errors.Wrap(&DeniedError{Decision: policy.Decision{Message: "no"}}, "cannot exclude")
+	if !IsDenied(err) {
+		t.Error("IsDenied(wrapped DeniedError): want true")
+	}
+	if IsDenied(errors.New("boom")) {
+		t.Error("IsDenied(other error): want false")
+	}
+	if got := err.Error(); got != "cannot exclude: no" {
+		t.Errorf("Error(): want %q, got %q", "cannot exclude: no", got)
+	}
+}

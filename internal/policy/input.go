@@ -1,0 +1,281 @@
+package policy
+
+import (
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+)
+
+// Keys of Action.Details that the built-in policies read. Controllers set the
+// ones that apply to the action they gate.
+const (
+	// DetailMinimumUptimeSeconds (Kill): the smallest process uptime among
+	// the targets, in seconds.
+	DetailMinimumUptimeSeconds = "minimumUptimeSeconds"
+	// DetailNodeReady (ForceDeletePod): whether the pod's node is Ready.
+	DetailNodeReady = "nodeReady"
+	// DetailIsLastRunningBackup (StopBackup): whether no other backup of the
+	// cluster is running.
+	DetailIsLastRunningBackup = "isLastRunningBackup"
+	// DetailRestorableVersionAgeSeconds (StopBackup): age of the backup's
+	// newest restorable version, in seconds.
+	DetailRestorableVersionAgeSeconds = "restorableVersionAgeSeconds"
+	// DetailOverrideAnnotation (StopBackup): whether the resource carries
+	// AnnotationAllowStopLastBackup set to "true".
+	DetailOverrideAnnotation = "overrideAnnotation"
+	// DetailDestinationHasData (StartRestore): whether the destination
+	// database holds any key.
+	DetailDestinationHasData = "destinationHasData"
+	// DetailAllowNonEmptyDestination (StartRestore): the Restore's
+	// spec.forProvider.allowNonEmptyDestination.
+	DetailAllowNonEmptyDestination = "allowNonEmptyDestination"
+)
+
+// AnnotationAllowStopLastBackup, set to "true" on a Backup, lets the built-in
+// fdb-backup policy stop the last running backup even when its restorable
+// version is stale.
+const AnnotationAllowStopLastBackup = "foundationdb.crossplane.io/allow-stop-last-backup"
+
+// ConditionMissingProcesses is the process-group condition that holds back
+// the exclusion budget of its class.
+const ConditionMissingProcesses = "MissingProcesses"
+
+// Input is everything a decision sees. Its fields become the CEL variables
+// action, cluster, processGroups, params and object; the engine adds targets
+// (see ResolveTargets), budget (see ExclusionBudget) and now (from its
+// clock).
+type Input struct {
+	// Action is the mutation to decide on.
+	Action Action `json:"action"`
+	// Cluster is the desired and observed state of the FoundationDB cluster.
+	Cluster Cluster `json:"cluster"`
+	// ProcessGroups are the cluster's process groups.
+	ProcessGroups []ProcessGroup `json:"processGroups,omitempty"`
+	// Params are the cluster's spec.forProvider.safety.params; they override
+	// each policy's own params.
+	Params map[string]any `json:"params,omitempty"`
+	// Policies are the cluster's spec.forProvider.safety.policies: the
+	// SafetyPolicies that apply besides the defaults; empty means all. Not a
+	// CEL variable.
+	Policies []string `json:"policies,omitempty"`
+	// Object is the managed resource being reconciled, as unstructured
+	// content.
+	Object map[string]any `json:"object,omitempty"`
+}
+
+// An Action is a mutation a controller is about to make.
+type Action struct {
+	// Type of the action, e.g. Exclude.
+	Type v1alpha1.ActionType `json:"type"`
+	// Targets are process-group IDs or addresses.
+	Targets []string `json:"targets,omitempty"`
+	// ProcessClass of the targets, when they share one.
+	ProcessClass string `json:"processClass,omitempty"`
+	// Count of things the action affects; len(Targets) when zero.
+	Count int64 `json:"count,omitempty"`
+	// Reason the controller gives for the action, e.g. "replacement".
+	Reason string `json:"reason,omitempty"`
+	// Details are facts specific to the action type; see the Detail keys.
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// Cluster is the spec and observed status of a FoundationDB cluster.
+type Cluster struct {
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+
+	// Version is the desired FoundationDB version; RunningVersion the one
+	// the processes run.
+	Version        string `json:"version,omitempty"`
+	RunningVersion string `json:"runningVersion,omitempty"`
+	// RedundancyMode is single, double, triple or three_data_hall.
+	RedundancyMode string `json:"redundancyMode,omitempty"`
+	// DesiredCounts is the desired number of process groups per class.
+	DesiredCounts map[string]int64 `json:"desiredCounts,omitempty"`
+	// MinimumUptimeSecondsForBounce is spec.forProvider.automation's.
+	MinimumUptimeSecondsForBounce int64 `json:"minimumUptimeSecondsForBounce"`
+
+	Available                bool   `json:"available"`
+	Healthy                  bool   `json:"healthy"`
+	RecoveryState            string `json:"recoveryState,omitempty"`
+	ActiveGenerations        int64  `json:"activeGenerations"`
+	SecondsSinceLastRecovery int64  `json:"secondsSinceLastRecovery"`
+	// FaultTolerance is how many fault domains the cluster can lose now;
+	// DesiredFaultTolerance how many its redundancy mode is meant to survive.
+	FaultTolerance        int64        `json:"faultTolerance"`
+	DesiredFaultTolerance int64        `json:"desiredFaultTolerance"`
+	DataMovement          DataMovement `json:"dataMovement"`
+	// Coordinators are the coordinator addresses.
+	Coordinators []string `json:"coordinators,omitempty"`
+}
+
+// DataMovement is the state of FoundationDB's data distribution.
+type DataMovement struct {
+	InFlightBytes int64 `json:"inFlightBytes"`
+	InQueueBytes  int64 `json:"inQueueBytes"`
+	// Healthy is true when data distribution reports no unhealthy team.
+	Healthy bool `json:"healthy"`
+}
+
+// A ProcessGroup is one pod's worth of FoundationDB processes.
+type ProcessGroup struct {
+	ID         string      `json:"id"`
+	Class      string      `json:"class"`
+	Addresses  []string    `json:"addresses,omitempty"`
+	Conditions []Condition `json:"conditions,omitempty"`
+	// Excluded is true when FoundationDB lists the group as excluded.
+	Excluded bool `json:"excluded"`
+	// Removing is true once removal of the group began.
+	Removing bool `json:"removing"`
+	// FullyExcluded is true when the exclusion finished: no data, no role.
+	FullyExcluded bool     `json:"fullyExcluded"`
+	Roles         []string `json:"roles,omitempty"`
+	Coordinator   bool     `json:"coordinator"`
+	HoldsData     bool     `json:"holdsData"`
+}
+
+// Targets are an action's targets resolved against the process groups.
+type Targets struct {
+	// Groups are the process groups an ID or address of a target names, in
+	// the order of the input's process groups.
+	Groups []ProcessGroup `json:"groups"`
+	// Unknown are the targets that name no process group.
+	Unknown []string `json:"unknown"`
+}
+
+// ResolveTargets resolves targets, process-group IDs or addresses, against
+// the process groups.
+func ResolveTargets(targets []string, groups []ProcessGroup) Targets {
+	want := make(map[string]bool, len(targets))
+	for _, t := range targets {
+		want[t] = false
+	}
+	var out Targets
+	mark := func(name string) bool {
+		_, ok := want[name]
+		if ok {
+			want[name] = true
+		}
+		return ok
+	}
+	for _, g := range groups {
+		hit := mark(g.ID)
+		for _, a := range g.Addresses {
+			hit = mark(a) || hit
+		}
+		if hit {
+			out.Groups = append(out.Groups, g)
+		}
+	}
+	for _, t := range targets {
+		if !want[t] {
+			out.Unknown = append(out.Unknown, t)
+		}
+	}
+	return out
+}
+
+// A Condition of a process group and how long it has held.
+type Condition struct {
+	Type       string `json:"type"`
+	AgeSeconds int64  `json:"ageSeconds"`
+}
+
+// targetCount is Count, or the number of targets when Count is unset.
+func (a Action) targetCount() int64 {
+	if a.Count > 0 {
+		return a.Count
+	}
+	return int64(len(a.Targets))
+}
+
+// The CEL values of the input types. Keys are the JSON names, which the
+// schema (see schema.go) declares to the type checker; a test keeps both in
+// step.
+
+func (a Action) value() map[string]any {
+	return map[string]any{
+		"type":         string(a.Type),
+		"targets":      nonNil(a.Targets),
+		"processClass": a.ProcessClass,
+		"count":        a.targetCount(),
+		"reason":       a.Reason,
+		"details":      normalizeMap(a.Details),
+	}
+}
+
+func (c Cluster) value() map[string]any {
+	return map[string]any{
+		"name":                          c.Name,
+		"namespace":                     c.Namespace,
+		"version":                       c.Version,
+		"runningVersion":                c.RunningVersion,
+		"redundancyMode":                c.RedundancyMode,
+		"desiredCounts":                 nonNilMap(c.DesiredCounts),
+		"minimumUptimeSecondsForBounce": c.MinimumUptimeSecondsForBounce,
+		"available":                     c.Available,
+		"healthy":                       c.Healthy,
+		"recoveryState":                 c.RecoveryState,
+		"activeGenerations":             c.ActiveGenerations,
+		"secondsSinceLastRecovery":      c.SecondsSinceLastRecovery,
+		"faultTolerance":                c.FaultTolerance,
+		"desiredFaultTolerance":         c.DesiredFaultTolerance,
+		"dataMovement":                  c.DataMovement.value(),
+		"coordinators":                  nonNil(c.Coordinators),
+	}
+}
+
+func (d DataMovement) value() map[string]any {
+	return map[string]any{
+		"inFlightBytes": d.InFlightBytes,
+		"inQueueBytes":  d.InQueueBytes,
+		"healthy":       d.Healthy,
+	}
+}
+
+func (g ProcessGroup) value() map[string]any {
+	conds := make([]any, len(g.Conditions))
+	for i, c := range g.Conditions {
+		conds[i] = c.value()
+	}
+	return map[string]any{
+		"id":            g.ID,
+		"class":         g.Class,
+		"addresses":     nonNil(g.Addresses),
+		"conditions":    conds,
+		"excluded":      g.Excluded,
+		"removing":      g.Removing,
+		"fullyExcluded": g.FullyExcluded,
+		"roles":         nonNil(g.Roles),
+		"coordinator":   g.Coordinator,
+		"holdsData":     g.HoldsData,
+	}
+}
+
+func (t Targets) value() map[string]any {
+	return map[string]any{"groups": groupValues(t.Groups), "unknown": nonNil(t.Unknown)}
+}
+
+func groupValues(groups []ProcessGroup) []any {
+	out := make([]any, len(groups))
+	for i, g := range groups {
+		out[i] = g.value()
+	}
+	return out
+}
+
+func (c Condition) value() map[string]any {
+	return map[string]any{"type": c.Type, "ageSeconds": c.AgeSeconds}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return map[string]int64{}
+	}
+	return m
+}

@@ -1,0 +1,138 @@
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+)
+
+const (
+	errParseManifest = "cannot parse SafetyPolicy manifest"
+	errNotPolicy     = "manifest is a %s %s, not a %s"
+)
+
+// FromObject returns the policy of a SafetyPolicy object, keyed by its UID
+// and generation (by content when it has no UID).
+func FromObject(sp *v1alpha1.SafetyPolicy) Policy {
+	if sp.UID == "" {
+		return fromContent(sp)
+	}
+	return Policy{Name: sp.Name, Key: fmt.Sprintf("uid:%s/%d", sp.UID, sp.Generation), Spec: *sp.Spec.DeepCopy()}
+}
+
+// ParseManifest parses one SafetyPolicy manifest, YAML or JSON, strictly:
+// unknown fields are errors. The policy is keyed by a hash of its content.
+func ParseManifest(doc []byte) (Policy, error) {
+	sp := &v1alpha1.SafetyPolicy{}
+	if err := yaml.UnmarshalStrict(doc, sp); err != nil {
+		return Policy{}, errors.Wrap(err, errParseManifest)
+	}
+	if gvk := sp.GroupVersionKind(); gvk != v1alpha1.SafetyPolicyGroupVersionKind {
+		return Policy{}, errors.Errorf(errNotPolicy, sp.APIVersion, sp.Kind, v1alpha1.SafetyPolicyGroupVersionKind)
+	}
+	return fromContent(sp), nil
+}
+
+func fromContent(sp *v1alpha1.SafetyPolicy) Policy {
+	// Marshalling a spec of plain fields cannot fail.
+	b, _ := json.Marshal(sp.Spec)
+	sum := sha256.Sum256(append([]byte(sp.Name+"\n"), b...))
+	return Policy{Name: sp.Name, Key: "sha256:" + hex.EncodeToString(sum[:]), Spec: *sp.Spec.DeepCopy()}
+}
+
+// Assemble returns the policies in effect for a cluster, sorted by name:
+//
+//   - every default, unless a SafetyPolicy object of the same name replaces
+//     it (for every cluster);
+//   - the other SafetyPolicy objects the cluster selects by name, all of
+//     them when it selects none;
+//   - for a selected name with no object, a policy that denies every action,
+//     so that a typo cannot silently drop a guard.
+func Assemble(defaults, objects []Policy, selected []string) []Policy {
+	byName := make(map[string]Policy, len(defaults)+len(objects))
+	for _, p := range defaults {
+		byName[p.Name] = p
+	}
+	isDefault := func(name string) bool {
+		return slices.ContainsFunc(defaults, func(p Policy) bool { return p.Name == name })
+	}
+	for _, o := range objects {
+		if isDefault(o.Name) || len(selected) == 0 || slices.Contains(selected, o.Name) {
+			byName[o.Name] = o
+		}
+	}
+	for _, name := range selected {
+		if _, ok := byName[name]; !ok {
+			byName[name] = Policy{Name: name, Key: "missing:" + name, Spec: v1alpha1.SafetyPolicySpec{Actions: []v1alpha1.ActionType{v1alpha1.ActionAll}}, missing: true}
+		}
+	}
+	out := make([]Policy, 0, len(byName))
+	for _, p := range byName {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b Policy) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+var (
+	sharedEngine = sync.OnceValues(func() (*Engine, error) { return NewEngine() })
+	sharedStore  = NewStore()
+)
+
+// SharedEngine returns the process-wide engine that the SafetyPolicy
+// controller and every gate use, so that each policy compiles once.
+func SharedEngine() (*Engine, error) {
+	return sharedEngine()
+}
+
+// SharedStore returns the process-wide store that the SafetyPolicy
+// controller fills and every gate reads.
+func SharedStore() *Store {
+	return sharedStore
+}
+
+// A Store holds the SafetyPolicy objects of the API server, as the
+// SafetyPolicy controller last saw them. It is safe for concurrent use.
+type Store struct {
+	mu       sync.RWMutex
+	policies map[string]Policy
+}
+
+// NewStore returns an empty store.
+func NewStore() *Store {
+	return &Store{policies: map[string]Policy{}}
+}
+
+// Put adds or replaces a policy.
+func (s *Store) Put(p Policy) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.policies[p.Name] = p
+}
+
+// Delete removes a policy.
+func (s *Store) Delete(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.policies, name)
+}
+
+// List returns the policies, in no particular order.
+func (s *Store) List() []Policy {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Policy, 0, len(s.policies))
+	for _, p := range s.policies {
+		out = append(out, p)
+	}
+	return out
+}
