@@ -1,0 +1,111 @@
+package fdb
+
+import (
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+const (
+	errParseConnectionString = "cannot parse connection string"
+	reasonNoCoordinators     = "connection string names no coordinators"
+	reasonNoDescriptionID    = "connection string needs <description>:<id>@"
+)
+
+// localityPrefix starts an exclusion target that selects processes by a
+// locality field instead of an address.
+const localityPrefix = "locality_"
+
+// tlsSuffix marks a TLS listen address in status and connection strings.
+const tlsSuffix = ":tls"
+
+// ProcessAddress names one or more processes: an IP:port address, a bare IP
+// (every process on that host), or a locality selector such as
+// locality_instance_id:storage-1.
+type ProcessAddress string
+
+// InstanceTarget returns the locality selector for every process of the
+// process group (pod) instanceID.
+func InstanceTarget(instanceID string) ProcessAddress {
+	return ProcessAddress(localityPrefix + LocalityInstanceID + ":" + instanceID)
+}
+
+// Locality splits a locality selector into key and value; ok is false for
+// address targets.
+func (a ProcessAddress) Locality() (key, value string, ok bool) {
+	rest, found := strings.CutPrefix(string(a), localityPrefix)
+	if !found {
+		return "", "", false
+	}
+	return strings.Cut(rest, ":")
+}
+
+// Matches reports whether the process p is selected by a.
+func (a ProcessAddress) Matches(p Process) bool {
+	if key, value, ok := a.Locality(); ok {
+		v, known := p.Locality.Get(key)
+		return known && v == value
+	}
+	host, port := splitAddress(string(a))
+	phost, pport := splitAddress(p.Address)
+	return host == phost && (port == "" || port == pport)
+}
+
+// splitAddress returns host and port of an address; port is empty for a
+// bare host. The TLS suffix is ignored.
+func splitAddress(s string) (host, port string) {
+	s = strings.TrimSuffix(s, tlsSuffix)
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		return h, p
+	}
+	return strings.Trim(s, "[]"), ""
+}
+
+// SortedAddresses returns a sorted copy of addrs without duplicates.
+func SortedAddresses(addrs []ProcessAddress) []ProcessAddress {
+	out := slices.Clone(addrs)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ConnectionString is the content of a cluster file:
+// <description>:<id>@<coordinator>,<coordinator>,...
+type ConnectionString struct {
+	Description  string
+	ID           string
+	Coordinators []ProcessAddress
+}
+
+// ParseConnectionString parses a cluster file's content.
+func ParseConnectionString(s string) (ConnectionString, error) {
+	s = strings.TrimSpace(s)
+	head, addrs, ok := strings.Cut(s, "@")
+	if !ok {
+		return ConnectionString{}, errors.Wrap(errors.New(reasonNoDescriptionID), errParseConnectionString)
+	}
+	desc, id, ok := strings.Cut(head, ":")
+	if !ok || desc == "" || id == "" {
+		return ConnectionString{}, errors.Wrap(errors.New(reasonNoDescriptionID), errParseConnectionString)
+	}
+	cs := ConnectionString{Description: desc, ID: id}
+	for a := range strings.SplitSeq(addrs, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			cs.Coordinators = append(cs.Coordinators, ProcessAddress(a))
+		}
+	}
+	if len(cs.Coordinators) == 0 {
+		return ConnectionString{}, errors.Wrap(errors.New(reasonNoCoordinators), errParseConnectionString)
+	}
+	return cs, nil
+}
+
+// String renders the connection string in cluster file form.
+func (c ConnectionString) String() string {
+	parts := make([]string, len(c.Coordinators))
+	for i, a := range c.Coordinators {
+		parts[i] = string(a)
+	}
+	return c.Description + ":" + c.ID + "@" + strings.Join(parts, ",")
+}

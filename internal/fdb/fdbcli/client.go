@@ -1,0 +1,372 @@
+package fdbcli
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// Timeouts of one tool invocation.
+const (
+	// DefaultTimeout bounds fdbcli commands unless configured otherwise.
+	DefaultTimeout = 10 * time.Second
+	// MaxTimeout bounds status, backup and restore commands, and caps the
+	// configured timeout: a slow status on an unhealthy cluster must still
+	// be read once per reconcile.
+	MaxTimeout = 40 * time.Second
+	// grace is the time a tool gets beyond its own --timeout to report it
+	// (kill sleeps 5 s on purpose) before its context ends it.
+	grace = 10 * time.Second
+)
+
+const statusCommand = "status json"
+
+const (
+	errNewClient          = "cannot create fdbcli client"
+	errClusterFile        = "cannot write cluster file"
+	errGetStatus          = "cannot get status"
+	errConfigure          = "cannot configure database"
+	errExclude            = "cannot exclude processes"
+	errInclude            = "cannot include processes"
+	errKill               = "cannot kill processes"
+	errChangeCoordinators = "cannot change coordinators"
+	errReadClusterFile    = "cannot read the new connection string"
+	errStartBackup        = "cannot start backup"
+	errStopBackup         = "cannot stop backup"
+	errPauseBackups       = "cannot pause backups"
+	errResumeBackups      = "cannot resume backups"
+	errModifyBackup       = "cannot modify backup"
+	errGetBackupStatus    = "cannot get backup status"
+	errParseBackupStatus  = "cannot parse backup status"
+	errStartRestore       = "cannot start restore"
+	errGetRestoreStatus   = "cannot get restore status"
+	errParseRestoreStatus = "cannot parse restore status"
+	errAbortRestore       = "cannot abort restore"
+	reasonNoBinary        = "no fdbcli binary for"
+	reasonKillLocality    = "kill needs IP:port addresses, not"
+	reasonNoCoordinators  = "no coordinators given"
+)
+
+// Config configures a Client.
+type Config struct {
+	// ConnectionString is the content of the cluster's cluster file.
+	ConnectionString string
+	// Version is the FoundationDB version the cluster runs; it selects
+	// the binaries in BinaryDir/<major.minor>/.
+	Version string
+	// BinaryDir holds one directory of binaries per major.minor version,
+	// like the operator's $FDB_BINARY_DIR.
+	BinaryDir string
+	// Binaries is BinaryDir as a file system, for VersionSupported;
+	// os.DirFS(BinaryDir) when nil.
+	Binaries fs.StatFS
+	// TempDir receives the temporary cluster files; os.TempDir() when
+	// empty.
+	TempDir string
+	// LogDir, when set, makes the tools write JSON trace logs there.
+	LogDir string
+	// Timeout bounds fdbcli commands: DefaultTimeout when zero, at most
+	// MaxTimeout.
+	Timeout time.Duration
+	// Runner runs the tools; ExecRunner when nil.
+	Runner Runner
+}
+
+// Client is an fdb.Client backed by the FoundationDB command line tools.
+type Client struct {
+	cfg        Config
+	majorMinor string
+
+	mu   sync.Mutex
+	conn string // updated by ChangeCoordinators
+}
+
+var _ fdb.Client = &Client{}
+
+// New returns a client for the cluster described by cfg.
+func New(cfg Config) (*Client, error) {
+	v, err := fdb.CheckVersion(cfg.Version)
+	if err != nil {
+		return nil, errors.Wrap(err, errNewClient)
+	}
+	if _, err := fdb.ParseConnectionString(cfg.ConnectionString); err != nil {
+		return nil, errors.Wrap(err, errNewClient)
+	}
+	if cfg.Runner == nil {
+		cfg.Runner = ExecRunner{}
+	}
+	if cfg.Binaries == nil {
+		cfg.Binaries = os.DirFS(cfg.BinaryDir).(fs.StatFS)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	cfg.Timeout = min(cfg.Timeout, MaxTimeout)
+	return &Client{cfg: cfg, majorMinor: v.MajorMinor(), conn: strings.TrimSpace(cfg.ConnectionString)}, nil
+}
+
+// ConnectionString returns the cluster's connection string, as changed by
+// ChangeCoordinators.
+func (c *Client) ConnectionString() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
+// clusterFile writes the connection string to a new temporary cluster
+// file; remove deletes it.
+func (c *Client) clusterFile() (name string, remove func(), err error) {
+	f, err := os.CreateTemp(c.cfg.TempDir, "fdb-*.cluster")
+	if err != nil {
+		return "", nil, errors.Wrap(err, errClusterFile)
+	}
+	remove = func() { _ = os.Remove(f.Name()) }
+	if _, err := f.WriteString(c.ConnectionString() + "\n"); err != nil {
+		_ = f.Close()
+		remove()
+		return "", nil, errors.Wrap(err, errClusterFile)
+	}
+	if err := f.Close(); err != nil {
+		remove()
+		return "", nil, errors.Wrap(err, errClusterFile)
+	}
+	return f.Name(), remove, nil
+}
+
+// run runs tool with args for at most timeout plus grace and checks the
+// result; description names the command in errors.
+func (c *Client) run(ctx context.Context, tool, description string, timeout time.Duration, errorLines bool, args []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout+grace)
+	defer cancel()
+	binary := filepath.Join(c.cfg.BinaryDir, c.majorMinor, tool)
+	out, err := c.cfg.Runner.Run(ctx, binary, args...)
+	return out, check(ctx, description, redact(out), err, errorLines)
+}
+
+// cli runs one or more ;-separated fdbcli commands.
+func (c *Client) cli(ctx context.Context, timeout time.Duration, command string) ([]byte, error) {
+	file, remove, err := c.clusterFile()
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	return c.cliWith(ctx, file, timeout, command)
+}
+
+// cliWith runs fdbcli commands against an existing cluster file. Only
+// status output is data; for other commands an ERROR: line is a failure.
+func (c *Client) cliWith(ctx context.Context, clusterFile string, timeout time.Duration, command string) ([]byte, error) {
+	return c.run(ctx, toolCLI, toolCLI+" --exec '"+command+"'", timeout, command != statusCommand,
+		cliArgs(clusterFile, command, timeout, c.cfg.LogDir))
+}
+
+// tool runs a fdbbackup or fdbrestore subcommand; args receives the path
+// of the cluster file.
+func (c *Client) tool(ctx context.Context, tool string, args func(clusterFile string) []string) ([]byte, error) {
+	file, remove, err := c.clusterFile()
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	argv := append(args(file), toolLogArgs(c.cfg.LogDir)...)
+	return c.run(ctx, tool, tool+" "+argv[0], MaxTimeout, true, argv)
+}
+
+// cliArgs renders the fdbcli command line for one --exec.
+func cliArgs(clusterFile, command string, timeout time.Duration, logDir string) []string {
+	args := []string{"-C", clusterFile, "--exec", command, "--timeout", strconv.Itoa(int(timeout / time.Second))}
+	if logDir != "" {
+		args = append(args, "--log", "--log-dir", logDir, "--trace_format", "json")
+	}
+	return args
+}
+
+// toolLogArgs renders the logging flags of fdbbackup and fdbrestore.
+func toolLogArgs(logDir string) []string {
+	if logDir == "" {
+		return nil
+	}
+	return []string{"--log", "--logdir", logDir, "--trace_format", "json"}
+}
+
+// blobCredentials matches the credentials of a blobstore URL.
+var blobCredentials = regexp.MustCompile(`(blobstore://)[^@/\s]*@`)
+
+// redact removes blob store credentials from tool output before it can
+// reach an error message.
+func redact(out []byte) []byte {
+	return blobCredentials.ReplaceAll(out, []byte("${1}<redacted>@"))
+}
+
+// Status implements fdb.Client with `status json`, bounded by MaxTimeout.
+func (c *Client) Status(ctx context.Context) (*fdb.Status, error) {
+	out, err := c.cli(ctx, MaxTimeout, statusCommand)
+	if err != nil {
+		return nil, errors.Wrap(err, errGetStatus)
+	}
+	s, err := fdb.ParseStatus(out)
+	return s, errors.Wrap(err, errGetStatus)
+}
+
+// Configure implements fdb.Client.
+func (c *Client) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
+	_, err := c.cli(ctx, c.cfg.Timeout, configureCommand(cfg, newDatabase))
+	return errors.Wrap(err, errConfigure)
+}
+
+// Exclude implements fdb.Client.
+func (c *Client) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	_, err := c.cli(ctx, c.cfg.Timeout, excludeCommand(targets))
+	return errors.Wrap(err, errExclude)
+}
+
+// Include implements fdb.Client.
+func (c *Client) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	_, err := c.cli(ctx, c.cfg.Timeout, includeCommand(targets))
+	return errors.Wrap(err, errInclude)
+}
+
+// Exclusions implements fdb.Client from `status json`.
+func (c *Client) Exclusions(ctx context.Context) ([]fdb.ProcessAddress, error) {
+	return fdb.ReadExclusions(ctx, c)
+}
+
+// StillInUse implements fdb.Client from `status json`.
+func (c *Client) StillInUse(ctx context.Context, targets []fdb.ProcessAddress) ([]fdb.ProcessAddress, error) {
+	return fdb.ReadStillInUse(ctx, c, targets)
+}
+
+// Kill implements fdb.Client with one `kill; kill <addrs>; sleep 5`.
+func (c *Client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	for _, t := range targets {
+		if _, _, ok := t.Locality(); ok {
+			return errors.Errorf("%s: %s %q", errKill, reasonKillLocality, t)
+		}
+	}
+	_, err := c.cli(ctx, c.cfg.Timeout, killCommand(targets))
+	return errors.Wrap(err, errKill)
+}
+
+// ChangeCoordinators implements fdb.Client. fdbcli rewrites the cluster
+// file it was given; the new connection string is read back from it.
+func (c *Client) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress) (string, error) {
+	if len(addrs) == 0 {
+		return "", errors.New(errChangeCoordinators + ": " + reasonNoCoordinators)
+	}
+	file, remove, err := c.clusterFile()
+	if err != nil {
+		return "", errors.Wrap(err, errChangeCoordinators)
+	}
+	defer remove()
+	if _, err := c.cliWith(ctx, file, c.cfg.Timeout, coordinatorsCommand(addrs)); err != nil {
+		return "", errors.Wrap(err, errChangeCoordinators)
+	}
+	content, err := os.ReadFile(file) //nolint:gosec // the file was created by clusterFile
+	if err != nil {
+		return "", errors.Wrap(err, errReadClusterFile)
+	}
+	cs, err := fdb.ParseConnectionString(string(content))
+	if err != nil {
+		return "", errors.Wrapf(fdb.ErrUnexpectedOutput, "%s: %v", errReadClusterFile, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.conn = cs.String()
+	return c.conn, nil
+}
+
+// StartBackup implements fdb.Client with `fdbbackup start -z`.
+func (c *Client) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
+	_, err := c.tool(ctx, toolBackup, func(f string) []string { return backupStartArgs(f, req) })
+	return errors.Wrap(err, errStartBackup)
+}
+
+// StopBackup implements fdb.Client with `fdbbackup discontinue`.
+func (c *Client) StopBackup(ctx context.Context, tag string) error {
+	_, err := c.tool(ctx, toolBackup, func(f string) []string { return backupTagArgs("discontinue", f, tag) })
+	return errors.Wrap(err, errStopBackup)
+}
+
+// PauseBackups implements fdb.Client with `fdbbackup pause`.
+func (c *Client) PauseBackups(ctx context.Context) error {
+	_, err := c.tool(ctx, toolBackup, func(f string) []string { return []string{"pause", "-C", f} })
+	return errors.Wrap(err, errPauseBackups)
+}
+
+// ResumeBackups implements fdb.Client with `fdbbackup resume`.
+func (c *Client) ResumeBackups(ctx context.Context) error {
+	_, err := c.tool(ctx, toolBackup, func(f string) []string { return []string{"resume", "-C", f} })
+	return errors.Wrap(err, errResumeBackups)
+}
+
+// ModifyBackup implements fdb.Client with `fdbbackup modify -s`.
+func (c *Client) ModifyBackup(ctx context.Context, req fdb.BackupRequest) error {
+	_, err := c.tool(ctx, toolBackup, func(f string) []string { return backupModifyArgs(f, req) })
+	return errors.Wrap(err, errModifyBackup)
+}
+
+// BackupStatus implements fdb.Client with `fdbbackup status --json`.
+func (c *Client) BackupStatus(ctx context.Context, tag string) (*fdb.BackupStatus, error) {
+	out, err := c.tool(ctx, toolBackup, func(f string) []string { return backupTagArgs("status", f, tag, "--json") })
+	if err != nil {
+		return nil, errors.Wrap(err, errGetBackupStatus)
+	}
+	st, err := parseBackupStatus(out, fdb.Tag(tag))
+	return st, errors.Wrap(err, errGetBackupStatus)
+}
+
+// StartRestore implements fdb.Client with `fdbrestore start`, which returns
+// once the restore is submitted.
+func (c *Client) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
+	_, err := c.tool(ctx, toolRestore, func(f string) []string { return restoreStartArgs(f, req) })
+	return errors.Wrap(err, errStartRestore)
+}
+
+// RestoreStatus implements fdb.Client with `fdbrestore status`.
+func (c *Client) RestoreStatus(ctx context.Context, tag string) (*fdb.RestoreStatus, error) {
+	out, err := c.tool(ctx, toolRestore, func(f string) []string { return restoreTagArgs("status", f, tag) })
+	if err != nil {
+		return nil, errors.Wrap(err, errGetRestoreStatus)
+	}
+	st, err := parseRestoreStatus(out, fdb.Tag(tag))
+	return st, errors.Wrap(err, errGetRestoreStatus)
+}
+
+// AbortRestore implements fdb.Client with `fdbrestore abort`.
+func (c *Client) AbortRestore(ctx context.Context, tag string) error {
+	_, err := c.tool(ctx, toolRestore, func(f string) []string { return restoreTagArgs("abort", f, tag) })
+	return errors.Wrap(err, errAbortRestore)
+}
+
+// VersionSupported implements fdb.Client: the version must be at least
+// fdb.MinimumVersion and BinaryDir/<major.minor>/fdbcli must exist.
+func (c *Client) VersionSupported(version string) error {
+	v, err := fdb.CheckVersion(version)
+	if err != nil {
+		return err
+	}
+	if _, err := fs.Stat(c.cfg.Binaries, path.Join(v.MajorMinor(), toolCLI)); err != nil {
+		return errors.Wrapf(fdb.ErrUnsupportedVersion, "%s %s: %v", reasonNoBinary, v.MajorMinor(), err)
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package fdbcli
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// Tool names, looked up in <binary dir>/<major.minor>/.
+const (
+	toolCLI     = "fdbcli"
+	toolBackup  = "fdbbackup"
+	toolRestore = "fdbrestore"
+)
+
+// killSettle is how long fdbcli waits after a kill so that the whole batch
+// is handled by one recovery.
+const killSettle = "sleep 5"
+
+// joinTargets renders targets as fdbcli arguments.
+func joinTargets(targets []fdb.ProcessAddress) string {
+	parts := make([]string, len(targets))
+	for i, t := range targets {
+		parts[i] = string(t)
+	}
+	return strings.Join(parts, " ")
+}
+
+// configureCommand renders "configure [new] <mode> <engine> key=value...".
+// Zero fields are left out and keep their current value.
+func configureCommand(cfg fdb.DatabaseConfiguration, newDatabase bool) string {
+	words := []string{"configure"}
+	if newDatabase {
+		words = append(words, "new")
+	}
+	for _, w := range []string{string(cfg.RedundancyMode), cfg.StorageEngine} {
+		if w != "" {
+			words = append(words, w)
+		}
+	}
+	for _, kv := range []struct {
+		key   string
+		value int
+	}{
+		{"usable_regions", cfg.UsableRegions},
+		{"logs", cfg.Logs},
+		{"commit_proxies", cfg.CommitProxies},
+		{"grv_proxies", cfg.GrvProxies},
+		{"resolvers", cfg.Resolvers},
+		{"log_routers", cfg.LogRouters},
+		{"remote_logs", cfg.RemoteLogs},
+	} {
+		if kv.value != 0 {
+			words = append(words, kv.key+"="+strconv.Itoa(kv.value))
+		}
+	}
+	if cfg.StorageMigrationType != "" {
+		words = append(words, "storage_migration_type="+cfg.StorageMigrationType)
+	}
+	return strings.Join(words, " ")
+}
+
+// excludeCommand excludes without waiting for data movement.
+func excludeCommand(targets []fdb.ProcessAddress) string {
+	return "exclude no_wait " + joinTargets(targets)
+}
+
+func includeCommand(targets []fdb.ProcessAddress) string {
+	return "include " + joinTargets(targets)
+}
+
+// killCommand kills a batch in one command: the first kill fills fdbcli's
+// address cache, the sleep lets the kills land before fdbcli exits.
+func killCommand(targets []fdb.ProcessAddress) string {
+	return "kill; kill " + joinTargets(targets) + "; " + killSettle
+}
+
+func coordinatorsCommand(addrs []fdb.ProcessAddress) string {
+	return "coordinators " + joinTargets(addrs)
+}
+
+// keyRangeArgs renders one -k argument per range.
+func keyRangeArgs(ranges []fdb.KeyRange) []string {
+	var args []string
+	for _, r := range ranges {
+		args = append(args, "-k", r.Begin+" "+r.End)
+	}
+	return args
+}
+
+// backupStartArgs starts a continuous (-z) backup.
+func backupStartArgs(clusterFile string, req fdb.BackupRequest) []string {
+	args := []string{"start", "-C", clusterFile, "-d", req.URL, "-t", fdb.Tag(req.Tag), "-z"}
+	if req.SnapshotPeriodSeconds > 0 {
+		args = append(args, "-s", strconv.Itoa(req.SnapshotPeriodSeconds))
+	}
+	return append(args, keyRangeArgs(req.KeyRanges)...)
+}
+
+func backupModifyArgs(clusterFile string, req fdb.BackupRequest) []string {
+	return []string{"modify", "-C", clusterFile, "-t", fdb.Tag(req.Tag), "-s", strconv.Itoa(req.SnapshotPeriodSeconds)}
+}
+
+// backupTagArgs renders a fdbbackup subcommand acting on one tag.
+func backupTagArgs(sub, clusterFile, tag string, extra ...string) []string {
+	return append([]string{sub, "-C", clusterFile, "-t", fdb.Tag(tag)}, extra...)
+}
+
+func restoreStartArgs(clusterFile string, req fdb.RestoreRequest) []string {
+	args := []string{"start", "-r", req.URL, "--dest_cluster_file", clusterFile, "-t", fdb.Tag(req.Tag)}
+	args = append(args, keyRangeArgs(req.KeyRanges)...)
+	if req.Version > 0 {
+		args = append(args, "-v", strconv.FormatInt(req.Version, 10))
+	}
+	return args
+}
+
+// restoreTagArgs renders a fdbrestore subcommand acting on one tag.
+func restoreTagArgs(sub, clusterFile, tag string) []string {
+	return []string{sub, "--dest_cluster_file", clusterFile, "-t", fdb.Tag(tag)}
+}

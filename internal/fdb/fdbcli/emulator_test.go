@@ -1,0 +1,307 @@
+package fdbcli_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+// errExit is what a Runner returns for a non-zero exit status.
+var errExit = errors.New("exit status 1")
+
+// valueFlags are the flags of the three tools that take a value.
+var valueFlags = []string{"-C", "--exec", "--timeout", "-d", "-t", "-s", "-r", "--dest_cluster_file", "-v", "-k", "--log-dir", "--logdir", "--trace_format"}
+
+// invocation is a parsed command line.
+type invocation struct {
+	flags      map[string][]string
+	positional []string
+}
+
+func parse(args []string) invocation {
+	inv := invocation{flags: map[string][]string{}}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case slices.Contains(valueFlags, a) && i+1 < len(args):
+			inv.flags[a] = append(inv.flags[a], args[i+1])
+			i++
+		case strings.HasPrefix(a, "-"):
+			inv.flags[a] = append(inv.flags[a], "")
+		default:
+			inv.positional = append(inv.positional, a)
+		}
+	}
+	return inv
+}
+
+func (inv invocation) flag(name string) string {
+	if v := inv.flags[name]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (inv invocation) keyRanges() []fdb.KeyRange {
+	var out []fdb.KeyRange
+	for _, k := range inv.flags["-k"] {
+		begin, end, _ := strings.Cut(k, " ")
+		out = append(out, fdb.KeyRange{Begin: begin, End: end})
+	}
+	return out
+}
+
+// emulator answers fdbcli, fdbbackup and fdbrestore invocations the way the
+// real tools print, against a simulated cluster: the scripted runner the
+// contract suite drives the fdbcli client through.
+type emulator struct {
+	sim *sim.Sim
+}
+
+func (e *emulator) Run(ctx context.Context, binary string, args ...string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	inv := parse(args)
+	var out strings.Builder
+	var err error
+	switch filepath.Base(binary) {
+	case "fdbcli":
+		err = e.cli(ctx, inv, &out)
+	case "fdbbackup":
+		err = e.backup(ctx, inv, &out)
+	case "fdbrestore":
+		err = e.restore(ctx, inv, &out)
+	default:
+		return nil, fmt.Errorf("no such binary %s", binary)
+	}
+	if err != nil {
+		return []byte(out.String()), errExit
+	}
+	return []byte(out.String()), nil
+}
+
+// fail prints the error line a tool prints for err; subject names what the
+// command acted on.
+func fail(out *strings.Builder, err error, notFound, alreadyExists string) error {
+	switch {
+	case errors.Is(err, fdb.ErrUnavailable):
+		out.WriteString("ERROR: The database is unavailable; type `status' for more information.\n")
+	case errors.Is(err, fdb.ErrTimeout):
+		out.WriteString("Specified timeout reached -- the database may be unavailable\n")
+	case errors.Is(err, fdb.ErrNotFound) && notFound != "":
+		out.WriteString("ERROR: " + notFound + "\n")
+	case errors.Is(err, fdb.ErrAlreadyExists) && alreadyExists != "":
+		out.WriteString("ERROR: " + alreadyExists + "\n")
+	default:
+		out.WriteString("ERROR: " + err.Error() + "\n")
+	}
+	return err
+}
+
+func addresses(words []string) []fdb.ProcessAddress {
+	out := make([]fdb.ProcessAddress, len(words))
+	for i, w := range words {
+		out[i] = fdb.ProcessAddress(w)
+	}
+	return out
+}
+
+func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder) error {
+	for command := range strings.SplitSeq(inv.flag("--exec"), ";") {
+		words := strings.Fields(command)
+		if len(words) == 0 {
+			continue
+		}
+		var err error
+		switch words[0] {
+		case "status":
+			var b []byte
+			if b, err = e.sim.StatusJSON(ctx); err == nil {
+				out.Write(b)
+			}
+		case "configure":
+			err = e.configure(ctx, words[1:], out)
+		case "exclude":
+			if len(words) < 2 || words[1] != "no_wait" {
+				return fail(out, errors.New("the emulator only excludes with no_wait"), "", "")
+			}
+			err = e.sim.Exclude(ctx, addresses(words[2:]))
+		case "include":
+			err = e.sim.Include(ctx, addresses(words[1:]))
+		case "kill":
+			if len(words) > 1 {
+				if err = e.sim.Kill(ctx, addresses(words[1:])); err == nil {
+					fmt.Fprintf(out, "Attempted to kill %d processes\n", len(words)-1)
+				}
+			}
+		case "sleep":
+		case "coordinators":
+			var cs string
+			if cs, err = e.sim.ChangeCoordinators(ctx, addresses(words[1:])); err == nil {
+				err = os.WriteFile(inv.flag("-C"), []byte(cs+"\n"), 0o600)
+				out.WriteString("Coordination state changed\n")
+			}
+		default:
+			err = fmt.Errorf("unknown command `%s'", words[0])
+		}
+		if err != nil {
+			notFound := ""
+			if words[0] == "kill" {
+				notFound = "process `" + strings.Join(words[1:], " ") + "' not recognized."
+			}
+			return fail(out, err, notFound, "Database already exists! To change configuration, don't say `new'")
+		}
+	}
+	return nil
+}
+
+func (e *emulator) configure(ctx context.Context, words []string, out *strings.Builder) error {
+	var cfg fdb.DatabaseConfiguration
+	newDatabase := false
+	for _, w := range words {
+		key, value, isPair := strings.Cut(w, "=")
+		n, _ := strconv.Atoi(value)
+		switch {
+		case w == "new":
+			newDatabase = true
+		case w == "single" || w == "double" || w == "triple" || w == "three_data_hall":
+			cfg.RedundancyMode = fdb.RedundancyMode(w)
+		case strings.HasPrefix(w, "ssd") || strings.HasPrefix(w, "memory"):
+			cfg.StorageEngine = w
+		case isPair && key == "storage_migration_type":
+			cfg.StorageMigrationType = value
+		case isPair:
+			field := map[string]*int{
+				"usable_regions": &cfg.UsableRegions, "logs": &cfg.Logs, "commit_proxies": &cfg.CommitProxies,
+				"grv_proxies": &cfg.GrvProxies, "resolvers": &cfg.Resolvers, "log_routers": &cfg.LogRouters, "remote_logs": &cfg.RemoteLogs,
+			}[key]
+			if field == nil {
+				return fail(out, fmt.Errorf("unknown option `%s'", key), "", "")
+			}
+			*field = n
+		default:
+			return fail(out, fmt.Errorf("unknown option `%s'", w), "", "")
+		}
+	}
+	if err := e.sim.Configure(ctx, cfg, newDatabase); err != nil {
+		return err
+	}
+	if newDatabase {
+		out.WriteString("Database created\n")
+	} else {
+		out.WriteString("Configuration changed\n")
+	}
+	return nil
+}
+
+// backupStatusJSON renders the fields of `fdbbackup status --json` the
+// client reads, plus a few it ignores.
+type backupStatusJSON struct {
+	SchemaVersion           string `json:"SchemaVersion"`
+	Tag                     string `json:"Tag"`
+	DestinationURL          string `json:"DestinationURL,omitempty"`
+	SnapshotIntervalSeconds int    `json:"SnapshotIntervalSeconds,omitempty"`
+	BackupAgentsPaused      bool   `json:"BackupAgentsPaused"`
+	Restorable              bool   `json:"Restorable"`
+	Status                  struct {
+		Name      string `json:"Name"`
+		Running   bool   `json:"Running"`
+		Completed bool   `json:"Completed"`
+	} `json:"Status"`
+	LatestRestorablePoint *struct {
+		Version int64 `json:"Version"`
+	} `json:"LatestRestorablePoint,omitempty"`
+	CurrentSnapshot *struct {
+		ExpectedProgress float64 `json:"ExpectedProgress"`
+	} `json:"CurrentSnapshot,omitempty"`
+}
+
+func (e *emulator) backup(ctx context.Context, inv invocation, out *strings.Builder) error {
+	tag := fdb.Tag(inv.flag("-t"))
+	period, _ := strconv.Atoi(inv.flag("-s"))
+	notFound := "Backup does not exist on tag `" + tag + "'"
+	already := "A backup is already running on tag `" + tag + "'"
+	var err error
+	switch inv.positional[0] {
+	case "start":
+		err = e.sim.StartBackup(ctx, fdb.BackupRequest{URL: inv.flag("-d"), Tag: tag, SnapshotPeriodSeconds: period, KeyRanges: inv.keyRanges()})
+		fmt.Fprintf(out, "The backup on tag `%s' was successfully submitted.\n", tag)
+	case "discontinue":
+		err = e.sim.StopBackup(ctx, tag)
+		fmt.Fprintf(out, "The backup on tag `%s' was successfully discontinued.\n", tag)
+	case "pause":
+		err = e.sim.PauseBackups(ctx)
+		out.WriteString("All backup agents have been paused.\n")
+	case "resume":
+		err = e.sim.ResumeBackups(ctx)
+		out.WriteString("All backup agents have been resumed.\n")
+	case "modify":
+		err = e.sim.ModifyBackup(ctx, fdb.BackupRequest{Tag: tag, SnapshotPeriodSeconds: period})
+	case "status":
+		var st *fdb.BackupStatus
+		st, err = e.sim.BackupStatus(ctx, tag)
+		raw := backupStatusJSON{SchemaVersion: "1.0.0", Tag: tag}
+		raw.Status.Name = "NeverRan"
+		if errors.Is(err, fdb.ErrNotFound) {
+			err = nil
+		} else if err == nil {
+			raw.DestinationURL, raw.SnapshotIntervalSeconds = st.URL, st.SnapshotPeriodSeconds
+			raw.BackupAgentsPaused, raw.Restorable = st.AgentsPaused, st.Restorable
+			raw.Status.Name, raw.Status.Running, raw.Status.Completed = string(st.State), st.Running, st.State == fdb.BackupCompleted
+			if st.Restorable {
+				raw.LatestRestorablePoint = &struct {
+					Version int64 `json:"Version"`
+				}{st.LatestRestorableVersion}
+			}
+			if st.Running {
+				raw.CurrentSnapshot = &struct {
+					ExpectedProgress float64 `json:"ExpectedProgress"`
+				}{st.SnapshotProgress}
+			}
+		}
+		b, _ := json.MarshalIndent(raw, "", "  ")
+		out.Write(b)
+	}
+	if err != nil {
+		out.Reset()
+		return fail(out, err, notFound, already)
+	}
+	return nil
+}
+
+func (e *emulator) restore(ctx context.Context, inv invocation, out *strings.Builder) error {
+	tag := fdb.Tag(inv.flag("-t"))
+	var err error
+	switch inv.positional[0] {
+	case "start":
+		version, _ := strconv.ParseInt(inv.flag("-v"), 10, 64)
+		err = e.sim.StartRestore(ctx, fdb.RestoreRequest{URL: inv.flag("-r"), Tag: tag, KeyRanges: inv.keyRanges(), Version: version})
+		out.WriteString("Restore submitted\n")
+	case "abort":
+		err = e.sim.AbortRestore(ctx, tag)
+		fmt.Fprintf(out, "Tag `%s' aborted\n", tag)
+	case "status":
+		st, serr := e.sim.RestoreStatus(ctx, tag)
+		if errors.Is(serr, fdb.ErrNotFound) {
+			st, serr = &fdb.RestoreStatus{Tag: tag, State: "uninitialized"}, nil
+		}
+		if err = serr; err == nil {
+			fmt.Fprintf(out, "Tag: %s  UID: 00000000000000000000000000000000  State: %s  Blocks: %d/%d  BlocksInProgress: 0  Files: 0  BytesWritten: %d  ApplyVersionLag: 0  LastError: \"\"\n",
+				st.Tag, st.State, st.BlocksDone, st.BlocksTotal, st.BytesWritten)
+		}
+	}
+	if err != nil {
+		out.Reset()
+		return fail(out, err, "No restore on tag `"+tag+"'", "A restore is already running on tag `"+tag+"'")
+	}
+	return nil
+}

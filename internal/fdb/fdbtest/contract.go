@@ -1,0 +1,338 @@
+package fdbtest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+// Factory returns the client under test for a simulated cluster; the
+// cluster is the ground truth the contract drives and inspects.
+type Factory func(t *testing.T, c *Cluster) fdb.Client
+
+// RunContract checks that the clients made by factory behave as fdb.Client
+// promises. Each case gets a fresh Triple cluster.
+func RunContract(t *testing.T, factory Factory) {
+	cases := []struct {
+		name string
+		run  func(t *testing.T, c *Cluster, client fdb.Client)
+	}{
+		{"StatusBeforeConfigure", contractStatusBeforeConfigure},
+		{"ConfigureNew", contractConfigureNew},
+		{"ConfigureChange", contractConfigureChange},
+		{"ExcludeInclude", contractExcludeInclude},
+		{"Kill", contractKill},
+		{"ChangeCoordinators", contractChangeCoordinators},
+		{"Backup", contractBackup},
+		{"Restore", contractRestore},
+		{"VersionSupported", contractVersionSupported},
+		{"QuorumLoss", contractQuorumLoss},
+		{"ContextDone", contractContextDone},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCluster(t, Triple, sim.Options{Seed: 7, Shards: 24, TotalKVBytes: 2 << 30})
+			tc.run(t, c, factory(t, c))
+		})
+	}
+}
+
+// wantErr fails the test unless errors.Is(err, want); want nil means
+// success.
+func wantErr(t *testing.T, what string, err, want error) {
+	t.Helper()
+	if want == nil && err != nil || want != nil && !errors.Is(err, want) {
+		t.Fatalf("%s: got error %v, want %v", what, err, want)
+	}
+}
+
+func mustStatus(t *testing.T, client fdb.Client) *fdb.Status {
+	t.Helper()
+	s, err := client.Status(context.Background())
+	wantErr(t, "Status", err, nil)
+	return s
+}
+
+func contractStatusBeforeConfigure(t *testing.T, c *Cluster, client fdb.Client) {
+	s := mustStatus(t, client)
+	type summary struct {
+		Available, Quorum bool
+		Recovery          string
+		Processes         int
+	}
+	got := summary{s.Client.DatabaseStatus.Available, s.Client.Coordinators.QuorumReachable, s.Cluster.RecoveryState.Name, len(s.Cluster.Processes)}
+	want := summary{false, true, fdb.RecoveryConfigurationNeverCreated, len(c.Groups)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Status before configure (-want +got):\n%s", diff)
+	}
+	wantErr(t, "Configure without new", client.Configure(context.Background(), fdb.DatabaseConfiguration{Logs: 4}, false), fdb.ErrUnavailable)
+	wantErr(t, "Exclude", client.Exclude(context.Background(), []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")}), fdb.ErrUnavailable)
+}
+
+func contractConfigureNew(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	cfg := fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyTriple, StorageEngine: "ssd-2", Logs: 3}
+	wantErr(t, "Configure new", client.Configure(ctx, cfg, true), nil)
+	wantErr(t, "Configure new again", client.Configure(ctx, cfg, true), fdb.ErrAlreadyExists)
+	c.Clock.Step(30 * time.Second)
+	s := mustStatus(t, client)
+	type summary struct {
+		Available, Healthy bool
+		Mode               fdb.RedundancyMode
+		Recovery           string
+		Generations        int
+		MinReplicas        int
+		DataTolerance      int
+	}
+	got := summary{
+		s.Client.DatabaseStatus.Available, s.Client.DatabaseStatus.Healthy, s.Cluster.Configuration.RedundancyMode,
+		s.Cluster.RecoveryState.Name, s.Cluster.RecoveryState.ActiveGenerations, s.Cluster.Data.State.MinReplicasRemaining,
+		s.Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingData,
+	}
+	want := summary{true, true, fdb.RedundancyTriple, fdb.RecoveryFullyRecovered, 1, 3, 2}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Status after configure new (-want +got):\n%s", diff)
+	}
+}
+
+func contractConfigureChange(t *testing.T, c *Cluster, client fdb.Client) {
+	c.Create(t, fdb.RedundancyTriple)
+	before := c.Sim.Recoveries()
+	wantErr(t, "Configure", client.Configure(context.Background(), fdb.DatabaseConfiguration{Logs: 4}, false), nil)
+	c.Clock.Step(time.Minute)
+	s := mustStatus(t, client)
+	logs := 0
+	for _, p := range s.Cluster.Processes {
+		if p.HasRole(fdb.RoleLog) {
+			logs++
+		}
+	}
+	got := []int{s.Cluster.Configuration.Logs, logs, c.Sim.Recoveries() - before}
+	if diff := cmp.Diff([]int{4, 4, 1}, got); diff != "" {
+		t.Errorf("logs configured, logs running, recoveries (-want +got):\n%s", diff)
+	}
+}
+
+func contractExcludeInclude(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	byLocality := fdb.InstanceTarget("storage-1")
+	byAddress := fdb.ProcessAddress(c.Groups[1].IP + ":4501")
+	targets := []fdb.ProcessAddress{byLocality, byAddress}
+	wantErr(t, "Exclude", client.Exclude(ctx, targets), nil)
+	got, err := client.Exclusions(ctx)
+	wantErr(t, "Exclusions", err, nil)
+	if diff := cmp.Diff(fdb.SortedAddresses(targets), got); diff != "" {
+		t.Errorf("Exclusions (-want +got):\n%s", diff)
+	}
+	inUse, err := client.StillInUse(ctx, targets)
+	wantErr(t, "StillInUse", err, nil)
+	if diff := cmp.Diff(fdb.SortedAddresses(targets), inUse); diff != "" {
+		t.Errorf("StillInUse right after Exclude (-want +got):\n%s", diff)
+	}
+	c.Clock.Step(10 * time.Minute)
+	inUse, err = client.StillInUse(ctx, targets)
+	wantErr(t, "StillInUse", err, nil)
+	if len(inUse) != 0 {
+		t.Errorf("StillInUse after data moved: %v, want none", inUse)
+	}
+	report := fdb.ClassifyExclusions(mustStatus(t, client), targets)
+	if diff := cmp.Diff(fdb.ExclusionReport{FullyExcluded: fdb.SortedAddresses(targets)}, report); diff != "" {
+		t.Errorf("ClassifyExclusions (-want +got):\n%s", diff)
+	}
+	wantErr(t, "Include", client.Include(ctx, targets), nil)
+	got, err = client.Exclusions(ctx)
+	wantErr(t, "Exclusions", err, nil)
+	if len(got) != 0 {
+		t.Errorf("Exclusions after Include: %v, want none", got)
+	}
+}
+
+func contractKill(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	c.Clock.Step(time.Hour)
+	upgraded := slices.Clone(c.Groups)
+	var all []fdb.ProcessAddress
+	for i := range upgraded {
+		upgraded[i].Version = "7.1.29"
+		all = append(all, fdb.ProcessAddress(upgraded[i].IP+":4501"))
+	}
+	c.SetGroups(t, upgraded)
+	before := c.Sim.Recoveries()
+	wantErr(t, "Kill", client.Kill(ctx, all), nil)
+	s := mustStatus(t, client)
+	versions := map[string]int{}
+	var maxUptime float64
+	for _, p := range s.Cluster.Processes {
+		versions[p.Version]++
+		maxUptime = max(maxUptime, p.UptimeSeconds)
+	}
+	if diff := cmp.Diff(map[string]int{"7.1.29": len(all)}, versions); diff != "" {
+		t.Errorf("versions after Kill (-want +got):\n%s", diff)
+	}
+	if maxUptime >= 60 {
+		t.Errorf("max uptime after Kill: %v, want < 60", maxUptime)
+	}
+	if got := c.Sim.Recoveries() - before; got != 1 {
+		t.Errorf("recoveries caused by one Kill batch: %d, want 1", got)
+	}
+	wantErr(t, "Kill unknown", client.Kill(ctx, []fdb.ProcessAddress{"10.9.9.9:4501"}), fdb.ErrNotFound)
+}
+
+func contractChangeCoordinators(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	var coordinators []fdb.ProcessAddress
+	for _, g := range c.Groups[:5] {
+		coordinators = append(coordinators, fdb.ProcessAddress(g.IP+":4501"))
+	}
+	cs, err := client.ChangeCoordinators(ctx, coordinators)
+	wantErr(t, "ChangeCoordinators", err, nil)
+	parsed, err := fdb.ParseConnectionString(cs)
+	wantErr(t, "ParseConnectionString", err, nil)
+	if diff := cmp.Diff(fdb.SortedAddresses(coordinators), parsed.Coordinators); diff != "" {
+		t.Errorf("coordinators in the new connection string (-want +got):\n%s", diff)
+	}
+	if got := c.Sim.ConnectionString(); got != cs {
+		t.Errorf("cluster connection string %q, client returned %q", got, cs)
+	}
+	c.Clock.Step(time.Minute)
+	s := mustStatus(t, client)
+	var reachable []fdb.ProcessAddress
+	for _, co := range s.Client.Coordinators.Coordinators {
+		if co.Reachable {
+			reachable = append(reachable, co.Address)
+		}
+	}
+	if diff := cmp.Diff(fdb.SortedAddresses(coordinators), fdb.SortedAddresses(reachable)); diff != "" {
+		t.Errorf("reachable coordinators (-want +got):\n%s", diff)
+	}
+	if _, err := client.ChangeCoordinators(ctx, []fdb.ProcessAddress{"10.9.9.9:4501"}); err == nil {
+		t.Error("ChangeCoordinators to an unknown process: got no error")
+	}
+}
+
+func contractBackup(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	if err := c.Sim.SetBackupAgents(2); err != nil {
+		t.Fatal(err)
+	}
+	_, err := client.BackupStatus(ctx, "nightly")
+	wantErr(t, "BackupStatus before start", err, fdb.ErrNotFound)
+	req := fdb.BackupRequest{URL: "blobstore://k@host:443/nightly?bucket=b", Tag: "nightly", SnapshotPeriodSeconds: 60}
+	wantErr(t, "StartBackup", client.StartBackup(ctx, req), nil)
+	wantErr(t, "StartBackup again", client.StartBackup(ctx, req), fdb.ErrAlreadyExists)
+
+	type summary struct {
+		State                   fdb.BackupState
+		Running, Restorable     bool
+		Paused                  bool
+		Period                  int
+		HasRestorableVersionSet bool
+	}
+	check := func(step string, want summary) {
+		t.Helper()
+		st, err := client.BackupStatus(ctx, "nightly")
+		wantErr(t, "BackupStatus", err, nil)
+		got := summary{st.State, st.Running, st.Restorable, st.AgentsPaused, st.SnapshotPeriodSeconds, st.LatestRestorableVersion > 0}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step, diff)
+		}
+	}
+	check("started", summary{fdb.BackupRunning, true, false, false, 60, false})
+	c.Clock.Step(2 * time.Minute)
+	check("after a snapshot", summary{fdb.BackupRunningDifferentially, true, true, false, 60, true})
+	wantErr(t, "PauseBackups", client.PauseBackups(ctx), nil)
+	check("paused", summary{fdb.BackupRunningDifferentially, true, true, true, 60, true})
+	wantErr(t, "ResumeBackups", client.ResumeBackups(ctx), nil)
+	wantErr(t, "ModifyBackup", client.ModifyBackup(ctx, fdb.BackupRequest{Tag: "nightly", SnapshotPeriodSeconds: 120}), nil)
+	check("modified", summary{fdb.BackupRunningDifferentially, true, true, false, 120, true})
+	wantErr(t, "StopBackup", client.StopBackup(ctx, "nightly"), nil)
+	c.Clock.Step(5 * time.Minute)
+	check("stopped", summary{fdb.BackupCompleted, false, true, false, 120, true})
+	wantErr(t, "StopBackup again", client.StopBackup(ctx, "nightly"), fdb.ErrNotFound)
+}
+
+func contractRestore(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	if err := c.Sim.SetBackupAgents(1); err != nil {
+		t.Fatal(err)
+	}
+	_, err := client.RestoreStatus(ctx, "")
+	wantErr(t, "RestoreStatus before start", err, fdb.ErrNotFound)
+	req := fdb.RestoreRequest{URL: "blobstore://k@host:443/nightly?bucket=b", KeyRanges: []fdb.KeyRange{{Begin: "a", End: "z"}}}
+	wantErr(t, "StartRestore", client.StartRestore(ctx, req), nil)
+	wantErr(t, "StartRestore again", client.StartRestore(ctx, req), fdb.ErrAlreadyExists)
+	state := func(tag string) fdb.RestoreState {
+		t.Helper()
+		st, err := client.RestoreStatus(ctx, tag)
+		wantErr(t, "RestoreStatus", err, nil)
+		return st.State
+	}
+	var seen []fdb.RestoreState
+	for range 120 {
+		if s := state(""); len(seen) == 0 || seen[len(seen)-1] != s {
+			seen = append(seen, s)
+		}
+		c.Clock.Step(time.Second)
+	}
+	want := []fdb.RestoreState{fdb.RestoreQueued, fdb.RestoreStarting, fdb.RestoreRunning, fdb.RestoreCompleted}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("restore states (-want +got):\n%s", diff)
+	}
+	wantErr(t, "StartRestore other tag", client.StartRestore(ctx, fdb.RestoreRequest{URL: req.URL, Tag: "other"}), nil)
+	wantErr(t, "AbortRestore", client.AbortRestore(ctx, "other"), nil)
+	if got := state("other"); got != fdb.RestoreAborted {
+		t.Errorf("state after AbortRestore: %q, want %q", got, fdb.RestoreAborted)
+	}
+	wantErr(t, "AbortRestore unknown", client.AbortRestore(ctx, "unknown"), fdb.ErrNotFound)
+}
+
+func contractVersionSupported(t *testing.T, _ *Cluster, client fdb.Client) {
+	cases := map[string]error{
+		"7.1.27": nil,
+		"7.3.43": nil,
+		"6.3.24": fdb.ErrUnsupportedVersion,
+		"7.1":    fdb.ErrUnsupportedVersion,
+		"banana": fdb.ErrUnsupportedVersion,
+	}
+	for v, want := range cases {
+		wantErr(t, "VersionSupported("+v+")", client.VersionSupported(v), want)
+	}
+}
+
+func contractQuorumLoss(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	for _, g := range c.Groups {
+		if g.Class == sim.ClassLog {
+			if err := c.Sim.LosePod(g.ID, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s := mustStatus(t, client)
+	if s.Client.Coordinators.QuorumReachable || !s.Incomplete() {
+		t.Errorf("quorum reachable %v, incomplete %v: want false, true", s.Client.Coordinators.QuorumReachable, s.Incomplete())
+	}
+	_, err := client.Exclusions(ctx)
+	wantErr(t, "Exclusions", err, fdb.ErrUnavailable)
+	wantErr(t, "Exclude", client.Exclude(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")}), fdb.ErrUnavailable)
+}
+
+func contractContextDone(t *testing.T, _ *Cluster, client fdb.Client) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := client.Status(ctx)
+	wantErr(t, "Status with a canceled context", err, fdb.ErrTimeout)
+}

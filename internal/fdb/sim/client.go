@@ -1,0 +1,361 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"net"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+const (
+	errConfigure               = "cannot configure database"
+	errExclude                 = "cannot exclude processes"
+	errInclude                 = "cannot include processes"
+	errKill                    = "cannot kill processes"
+	errChangeCoordinators      = "cannot change coordinators"
+	errSetConnectionString     = "cannot set connection string"
+	errSetMovementRate         = "cannot set movement rate"
+	errPartition               = "cannot partition coordinator"
+	reasonInvalidTarget        = "invalid target"
+	reasonNotCoordinator       = "not a coordinator"
+	reasonUnknownStorageEngine = "unknown storage engine"
+	reasonSingleRegion         = "the simulator models a single region"
+	reasonNoCoordinators       = "no coordinators given"
+	reasonDuplicate            = "duplicate address"
+	reasonUnreachable          = "no reachable process listens on"
+	reasonKillLocality         = "kill needs IP:port addresses, not"
+)
+
+// storageEngines maps the storage engines configure accepts to the name
+// status reports.
+var storageEngines = map[string]string{
+	"ssd":                        "ssd-2",
+	"ssd-1":                      "ssd-1",
+	"ssd-2":                      "ssd-2",
+	"ssd-redwood-1":              "ssd-redwood-1",
+	"ssd-redwood-1-experimental": "ssd-redwood-1-experimental",
+	"ssd-rocksdb-v1":             "ssd-rocksdb-v1",
+	"ssd-sharded-rocksdb":        "ssd-sharded-rocksdb",
+	"memory":                     "memory-2",
+	"memory-1":                   "memory-1",
+	"memory-2":                   "memory-2",
+	"memory-radixtree-beta":      "memory-radixtree-beta",
+}
+
+const defaultStorageEngine = "ssd-2"
+
+// connectionIDChars are the characters of a generated connection string ID.
+const connectionIDChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+const connectionIDLength = 8
+
+// Configure implements fdb.Client. Zero fields of cfg keep their current
+// value. A change of an existing configuration causes a recovery.
+func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
+	if err := s.begin(ctx); err != nil {
+		return errors.Wrap(err, errConfigure)
+	}
+	defer s.mu.Unlock()
+	if !s.quorumReachable() || (!newDatabase && !s.available()) {
+		return errors.Wrap(fdb.ErrUnavailable, errConfigure)
+	}
+	if newDatabase && s.created {
+		return errors.Wrap(fdb.ErrAlreadyExists, errConfigure)
+	}
+	next, err := merge(s.config, cfg)
+	if err != nil {
+		return errors.Wrap(err, errConfigure)
+	}
+	if newDatabase {
+		s.config = next
+		s.startFirstRecovery()
+	} else if next != s.config {
+		s.config = next
+		s.triggerRecovery()
+	}
+	s.evaluate()
+	return nil
+}
+
+// merge overlays the non-zero fields of cfg on cur and validates the result.
+func merge(cur, cfg fdb.DatabaseConfiguration) (fdb.DatabaseConfiguration, error) {
+	set := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	if cfg.RedundancyMode != "" {
+		cur.RedundancyMode = cfg.RedundancyMode
+	}
+	if cfg.StorageEngine != "" {
+		cur.StorageEngine = cfg.StorageEngine
+	}
+	if cfg.StorageMigrationType != "" {
+		cur.StorageMigrationType = cfg.StorageMigrationType
+	}
+	set(&cur.UsableRegions, cfg.UsableRegions)
+	set(&cur.Logs, cfg.Logs)
+	set(&cur.CommitProxies, cfg.CommitProxies)
+	set(&cur.GrvProxies, cfg.GrvProxies)
+	set(&cur.Resolvers, cfg.Resolvers)
+	set(&cur.LogRouters, cfg.LogRouters)
+	set(&cur.RemoteLogs, cfg.RemoteLogs)
+	if _, err := cur.RedundancyMode.StorageReplicas(); err != nil {
+		return cur, err
+	}
+	engine, ok := storageEngines[cmp.Or(cur.StorageEngine, defaultStorageEngine)]
+	if !ok {
+		return cur, errors.Errorf("%s %q", reasonUnknownStorageEngine, cur.StorageEngine)
+	}
+	cur.StorageEngine = engine
+	cur.UsableRegions = max(cur.UsableRegions, 1)
+	if cur.UsableRegions > 1 {
+		return cur, errors.New(reasonSingleRegion)
+	}
+	return cur, nil
+}
+
+// validateTargets checks that every target is an IP, IP:port or a
+// locality selector with a known key.
+func validateTargets(targets []fdb.ProcessAddress) error {
+	for _, t := range targets {
+		if key, value, ok := t.Locality(); ok {
+			if _, known := (fdb.Locality{}).Get(key); !known || value == "" {
+				return errors.Errorf("%s %q", reasonInvalidTarget, t)
+			}
+			continue
+		}
+		host, port, err := net.SplitHostPort(string(t))
+		if err != nil {
+			host, port = string(t), "0"
+		}
+		if _, perr := strconv.ParseUint(port, 10, 16); net.ParseIP(host) == nil || perr != nil {
+			return errors.Errorf("%s %q", reasonInvalidTarget, t)
+		}
+	}
+	return nil
+}
+
+// Exclude implements fdb.Client. Excluding a process that serves the
+// transaction system causes a recovery that recruits elsewhere.
+func (s *Sim) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if err := validateTargets(targets); err != nil {
+		return errors.Wrap(err, errExclude)
+	}
+	if err := s.beginAvailable(ctx, errExclude); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	s.exclusions = fdb.SortedAddresses(append(slices.Clone(s.exclusions), targets...))
+	s.applyExclusions(func(p *process) bool { return s.roles.holds(p.id) })
+	return nil
+}
+
+// Include implements fdb.Client. Returning a process of a transaction class
+// to service causes a recovery that may recruit it.
+func (s *Sim) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if err := validateTargets(targets); err != nil {
+		return errors.Wrap(err, errInclude)
+	}
+	if err := s.beginAvailable(ctx, errInclude); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	s.exclusions = slices.DeleteFunc(s.exclusions, func(t fdb.ProcessAddress) bool { return slices.Contains(targets, t) })
+	s.applyExclusions(func(p *process) bool { return p.up && !p.storageClass() })
+	return nil
+}
+
+// applyExclusions recomputes which processes are excluded and recovers
+// when a process whose exclusion changed satisfies recovers.
+func (s *Sim) applyExclusions(recovers func(p *process) bool) {
+	recover := false
+	for _, id := range s.procIDs {
+		p := s.procs[id]
+		if excluded := s.isExcluded(p); excluded != p.excluded {
+			p.excluded = excluded
+			recover = recover || recovers(p)
+		}
+	}
+	if recover {
+		s.triggerRecovery()
+	}
+	s.evaluate()
+}
+
+// Exclusions implements fdb.Client.
+func (s *Sim) Exclusions(ctx context.Context) ([]fdb.ProcessAddress, error) {
+	return fdb.ReadExclusions(ctx, s)
+}
+
+// StillInUse implements fdb.Client.
+func (s *Sim) StillInUse(ctx context.Context, targets []fdb.ProcessAddress) ([]fdb.ProcessAddress, error) {
+	return fdb.ReadStillInUse(ctx, s, targets)
+}
+
+// Kill implements fdb.Client: the processes restart at once with their
+// group's current version and command line. Killing a process of the
+// transaction system causes one recovery per call.
+func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if err := s.begin(ctx); err != nil {
+		return errors.Wrap(err, errKill)
+	}
+	defer s.mu.Unlock()
+	if !s.quorumReachable() {
+		return errors.Wrap(fdb.ErrUnavailable, errKill)
+	}
+	var victims []*process
+	for _, t := range targets {
+		if _, _, ok := t.Locality(); ok {
+			return errors.Errorf("%s: %s %q", errKill, reasonKillLocality, t)
+		}
+		p, ok := s.processAt(t)
+		if !ok {
+			return errors.Wrapf(fdb.ErrNotFound, "%s: %s %s", errKill, reasonUnreachable, t)
+		}
+		victims = append(victims, p)
+	}
+	recover := false
+	for _, p := range victims {
+		recover = recover || s.roles.holds(p.id)
+		p.start(s.now, s.groups[p.group])
+	}
+	if recover {
+		s.triggerRecovery()
+	}
+	s.evaluate()
+	return nil
+}
+
+// ChangeCoordinators implements fdb.Client. The description is kept, the ID
+// changes and a recovery follows.
+func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress) (string, error) {
+	if err := s.beginAvailable(ctx, errChangeCoordinators); err != nil {
+		return "", err
+	}
+	defer s.mu.Unlock()
+	sorted := fdb.SortedAddresses(addrs)
+	switch {
+	case len(addrs) == 0:
+		return "", errors.New(errChangeCoordinators + ": " + reasonNoCoordinators)
+	case len(sorted) != len(addrs):
+		return "", errors.Errorf("%s: %s in %v", errChangeCoordinators, reasonDuplicate, addrs)
+	}
+	for _, a := range sorted {
+		if _, ok := s.processAt(a); !ok {
+			return "", errors.Errorf("%s: %s %s", errChangeCoordinators, reasonUnreachable, a)
+		}
+	}
+	if slices.Equal(sorted, fdb.SortedAddresses(s.conn.Coordinators)) {
+		return s.conn.String(), nil
+	}
+	id := make([]byte, connectionIDLength)
+	for i := range id {
+		id[i] = connectionIDChars[s.rng.IntN(len(connectionIDChars))]
+	}
+	s.conn = fdb.ConnectionString{Description: s.conn.Description, ID: string(id), Coordinators: sorted}
+	s.triggerRecovery()
+	s.evaluate()
+	return s.conn.String(), nil
+}
+
+// VersionSupported implements fdb.Client: every version from
+// fdb.MinimumVersion on is simulated.
+func (s *Sim) VersionSupported(version string) error {
+	_, err := fdb.CheckVersion(version)
+	return err
+}
+
+// SetConnectionString seeds the coordinators, as the provider does when it
+// writes the first cluster file. Later changes go through
+// ChangeCoordinators.
+func (s *Sim) SetConnectionString(cs string) error {
+	parsed, err := fdb.ParseConnectionString(cs)
+	if err != nil {
+		return errors.Wrap(err, errSetConnectionString)
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	s.conn = parsed
+	s.evaluate()
+	return nil
+}
+
+// ConnectionString returns the current connection string, empty before
+// SetConnectionString.
+func (s *Sim) ConnectionString() string {
+	s.lock()
+	defer s.mu.Unlock()
+	if len(s.conn.Coordinators) == 0 {
+		return ""
+	}
+	return s.conn.String()
+}
+
+// SetMovementRate sets the data movement rate in bytes per second; a low
+// rate models slow data movement.
+func (s *Sim) SetMovementRate(bytesPerSecond int64) error {
+	if bytesPerSecond <= 0 {
+		return errors.Errorf("%s: rate %d is not positive", errSetMovementRate, bytesPerSecond)
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	s.moveRate = bytesPerSecond
+	return nil
+}
+
+// PartitionCoordinator makes a coordinator unreachable for d.
+func (s *Sim) PartitionCoordinator(addr fdb.ProcessAddress, d time.Duration) error {
+	s.lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.conn.Coordinators, addr) {
+		return errors.Errorf("%s: %s is %s", errPartition, addr, reasonNotCoordinator)
+	}
+	s.partitions[addr] = s.after(d)
+	s.evaluate()
+	return nil
+}
+
+// Recoveries returns how many recoveries started, the one creating the
+// database included.
+func (s *Sim) Recoveries() int {
+	s.lock()
+	defer s.mu.Unlock()
+	return s.recoveries
+}
+
+// quorum returns the majority of n coordinators.
+func quorum(n int) int { return n/2 + 1 }
+
+func (s *Sim) coordinatorReachable(a fdb.ProcessAddress) bool {
+	if _, cut := s.partitions[a]; cut {
+		return false
+	}
+	_, ok := s.processAt(a)
+	return ok
+}
+
+func (s *Sim) reachableCoordinators() int {
+	n := 0
+	for _, c := range s.conn.Coordinators {
+		if s.coordinatorReachable(c) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Sim) quorumReachable() bool {
+	n := len(s.conn.Coordinators)
+	return n > 0 && s.reachableCoordinators() >= quorum(n)
+}
+
+func (s *Sim) isCoordinator(p *process) bool {
+	return slices.Contains(s.conn.Coordinators, fdb.ProcessAddress(p.address))
+}

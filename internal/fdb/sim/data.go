@@ -1,0 +1,273 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// shard is a key range and where its replicas live.
+type shard struct {
+	id       int
+	size     int64
+	replicas []string // process IDs, sorted
+	lost     bool     // every replica was destroyed; stays lost
+}
+
+// move copies one shard to one destination process.
+type move struct {
+	shard     *shard
+	dest      string
+	remaining int64
+}
+
+// replicas classifies the replicas of a shard.
+type replicas struct {
+	good    []string // up, not excluded, storage class
+	live    []string // up, good or not
+	waiting int      // down for less than the failure detection time
+	bad     []string // excluded, of the wrong class, or failed
+}
+
+// storageReplicas returns the configured replication factor.
+func (s *Sim) storageReplicas() int {
+	n, err := s.config.RedundancyMode.StorageReplicas()
+	if err != nil {
+		return 1
+	}
+	return n
+}
+
+// storageTargets returns the processes data may move to, sorted.
+func (s *Sim) storageTargets() []*process {
+	var out []*process
+	for _, p := range s.upProcesses() {
+		if !p.excluded && p.storageClass() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// placeData creates the shards of a new database on random teams.
+func (s *Sim) placeData() {
+	n := s.opts.Shards
+	if n <= 0 {
+		n = minShards + s.rng.IntN(shardSpread)
+	}
+	total := s.opts.TotalKVBytes
+	if total <= 0 {
+		total = int64(1+s.rng.IntN(maxSeededGiB)) * gib
+	}
+	weights := make([]int64, n)
+	var sum int64
+	for i := range weights {
+		weights[i] = 1 + s.rng.Int64N(100)
+		sum += weights[i]
+	}
+	targets := s.storageTargets()
+	left := total
+	for i, w := range weights {
+		size := total * w / sum
+		if i == n-1 {
+			size = left
+		}
+		left -= size
+		shuffled := make([]*process, len(targets))
+		for j, k := range s.rng.Perm(len(targets)) {
+			shuffled[j] = targets[k]
+		}
+		var ids []string
+		for _, p := range spread(shuffled, s.storageReplicas()) {
+			ids = append(ids, p.id)
+		}
+		slices.Sort(ids)
+		s.shards = append(s.shards, &shard{id: i, size: size, replicas: ids})
+	}
+	s.placed = true
+}
+
+// classify sorts the replicas of sh by health.
+func (s *Sim) classify(sh *shard) replicas {
+	var r replicas
+	for _, id := range sh.replicas {
+		p := s.procs[id]
+		switch {
+		case p.up && !p.excluded && p.storageClass():
+			r.good = append(r.good, id)
+			r.live = append(r.live, id)
+		case p.up:
+			r.bad = append(r.bad, id)
+			r.live = append(r.live, id)
+		case s.now.Sub(p.downSince) >= s.opts.FailureDetection:
+			r.bad = append(r.bad, id)
+		default:
+			r.waiting++
+		}
+	}
+	return r
+}
+
+// missing returns how many replicas sh must gain.
+func (s *Sim) missing(r replicas) int {
+	return s.storageReplicas() - len(r.good) - r.waiting
+}
+
+// normalize drops replicas that are no longer needed: bad ones once enough
+// good ones exist, and good ones beyond the replication factor.
+func (s *Sim) normalize(sh *shard) {
+	r := s.classify(sh)
+	rf := s.storageReplicas()
+	if len(r.good) < rf {
+		return
+	}
+	drop := r.bad
+	if len(r.bad) == 0 && r.waiting == 0 {
+		drop = r.good[rf:]
+	}
+	sh.replicas = slices.DeleteFunc(sh.replicas, func(id string) bool { return slices.Contains(drop, id) })
+}
+
+// distributeData applies data distribution decisions that take no time and
+// cancels a move that no longer makes sense.
+func (s *Sim) distributeData() {
+	if !s.placed {
+		return
+	}
+	for _, sh := range s.shards {
+		if !sh.lost {
+			s.normalize(sh)
+		}
+	}
+	if m := s.move; m != nil {
+		r := s.classify(m.shard)
+		dest, ok := s.procs[m.dest]
+		if m.shard.lost || !ok || !dest.up || dest.excluded || slices.Contains(m.shard.replicas, m.dest) ||
+			s.missing(r) <= 0 || len(r.live) == 0 {
+			s.move = nil
+		}
+	}
+	if s.move == nil && s.available() {
+		s.move = s.pickMove()
+	}
+}
+
+// pickMove chooses the next copy: the shard with the fewest good replicas
+// that has a live source and a destination, to the least loaded storage
+// process in a zone the shard does not use yet.
+func (s *Sim) pickMove() *move {
+	type candidate struct {
+		sh   *shard
+		good int
+	}
+	var cands []candidate
+	for _, sh := range s.shards {
+		if sh.lost {
+			continue
+		}
+		if r := s.classify(sh); s.missing(r) > 0 && len(r.live) > 0 {
+			cands = append(cands, candidate{sh, len(r.good)})
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(a.good, b.good) })
+	if len(cands) == 0 {
+		return nil
+	}
+	load := s.storedBytes()
+	targets := s.storageTargets()
+	for _, c := range cands {
+		used := map[string]bool{}
+		for _, id := range c.sh.replicas {
+			used[s.procs[id].zone] = true
+		}
+		var dest *process
+		for _, p := range targets {
+			if slices.Contains(c.sh.replicas, p.id) {
+				continue
+			}
+			if dest == nil || cmp.Or(cmp.Compare(boolInt(used[p.zone]), boolInt(used[dest.zone])), cmp.Compare(load[p.id], load[dest.id])) < 0 {
+				dest = p
+			}
+		}
+		if dest != nil {
+			return &move{shard: c.sh, dest: dest.id, remaining: c.sh.size}
+		}
+	}
+	return nil
+}
+
+// moveData spends budget bytes of data movement, completing moves in order.
+func (s *Sim) moveData(budget int64) {
+	for budget > 0 {
+		if s.move == nil {
+			if s.move = s.pickMove(); s.move == nil {
+				return
+			}
+		}
+		if budget < s.move.remaining {
+			s.move.remaining -= budget
+			return
+		}
+		budget -= s.move.remaining
+		sh := s.move.shard
+		sh.replicas = append(sh.replicas, s.move.dest)
+		slices.Sort(sh.replicas)
+		s.move = nil
+		s.normalize(sh)
+	}
+}
+
+// dropReplicas destroys the replicas on the processes selected by gone and
+// records one violation for the shards that lost their last replica.
+func (s *Sim) dropReplicas(gone func(id string) bool, reason string) {
+	var lost []int
+	var bytes int64
+	destroyed := map[string]bool{}
+	for _, sh := range s.shards {
+		if sh.lost {
+			continue
+		}
+		had := len(sh.replicas)
+		sh.replicas = slices.DeleteFunc(sh.replicas, func(id string) bool {
+			destroyed[id] = destroyed[id] || gone(id)
+			return gone(id)
+		})
+		if had > 0 && len(sh.replicas) == 0 {
+			sh.lost = true
+			lost = append(lost, sh.id)
+			bytes += sh.size
+		}
+	}
+	if len(lost) > 0 {
+		var on []string
+		for id, d := range destroyed {
+			if d {
+				on = append(on, id)
+			}
+		}
+		slices.Sort(on)
+		s.violate(DataLoss, fmt.Sprintf("shards %v (%d bytes) lost their last replica: %s %v", lost, bytes, reason, on))
+	}
+}
+
+// storedBytes returns the bytes each process holds.
+func (s *Sim) storedBytes() map[string]int64 {
+	out := map[string]int64{}
+	for _, sh := range s.shards {
+		for _, id := range sh.replicas {
+			out[id] += sh.size
+		}
+	}
+	return out
+}
+
+// totalKV returns the bytes of data that still exist.
+func (s *Sim) totalKV() int64 {
+	var n int64
+	for _, sh := range s.shards {
+		if !sh.lost {
+			n += sh.size
+		}
+	}
+	return n
+}

@@ -1,0 +1,270 @@
+package sim_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+// health summarises a status for fault tests.
+type health struct {
+	Available   bool
+	Quorum      bool
+	Data        string
+	MinReplicas int
+	Processes   int
+	Violations  []sim.ViolationKind
+}
+
+func observeHealth(t *testing.T, c *fdbtest.Cluster) health {
+	t.Helper()
+	s := c.Status(t)
+	h := health{
+		Available:   s.Client.DatabaseStatus.Available,
+		Quorum:      s.Client.Coordinators.QuorumReachable,
+		Data:        s.Cluster.Data.State.Name,
+		MinReplicas: s.Cluster.Data.State.MinReplicasRemaining,
+		Processes:   len(s.Cluster.Processes),
+	}
+	for _, v := range c.Sim.Check() {
+		h.Violations = append(h.Violations, v.Kind)
+	}
+	return h
+}
+
+func TestFaults(t *testing.T) {
+	healthy := health{Available: true, Quorum: true, Data: fdb.DataHealthy, MinReplicas: 3, Processes: 11}
+	with := func(h health, edit func(h *health)) health {
+		edit(&h)
+		return h
+	}
+	cases := map[string]struct {
+		mode   fdb.RedundancyMode
+		fault  func(c *fdbtest.Cluster) error
+		during health // right after the fault
+		after  health // 15 virtual minutes later
+	}{
+		"CrashStorage": {
+			fault:  func(c *fdbtest.Cluster) error { return c.Sim.CrashProcess("storage-1-1", 10*time.Minute) },
+			during: with(healthy, func(h *health) { h.Data, h.MinReplicas, h.Processes = fdb.DataHealing, 2, 10 }),
+			after:  healthy,
+		},
+		"LosePodBriefly": {
+			fault:  func(c *fdbtest.Cluster) error { return c.Sim.LosePod("storage-2", 30*time.Second) },
+			during: with(healthy, func(h *health) { h.Data, h.MinReplicas, h.Processes = fdb.DataHealing, 2, 10 }),
+			after:  healthy,
+		},
+		"LoseZoneForever": {
+			fault:  func(c *fdbtest.Cluster) error { return c.Sim.LoseZone("storage-3", sim.Forever) },
+			during: with(healthy, func(h *health) { h.Data, h.MinReplicas, h.Processes = fdb.DataHealing, 2, 10 }),
+			after:  with(healthy, func(h *health) { h.Processes = 10 }),
+		},
+		"PartitionTwoCoordinators": {
+			fault: func(c *fdbtest.Cluster) error {
+				for _, a := range []fdb.ProcessAddress{"10.2.0.2:4501", "10.2.0.3:4501"} {
+					if err := c.Sim.PartitionCoordinator(a, time.Minute); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			during: health{Violations: []sim.ViolationKind{sim.CoordinatorQuorumLoss}},
+			after:  with(healthy, func(h *health) { h.Violations = []sim.ViolationKind{sim.CoordinatorQuorumLoss} }),
+		},
+		"LoseDiskTriple": {
+			fault:  func(c *fdbtest.Cluster) error { return c.Sim.LoseDisk("storage-4-1") },
+			during: with(healthy, func(h *health) { h.Data, h.MinReplicas = fdb.DataHealing, 2 }),
+			after:  healthy,
+		},
+		"LoseDiskSingle": {
+			mode:  fdb.RedundancySingle,
+			fault: func(c *fdbtest.Cluster) error { return c.Sim.LoseDisk("storage-4-1") },
+			during: with(healthy, func(h *health) {
+				h.Data, h.MinReplicas, h.Violations = fdb.DataMissing, 0, []sim.ViolationKind{sim.DataLoss}
+			}),
+			after: with(healthy, func(h *health) {
+				h.Data, h.MinReplicas, h.Violations = fdb.DataMissing, 0, []sim.ViolationKind{sim.DataLoss}
+			}),
+		},
+		"StopPod": {
+			fault: func(c *fdbtest.Cluster) error {
+				groups := slices.Clone(c.Groups)
+				groups[0] = sim.ProcessGroup{ID: groups[0].ID, Class: groups[0].Class, Stopped: true}
+				return c.Sim.SetProcessGroups(groups)
+			},
+			during: with(healthy, func(h *health) { h.Data, h.MinReplicas, h.Processes = fdb.DataHealing, 2, 10 }),
+			after:  with(healthy, func(h *health) { h.Processes = 10 }),
+		},
+		"MoveCoordinatorIP": {
+			fault: func(c *fdbtest.Cluster) error {
+				groups := slices.Clone(c.Groups)
+				for i := range groups {
+					if groups[i].ID == "log-1" {
+						groups[i].IP = "10.2.9.9"
+					}
+				}
+				return c.Sim.SetProcessGroups(groups)
+			},
+			during: healthy,
+			after:  healthy,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+			mode := tc.mode
+			if mode == "" {
+				mode = fdb.RedundancyTriple
+			}
+			c.Create(t, mode)
+			if err := tc.fault(c); err != nil {
+				t.Fatal(err)
+			}
+			during := tc.during
+			if mode == fdb.RedundancySingle && during.MinReplicas > 0 {
+				during.MinReplicas = 1
+			}
+			if diff := cmp.Diff(during, observeHealth(t, c)); diff != "" {
+				t.Errorf("right after the fault (-want +got):\n%s", diff)
+			}
+			c.Clock.Step(15 * time.Minute)
+			if diff := cmp.Diff(tc.after, observeHealth(t, c)); diff != "" {
+				t.Errorf("15 minutes later (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCoordinatorOnOldIPIsUnreachable(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c.Create(t, fdb.RedundancyTriple)
+	groups := slices.Clone(c.Groups)
+	for i := range groups {
+		if groups[i].Class == sim.ClassLog {
+			groups[i].IP = "10.9.0." + groups[i].ID[len("log-"):]
+		}
+	}
+	c.SetGroups(t, groups)
+	s := c.Status(t)
+	if s.Client.Coordinators.QuorumReachable {
+		t.Error("coordinators whose pods moved to new IPs are still reachable")
+	}
+	if v := c.Sim.Check(); len(v) != 1 || v[0].Kind != sim.CoordinatorQuorumLoss {
+		t.Errorf("violations %v, want one coordinator quorum loss", v)
+	}
+}
+
+func TestPartialUpgradeIsIncompatible(t *testing.T) {
+	ctx := context.Background()
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c.Create(t, fdb.RedundancyTriple)
+	upgraded := slices.Clone(c.Groups)
+	var all []fdb.ProcessAddress
+	for i := range upgraded {
+		upgraded[i].Version = "7.3.43"
+		all = append(all, fdb.ProcessAddress(upgraded[i].IP+":4501"))
+	}
+	c.SetGroups(t, upgraded)
+	if err := c.Sim.Kill(ctx, all[:1]); err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Processes    int
+		Incompatible []string
+	}
+	observe := func() view {
+		s := c.Status(t)
+		return view{len(s.Cluster.Processes), s.Cluster.IncompatibleConnections}
+	}
+	if diff := cmp.Diff(view{10, []string{string(all[0])}}, observe()); diff != "" {
+		t.Errorf("after upgrading one process (-want +got):\n%s", diff)
+	}
+	if err := c.Sim.Kill(ctx, all[1:]); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Minute)
+	if diff := cmp.Diff(view{11, nil}, observe()); diff != "" {
+		t.Errorf("after upgrading all processes (-want +got):\n%s", diff)
+	}
+}
+
+func TestSlowDataMovement(t *testing.T) {
+	cases := map[string]struct {
+		rate     int64
+		wantDone bool
+	}{
+		"Default": {wantDone: true},
+		"Slow":    {rate: 1 << 20, wantDone: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11, TotalKVBytes: 1 << 30})
+			c.Create(t, fdb.RedundancyTriple)
+			if tc.rate > 0 {
+				if err := c.Sim.SetMovementRate(tc.rate); err != nil {
+					t.Fatal(err)
+				}
+			}
+			target := []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")}
+			if err := c.Sim.Exclude(context.Background(), target); err != nil {
+				t.Fatal(err)
+			}
+			c.Clock.Step(time.Minute)
+			done := len(fdb.ClassifyExclusions(c.Status(t), target).FullyExcluded) == 1
+			if done != tc.wantDone {
+				t.Errorf("fully excluded after a minute: %v, want %v", done, tc.wantDone)
+			}
+		})
+	}
+}
+
+func TestDriverErrors(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	cases := map[string]error{
+		"CrashUnknownProcess":     c.Sim.CrashProcess("nope-1", time.Second),
+		"LoseUnknownPod":          c.Sim.LosePod("nope", time.Second),
+		"LoseUnknownZone":         c.Sim.LoseZone("nope", time.Second),
+		"LoseUnknownDisk":         c.Sim.LoseDisk("nope-1"),
+		"PartitionNonCoordinator": c.Sim.PartitionCoordinator("10.1.0.2:4501", time.Second),
+		"NegativeAgents":          c.Sim.SetBackupAgents(-1),
+		"ZeroMovementRate":        c.Sim.SetMovementRate(0),
+		"BadConnectionString":     c.Sim.SetConnectionString("nope"),
+		"DuplicateGroup":          c.Sim.SetProcessGroups([]sim.ProcessGroup{c.Groups[0], c.Groups[0]}),
+		"SharedIP": c.Sim.SetProcessGroups([]sim.ProcessGroup{
+			c.Groups[0], {ID: "other", IP: c.Groups[0].IP, Version: fdbtest.Version},
+		}),
+		"BadVersion": c.Sim.SetProcessGroups([]sim.ProcessGroup{{ID: "x", IP: "10.0.0.1", Version: "seven"}}),
+		"BadIP":      c.Sim.SetProcessGroups([]sim.ProcessGroup{{ID: "x", IP: "pod", Version: fdbtest.Version}}),
+	}
+	for name, err := range cases {
+		if err == nil {
+			t.Errorf("%s: got no error", name)
+		}
+	}
+}
+
+func TestStoppedPodKeepsItsData(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Topology{Storage: 3, Logs: 1, Stateless: 1, StorageProcessesPerPod: 2}, sim.Options{Seed: 4})
+	c.Create(t, fdb.RedundancySingle)
+	running := slices.Clone(c.Groups)
+	stopped := slices.Clone(running)
+	stopped[0] = sim.ProcessGroup{ID: stopped[0].ID, Class: stopped[0].Class, Stopped: true}
+	c.SetGroups(t, stopped)
+	c.Clock.Step(time.Hour)
+	if got := observeHealth(t, c); got.Data != fdb.DataMissing || len(got.Violations) != 0 {
+		t.Errorf("while stopped: data %q, violations %v: want %q and none", got.Data, got.Violations, fdb.DataMissing)
+	}
+	c.SetGroups(t, running)
+	c.Clock.Step(time.Minute)
+	want := health{Available: true, Quorum: true, Data: fdb.DataHealthy, MinReplicas: 1, Processes: 8}
+	if diff := cmp.Diff(want, observeHealth(t, c)); diff != "" {
+		t.Errorf("after restarting the pod (-want +got):\n%s", diff)
+	}
+}

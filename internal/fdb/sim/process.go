@@ -1,0 +1,357 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+const (
+	errSetProcessGroups  = "cannot set process groups"
+	reasonUnknownProcess = "unknown process"
+	reasonUnknownGroup   = "unknown process group"
+	reasonUnknownZone    = "no process group in zone"
+	errCrashProcess      = "cannot crash process"
+	errLosePod           = "cannot lose pod"
+	errLoseZone          = "cannot lose zone"
+	errLoseDisk          = "cannot lose disk"
+)
+
+// firstPort is the port of a pod's first process; the n-th process listens
+// on firstPort + 2(n-1), like the operator's layout.
+const firstPort = 4501
+
+// maxProcessesPerPod bounds ProcessGroup.ProcessesPerPod.
+const maxProcessesPerPod = 16
+
+// Process classes with a special meaning in the simulator.
+const (
+	ClassStorage     = "storage"
+	ClassLog         = "log"
+	ClassTransaction = "transaction"
+	ClassStateless   = "stateless"
+	ClassUnset       = "unset"
+	// ClassClusterController is preferred for the cluster controller.
+	ClassClusterController = "cluster_controller"
+)
+
+// ProcessGroup is a pod whose fdbserver processes the simulator runs, as the
+// Kubernetes side of the provider reports it.
+type ProcessGroup struct {
+	// ID is the process group ID, reported as the instance_id locality.
+	ID string
+	// Class is the process class: storage, log, transaction, stateless,
+	// unset, ...
+	Class string
+	// Zone is the zoneid locality (fault domain); the ID when empty.
+	Zone string
+	// IP is the pod IP. Changing it restarts the processes on the new IP.
+	IP string
+	// ProcessesPerPod is the number of processes in the pod (1 when zero).
+	ProcessesPerPod int
+	// Version is the FoundationDB version the pod's binaries run; running
+	// processes pick up a change when they restart (Kill, crash).
+	Version string
+	// CommandLine is reported as every process's command_line; picked up
+	// on restart like Version.
+	CommandLine string
+	// Stopped means the pod is not running but its volume is kept: the
+	// processes are down and keep their data. IP, ProcessesPerPod and
+	// Version are ignored (and may be empty) while a group is stopped.
+	Stopped bool
+}
+
+func (g ProcessGroup) zone() string {
+	return cmp.Or(g.Zone, g.ID)
+}
+
+func (g ProcessGroup) processesPerPod() int {
+	return max(g.ProcessesPerPod, 1)
+}
+
+// process is one fdbserver process of a group.
+type process struct {
+	id    string // <group>-<n>
+	group string
+	index int
+
+	// Values taken from the group when the process last started.
+	address     string
+	class       string
+	zone        string
+	version     string
+	commandLine string
+	started     time.Time
+
+	running   bool      // the OS process runs
+	up        bool      // running and protocol compatible: part of the cluster
+	downSince time.Time // when up last became false
+	downUntil time.Time // an injected fault keeps the process down until then
+	excluded  bool
+	disk      int // incarnation of the data volume, bumped by LoseDisk
+}
+
+func processAddress(ip string, index int) string {
+	return net.JoinHostPort(ip, strconv.Itoa(firstPort+2*(index-1)))
+}
+
+// view returns the fields exclusion targets match against.
+func (p *process) view() fdb.Process {
+	return fdb.Process{Address: p.address, Locality: fdb.Locality{
+		InstanceID: p.group,
+		ProcessID:  p.id,
+		ZoneID:     p.zone,
+		MachineID:  p.zone,
+	}}
+}
+
+// start (re)starts p with the group's current settings.
+func (p *process) start(now time.Time, g ProcessGroup) {
+	p.address = processAddress(g.IP, p.index)
+	p.class = cmp.Or(g.Class, ClassUnset)
+	p.zone = g.zone()
+	p.version = g.Version
+	p.commandLine = g.CommandLine
+	p.started = now
+}
+
+// storageClass reports whether p's class may hold data.
+func (p *process) storageClass() bool {
+	return p.class == ClassStorage || p.class == ClassUnset
+}
+
+// SetProcessGroups replaces the set of pods. Processes of new groups start
+// (unless Stopped); processes of groups that are gone, or beyond a group's
+// ProcessesPerPod, disappear together with their data. Changing a group's
+// IP restarts its processes on the new address.
+func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
+	s.lock()
+	defer s.mu.Unlock()
+	next := map[string]ProcessGroup{}
+	addrs := map[string]string{}
+	for _, g := range groups {
+		if err := validateGroup(g); err != nil {
+			return errors.Wrap(err, errSetProcessGroups)
+		}
+		if _, dup := next[g.ID]; dup {
+			return errors.Errorf("%s: duplicate ID %q", errSetProcessGroups, g.ID)
+		}
+		if other, dup := addrs[g.IP]; dup && !g.Stopped {
+			return errors.Errorf("%s: groups %q and %q share IP %s", errSetProcessGroups, other, g.ID, g.IP)
+		}
+		next[g.ID] = g
+		if !g.Stopped {
+			addrs[g.IP] = g.ID
+		}
+	}
+	var removed []string
+	for _, id := range s.procIDs {
+		p := s.procs[id]
+		g, ok := next[p.group]
+		if !ok || !g.Stopped && p.index > g.processesPerPod() {
+			removed = append(removed, id)
+			continue
+		}
+		if p.running && !g.Stopped && g.IP != s.groups[p.group].IP {
+			p.start(s.now, g)
+		}
+	}
+	s.groups = next
+	for _, id := range removed {
+		delete(s.procs, id)
+	}
+	for _, g := range next {
+		for n := 1; !g.Stopped && n <= g.processesPerPod(); n++ {
+			id := fmt.Sprintf("%s-%d", g.ID, n)
+			if _, ok := s.procs[id]; !ok {
+				s.procs[id] = &process{id: id, group: g.ID, index: n, downSince: s.now}
+			}
+		}
+	}
+	s.procIDs = slices.Sorted(maps.Keys(s.procs))
+	s.dropReplicas(func(id string) bool { return slices.Contains(removed, id) }, "process removed")
+	s.evaluate()
+	return nil
+}
+
+func validateGroup(g ProcessGroup) error {
+	switch {
+	case g.ID == "":
+		return errors.New("process group without ID")
+	case g.Stopped:
+		return nil
+	case net.ParseIP(g.IP) == nil:
+		return errors.Errorf("process group %q: invalid IP %q", g.ID, g.IP)
+	case g.ProcessesPerPod > maxProcessesPerPod:
+		return errors.Errorf("process group %q: more than %d processes per pod", g.ID, maxProcessesPerPod)
+	}
+	_, err := fdb.ParseVersion(g.Version)
+	return errors.Wrapf(err, "process group %q", g.ID)
+}
+
+// refreshProcesses starts processes whose pod runs and whose faults
+// expired, stops the others, settles the cluster protocol and recomputes
+// which processes are up and excluded.
+func (s *Sim) refreshProcesses() {
+	for _, id := range s.procIDs {
+		p := s.procs[id]
+		g := s.groups[p.group]
+		running := !g.Stopped && !s.now.Before(p.downUntil)
+		if running && !p.running {
+			p.start(s.now, g)
+		}
+		p.running = running
+	}
+	s.settleProtocol()
+	clear(s.upByAddress)
+	for _, id := range s.procIDs {
+		p := s.procs[id]
+		up := p.running && majorMinor(p.version) == s.protocol
+		if p.up && !up {
+			p.downSince = s.now
+		}
+		p.up = up
+		p.excluded = s.isExcluded(p)
+		if up {
+			s.upByAddress[p.address] = p
+		}
+	}
+}
+
+// settleProtocol picks the protocol (major.minor) the cluster speaks: the
+// one most running coordinators speak, or most running processes while no
+// coordinator runs. Processes speaking another protocol cannot join, like
+// the incompatible side of a partial upgrade.
+func (s *Sim) settleProtocol() {
+	votes := map[string]int{}
+	for _, id := range s.procIDs {
+		if p := s.procs[id]; p.running && s.isCoordinator(p) {
+			votes[majorMinor(p.version)]++
+		}
+	}
+	if len(votes) == 0 {
+		for _, id := range s.procIDs {
+			if p := s.procs[id]; p.running {
+				votes[majorMinor(p.version)]++
+			}
+		}
+	}
+	best, bestVotes := s.protocol, votes[s.protocol]
+	for _, v := range slices.Sorted(maps.Keys(votes)) {
+		if votes[v] > bestVotes {
+			best, bestVotes = v, votes[v]
+		}
+	}
+	s.protocol = best
+}
+
+func majorMinor(version string) string {
+	v, err := fdb.ParseVersion(version)
+	if err != nil {
+		return ""
+	}
+	return v.MajorMinor()
+}
+
+// isExcluded reports whether an exclusion selects p.
+func (s *Sim) isExcluded(p *process) bool {
+	v := p.view()
+	return slices.ContainsFunc(s.exclusions, func(t fdb.ProcessAddress) bool { return t.Matches(v) })
+}
+
+// upProcesses returns the processes that are part of the cluster, sorted.
+func (s *Sim) upProcesses() []*process {
+	var out []*process
+	for _, id := range s.procIDs {
+		if p := s.procs[id]; p.up {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// processAt returns the up process listening on addr.
+func (s *Sim) processAt(addr fdb.ProcessAddress) (*process, bool) {
+	p, ok := s.upByAddress[string(addr)]
+	return p, ok
+}
+
+// stopFor takes the running processes selected by keep down until the
+// fault duration d has passed; it returns how many it selected.
+func (s *Sim) stopFor(d time.Duration, keep func(p *process) bool) int {
+	n := 0
+	until := s.after(d)
+	for _, id := range s.procIDs {
+		if p := s.procs[id]; keep(p) {
+			p.downUntil = until
+			n++
+		}
+	}
+	s.evaluate()
+	return n
+}
+
+// CrashProcess crashes one process (by process ID, <group>-<n>); it
+// restarts with its data after downFor.
+func (s *Sim) CrashProcess(processID string, downFor time.Duration) error {
+	s.lock()
+	defer s.mu.Unlock()
+	if _, ok := s.procs[processID]; !ok {
+		return errors.Errorf("%s: %s %q", errCrashProcess, reasonUnknownProcess, processID)
+	}
+	s.stopFor(downFor, func(p *process) bool { return p.id == processID })
+	return nil
+}
+
+// LosePod takes every process of a group down for downFor; the volume and
+// its data survive.
+func (s *Sim) LosePod(groupID string, downFor time.Duration) error {
+	s.lock()
+	defer s.mu.Unlock()
+	if _, ok := s.groups[groupID]; !ok {
+		return errors.Errorf("%s: %s %q", errLosePod, reasonUnknownGroup, groupID)
+	}
+	s.stopFor(downFor, func(p *process) bool { return p.group == groupID })
+	return nil
+}
+
+// LoseZone takes every process of the groups in a zone (a node or a whole
+// fault domain) down for downFor; volumes survive. Combine with LoseDisk
+// to model local disks that die with the node.
+func (s *Sim) LoseZone(zone string, downFor time.Duration) error {
+	s.lock()
+	defer s.mu.Unlock()
+	if s.stopFor(downFor, func(p *process) bool { return s.groups[p.group].zone() == zone }) == 0 {
+		return errors.Errorf("%s: %s %q", errLoseZone, reasonUnknownZone, zone)
+	}
+	return nil
+}
+
+// LoseDisk wipes the data volume of one process: its replicas are gone and
+// it restarts empty.
+func (s *Sim) LoseDisk(processID string) error {
+	s.lock()
+	defer s.mu.Unlock()
+	p, ok := s.procs[processID]
+	if !ok {
+		return errors.Errorf("%s: %s %q", errLoseDisk, reasonUnknownProcess, processID)
+	}
+	p.disk++
+	s.dropReplicas(func(id string) bool { return id == processID }, "disk lost")
+	if p.running {
+		p.start(s.now, s.groups[p.group])
+		if slices.Contains(s.roles.logs, p.id) {
+			s.triggerRecovery()
+		}
+	}
+	s.evaluate()
+	return nil
+}

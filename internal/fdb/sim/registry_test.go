@@ -1,0 +1,61 @@
+package sim_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+func TestRegistrySharesSimulatorPerKey(t *testing.T) {
+	r := sim.NewRegistry(clocktesting.NewFakeClock(fdbtest.Start), sim.Options{})
+	got := make([]*sim.Sim, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = r.Get("ns/cluster-a") })
+	}
+	wg.Wait()
+	for i, s := range got {
+		if s != got[0] {
+			t.Fatalf("Get #%d returned another simulator for the same key", i)
+		}
+	}
+	if r.Get("ns/cluster-b") == got[0] {
+		t.Error("different keys share a simulator")
+	}
+}
+
+func TestRegistrySeedsFromKey(t *testing.T) {
+	// statusOf creates a database on the simulator a fresh registry
+	// returns for key and returns its status JSON.
+	statusOf := func(key string) string {
+		clk := clocktesting.NewFakeClock(fdbtest.Start)
+		c := fdbtest.Attach(t, clk, sim.NewRegistry(clk, sim.Options{Seed: 5}).Get(key), fdbtest.Triple)
+		c.Create(t, fdb.RedundancyDouble)
+		b, err := c.Sim.StatusJSON(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	cases := map[string]struct {
+		a, b     string
+		wantSame bool
+	}{
+		"SameKey":  {a: "ns/a", b: "ns/a", wantSame: true},
+		"OtherKey": {a: "ns/a", b: "ns/b", wantSame: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if same := cmp.Equal(statusOf(tc.a), statusOf(tc.b)); same != tc.wantSame {
+				t.Errorf("same status: %v, want %v", same, tc.wantSame)
+			}
+		})
+	}
+}

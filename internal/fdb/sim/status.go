@@ -1,0 +1,301 @@
+package sim
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+const (
+	errGetStatus     = "cannot get status"
+	errMarshalStatus = "cannot marshal status"
+)
+
+// Messages the simulator reports when the coordinators are out of reach.
+const (
+	messageQuorumNotReachable = "quorum_not_reachable"
+	classSourceCommandLine    = "command_line"
+)
+
+// backupStateText is the description fdbbackup gives each state in
+// cluster.layers.backup.tags[].current_status.
+var backupStateText = map[fdb.BackupState]string{
+	fdb.BackupSubmitted:             "has been submitted",
+	fdb.BackupRunning:               "has been started",
+	fdb.BackupRunningDifferentially: "is differential",
+	fdb.BackupCompleted:             "has been completed",
+	fdb.BackupAborted:               "has been aborted",
+}
+
+// Status implements fdb.Client.
+func (s *Sim) Status(ctx context.Context) (*fdb.Status, error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, errors.Wrap(err, errGetStatus)
+	}
+	defer s.mu.Unlock()
+	return s.status(), nil
+}
+
+// StatusJSON returns the status as `status json` prints it. The same seed,
+// inputs and clock readings produce the same bytes.
+func (s *Sim) StatusJSON(ctx context.Context) ([]byte, error) {
+	st, err := s.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := json.MarshalIndent(st, "", "  ")
+	return out, errors.Wrap(err, errMarshalStatus)
+}
+
+// status renders the model. Slices are built in sorted order; maps are
+// sorted by encoding/json.
+func (s *Sim) status() *fdb.Status {
+	st := &fdb.Status{}
+	st.Client.Timestamp = s.now.Unix()
+	for _, c := range s.conn.Coordinators {
+		st.Client.Coordinators.Coordinators = append(st.Client.Coordinators.Coordinators,
+			fdb.CoordinatorStatus{Address: c, Reachable: s.coordinatorReachable(c)})
+	}
+	st.Client.Coordinators.QuorumReachable = s.quorumReachable()
+	if !st.Client.Coordinators.QuorumReachable {
+		st.Client.Messages = []fdb.Message{{Name: messageQuorumNotReachable, Description: "Unable to reach a quorum of coordinators."}}
+		st.Cluster.Messages = []fdb.Message{{Name: fdb.MessageStatusIncomplete, Description: "Unable to retrieve all status information."}}
+		return st
+	}
+	data, dataTolerance := s.dataStatus()
+	logs, logTolerance := s.logStatus()
+	available := s.available()
+	st.Client.DatabaseStatus = fdb.DatabaseStatus{
+		Available: available,
+		Healthy:   available && s.rec.phase == phaseFullyRecovered && data.State.Healthy,
+	}
+	c := &st.Cluster
+	c.ConnectionString = s.conn.String()
+	c.Generation = s.rec.epoch
+	c.Configuration = fdb.Configuration{DatabaseConfiguration: s.config}
+	for _, t := range s.exclusions {
+		if _, _, ok := t.Locality(); ok {
+			c.Configuration.ExcludedServers = append(c.Configuration.ExcludedServers, fdb.ExcludedServer{Locality: t})
+		} else {
+			c.Configuration.ExcludedServers = append(c.Configuration.ExcludedServers, fdb.ExcludedServer{Address: t})
+		}
+	}
+	c.RecoveryState = s.recoveryStatus()
+	c.Processes = s.processStatus()
+	c.Data = data
+	c.Logs = logs
+	if s.created {
+		coordinators := s.reachableCoordinators() - quorum(len(s.conn.Coordinators))
+		withoutData := min(dataTolerance, logTolerance)
+		c.FaultTolerance = fdb.FaultTolerance{
+			MaxZoneFailuresWithoutLosingData:         withoutData,
+			MaxZoneFailuresWithoutLosingAvailability: min(withoutData, coordinators),
+		}
+	}
+	c.Layers = fdb.Layers{Valid: true, Backup: s.backupLayer()}
+	for _, id := range s.procIDs {
+		if p := s.procs[id]; p.running && !p.up {
+			c.IncompatibleConnections = append(c.IncompatibleConnections, p.address)
+		}
+	}
+	return st
+}
+
+func (s *Sim) recoveryStatus() fdb.RecoveryState {
+	if !s.created {
+		return fdb.RecoveryState{Name: fdb.RecoveryConfigurationNeverCreated}
+	}
+	logReplicas, _ := s.config.RedundancyMode.LogReplicas()
+	return fdb.RecoveryState{
+		Name:                      phases[s.rec.phase].name,
+		ActiveGenerations:         s.rec.generations,
+		SecondsSinceLastRecovered: s.now.Sub(s.rec.startedAt).Seconds(),
+		RequiredLogs:              logReplicas,
+	}
+}
+
+// roleID derives a stable 16 hex digit role ID.
+func roleID(parts ...any) string {
+	h := fnv.New64a()
+	fmt.Fprint(h, parts...)
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// logID is the ID of the log a process runs in a generation.
+func logID(epoch int64, id string) string { return roleID(fdb.RoleLog, epoch, id) }
+
+func (s *Sim) processStatus() map[string]fdb.Process {
+	roles := map[string][]fdb.ProcessRole{}
+	n := 0
+	s.roles.each(func(role, id string) {
+		n++
+		rid := roleID(role, s.rec.epoch, id, n)
+		if role == fdb.RoleLog {
+			rid = logID(s.rec.epoch, id)
+		}
+		roles[id] = append(roles[id], fdb.ProcessRole{Role: role, ID: rid})
+	})
+	for _, id := range s.rec.oldLogs {
+		if !slices.Contains(s.roles.logs, id) {
+			roles[id] = append(roles[id], fdb.ProcessRole{Role: fdb.RoleLog, ID: logID(s.rec.epoch-1, id)})
+		}
+	}
+	stored := s.storedBytes()
+	out := map[string]fdb.Process{}
+	for _, p := range s.upProcesses() {
+		r := roles[p.id]
+		if s.isCoordinator(p) {
+			r = append(r, fdb.ProcessRole{Role: fdb.RoleCoordinator})
+		}
+		if s.placed && p.storageClass() && (!p.excluded || stored[p.id] > 0) {
+			r = append(r, fdb.ProcessRole{
+				Role: fdb.RoleStorage, ID: roleID(fdb.RoleStorage, p.id, p.disk),
+				StoredBytes: stored[p.id], KVStoreUsedBytes: stored[p.id],
+			})
+		}
+		slices.SortFunc(r, func(a, b fdb.ProcessRole) int { return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.ID, b.ID)) })
+		view := p.view()
+		out[p.id] = fdb.Process{
+			Address:       p.address,
+			ClassType:     p.class,
+			ClassSource:   classSourceCommandLine,
+			Locality:      view.Locality,
+			Excluded:      p.excluded,
+			Roles:         r,
+			Version:       p.version,
+			CommandLine:   p.commandLine,
+			UptimeSeconds: s.now.Sub(p.started).Seconds(),
+			FaultDomain:   p.zone,
+		}
+	}
+	return out
+}
+
+// dataStatus reports data distribution and how many zone failures the data
+// survives.
+func (s *Sim) dataStatus() (fdb.DataStatus, int) {
+	if !s.placed {
+		return fdb.DataStatus{State: fdb.DataState{Name: fdb.DataInitializing}}, 0
+	}
+	rf := s.storageReplicas()
+	minReplicas, tolerance := rf, rf-1
+	degraded, removing := false, false
+	unhealthy := map[string]bool{}
+	var moving fdb.MovingData
+	for _, sh := range s.shards {
+		if sh.lost {
+			minReplicas, tolerance = 0, 0
+			continue
+		}
+		r := s.classify(sh)
+		live := make([]*process, len(r.live))
+		for i, id := range r.live {
+			live[i] = s.procs[id]
+		}
+		minReplicas = min(minReplicas, len(r.live))
+		tolerance = min(tolerance, max(zones(live)-1, 0))
+		degraded = degraded || len(r.live) < rf
+		removing = removing || len(r.bad) > 0
+		if s.missing(r) > 0 && (s.move == nil || s.move.shard != sh) {
+			moving.InQueueBytes += sh.size
+		}
+		for _, id := range sh.replicas {
+			if !slices.Contains(r.good, id) {
+				unhealthy[id] = true
+			}
+		}
+	}
+	if s.move != nil {
+		moving.InFlightBytes = s.move.remaining
+	}
+	state := fdb.DataState{Name: fdb.DataHealthy, Healthy: true, MinReplicasRemaining: minReplicas}
+	switch {
+	case minReplicas == 0:
+		state = fdb.DataState{Name: fdb.DataMissing}
+	case degraded:
+		state = fdb.DataState{Name: fdb.DataHealing, MinReplicasRemaining: minReplicas}
+	case removing || moving.InQueueBytes+moving.InFlightBytes > 0:
+		state.Name = fdb.DataHealthyRemovingServer
+	}
+	return fdb.DataStatus{
+		State:      state,
+		MovingData: moving,
+		TeamTrackers: []fdb.TeamTracker{{
+			Primary:          true,
+			InFlightBytes:    moving.InFlightBytes,
+			UnhealthyServers: len(unhealthy),
+			State:            state,
+		}},
+		TotalKVSizeBytes: s.totalKV(),
+		PartitionsCount:  len(s.shards),
+	}, tolerance
+}
+
+// logStatus reports the log generations and how many zone failures the
+// current one survives.
+func (s *Sim) logStatus() ([]fdb.LogGeneration, int) {
+	if len(s.roles.logs) == 0 {
+		return nil, 0
+	}
+	replicas, _ := s.config.RedundancyMode.LogReplicas()
+	generation := func(current bool, epoch int64, ids []string) fdb.LogGeneration {
+		failed := map[string]bool{}
+		g := fdb.LogGeneration{Current: current, Epoch: epoch, LogReplicationFactor: replicas}
+		for _, id := range ids {
+			p := s.procs[id]
+			up := p != nil && p.up
+			if p != nil && !up {
+				failed[p.zone] = true
+			}
+			address := ""
+			if p != nil {
+				address = p.address
+			}
+			g.LogInterfaces = append(g.LogInterfaces, fdb.LogInterface{ID: logID(epoch, id), Address: address, Healthy: up})
+		}
+		g.LogFaultTolerance = max(replicas-1-len(failed), 0)
+		return g
+	}
+	logs := []fdb.LogGeneration{generation(true, s.rec.epoch, s.roles.logs)}
+	if len(s.rec.oldLogs) > 0 {
+		logs = append(logs, generation(false, s.rec.epoch-1, s.rec.oldLogs))
+	}
+	return logs, logs[0].LogFaultTolerance
+}
+
+func (s *Sim) backupLayer() fdb.BackupLayer {
+	l := fdb.BackupLayer{InstancesRunning: s.agents, Paused: s.backupsPaused}
+	for i := range s.agents {
+		if l.Instances == nil {
+			l.Instances = map[string]fdb.BackupInstance{}
+		}
+		id := fmt.Sprintf("agent-%d", i+1)
+		l.Instances[id] = fdb.BackupInstance{ID: id, ConfiguredWorkers: 1, LastUpdated: float64(s.now.Unix())}
+	}
+	for _, tag := range s.backupTags() {
+		if l.Tags == nil {
+			l.Tags = map[string]fdb.BackupTag{}
+		}
+		b := s.backups[tag]
+		t := fdb.BackupTag{
+			CurrentContainer:          b.url,
+			CurrentStatus:             backupStateText[b.state],
+			RunningBackup:             b.running(),
+			RunningBackupIsRestorable: b.running() && b.restorable,
+			RangeBytesWritten:         b.rangeBytes + b.written,
+		}
+		if b.restorable {
+			t.LastRestorableVersion = b.restorableVersion
+			t.LastRestorableSecondsBehind = float64(s.version-b.restorableVersion) / versionsPerTick
+		}
+		l.Tags[tag] = t
+	}
+	return l
+}

@@ -1,0 +1,347 @@
+package fdb
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+const errParseStatus = "cannot parse status json"
+
+// Locality keys set on the fdbserver command line (--locality_<key>).
+const (
+	LocalityInstanceID = "instance_id"
+	LocalityProcessID  = "process_id"
+	LocalityZoneID     = "zoneid"
+	LocalityMachineID  = "machineid"
+	LocalityDCID       = "dcid"
+	LocalityDataHall   = "data_hall"
+)
+
+// Process roles as reported in cluster.processes[].roles[].role.
+const (
+	RoleStorage         = "storage"
+	RoleLog             = "log"
+	RoleCoordinator     = "coordinator"
+	RoleClusterControl  = "cluster_controller"
+	RoleMaster          = "master"
+	RoleCommitProxy     = "commit_proxy"
+	RoleGrvProxy        = "grv_proxy"
+	RoleResolver        = "resolver"
+	RoleDataDistributor = "data_distributor"
+	RoleRatekeeper      = "ratekeeper"
+)
+
+// Recovery state names (cluster.recovery_state.name) in the order a recovery
+// passes them.
+const (
+	RecoveryReadingCoordinatedState        = "reading_coordinated_state"
+	RecoveryLockingCoordinatedState        = "locking_coordinated_state"
+	RecoveryRecruitingTransactionServers   = "recruiting_transaction_servers"
+	RecoveryInitializingTransactionServers = "initializing_transaction_servers"
+	RecoveryAcceptingCommits               = "accepting_commits"
+	RecoveryAllLogsRecruited               = "all_logs_recruited"
+	RecoveryFullyRecovered                 = "fully_recovered"
+	RecoveryConfigurationNeverCreated      = "configuration_never_created"
+)
+
+// Status message names (cluster.messages[].name) that change decisions.
+const (
+	MessageStatusIncomplete        = "status_incomplete"
+	MessageUnreadableConfiguration = "unreadable_configuration"
+	MessageFullReplicationTimeout  = "full_replication_timeout"
+	MessageStorageServersError     = "storage_servers_error"
+	MessageLogServersError         = "log_servers_error"
+)
+
+// Status is the subset of `status json` the provider reads. JSON names
+// follow the published schema, so real output unmarshals into it; fields
+// the model does not know are ignored.
+type Status struct {
+	Client  ClientStatus  `json:"client"`
+	Cluster ClusterStatus `json:"cluster"`
+}
+
+// ClientStatus is the client section: what the client could observe.
+type ClientStatus struct {
+	DatabaseStatus DatabaseStatus     `json:"database_status"`
+	Coordinators   CoordinatorsStatus `json:"coordinators"`
+	Messages       []Message          `json:"messages,omitempty"`
+	Timestamp      int64              `json:"timestamp,omitempty"`
+}
+
+// DatabaseStatus is client.database_status.
+type DatabaseStatus struct {
+	Available bool `json:"available"`
+	Healthy   bool `json:"healthy"`
+}
+
+// CoordinatorsStatus is client.coordinators.
+type CoordinatorsStatus struct {
+	QuorumReachable bool                `json:"quorum_reachable"`
+	Coordinators    []CoordinatorStatus `json:"coordinators,omitempty"`
+}
+
+// CoordinatorStatus is one entry of client.coordinators.coordinators.
+type CoordinatorStatus struct {
+	Address   ProcessAddress `json:"address"`
+	Reachable bool           `json:"reachable"`
+}
+
+// Message is an entry of a messages list.
+type Message struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// ClusterStatus is the cluster section.
+type ClusterStatus struct {
+	ConnectionString        string             `json:"connection_string,omitempty"`
+	Configuration           Configuration      `json:"configuration,omitzero"`
+	RecoveryState           RecoveryState      `json:"recovery_state,omitzero"`
+	Processes               map[string]Process `json:"processes,omitempty"`
+	Data                    DataStatus         `json:"data,omitzero"`
+	FaultTolerance          FaultTolerance     `json:"fault_tolerance,omitzero"`
+	Logs                    []LogGeneration    `json:"logs,omitempty"`
+	Qos                     Qos                `json:"qos,omitzero"`
+	Layers                  Layers             `json:"layers,omitzero"`
+	Messages                []Message          `json:"messages,omitempty"`
+	IncompatibleConnections []string           `json:"incompatible_connections,omitempty"`
+	Generation              int64              `json:"generation,omitempty"`
+}
+
+// Configuration is cluster.configuration: the database configuration plus
+// the exclusion list.
+type Configuration struct {
+	DatabaseConfiguration
+	ExcludedServers []ExcludedServer `json:"excluded_servers,omitempty"`
+}
+
+// ExcludedServer is one exclusion: an address or a locality selector.
+type ExcludedServer struct {
+	Address  ProcessAddress `json:"address,omitempty"`
+	Locality ProcessAddress `json:"locality,omitempty"`
+}
+
+// Target returns the exclusion as a ProcessAddress.
+func (e ExcludedServer) Target() ProcessAddress {
+	if e.Locality != "" {
+		return e.Locality
+	}
+	return e.Address
+}
+
+// RecoveryState is cluster.recovery_state.
+type RecoveryState struct {
+	Name                      string  `json:"name"`
+	Description               string  `json:"description,omitempty"`
+	ActiveGenerations         int     `json:"active_generations,omitempty"`
+	SecondsSinceLastRecovered float64 `json:"seconds_since_last_recovered,omitempty"`
+	RequiredLogs              int     `json:"required_logs,omitempty"`
+}
+
+// Process is one entry of cluster.processes.
+type Process struct {
+	Address       string        `json:"address"`
+	ClassType     string        `json:"class_type,omitempty"`
+	ClassSource   string        `json:"class_source,omitempty"`
+	Locality      Locality      `json:"locality,omitzero"`
+	Excluded      bool          `json:"excluded"`
+	Degraded      bool          `json:"degraded"`
+	Roles         []ProcessRole `json:"roles,omitempty"`
+	Version       string        `json:"version,omitempty"`
+	CommandLine   string        `json:"command_line,omitempty"`
+	UptimeSeconds float64       `json:"uptime_seconds"`
+	FaultDomain   string        `json:"fault_domain,omitempty"`
+	Messages      []Message     `json:"messages,omitempty"`
+}
+
+// HasRole reports whether p serves role.
+func (p Process) HasRole(role string) bool {
+	for _, r := range p.Roles {
+		if r.Role == role {
+			return true
+		}
+	}
+	return false
+}
+
+// Locality is a process's locality map. Only the keys the provider sets are
+// modelled.
+type Locality struct {
+	InstanceID string `json:"instance_id,omitempty"`
+	ProcessID  string `json:"process_id,omitempty"`
+	ZoneID     string `json:"zoneid,omitempty"`
+	MachineID  string `json:"machineid,omitempty"`
+	DCID       string `json:"dcid,omitempty"`
+	DataHall   string `json:"data_hall,omitempty"`
+}
+
+// Get returns the value of a locality key; known is false for keys the
+// model does not carry.
+func (l Locality) Get(key string) (value string, known bool) {
+	switch key {
+	case LocalityInstanceID:
+		return l.InstanceID, true
+	case LocalityProcessID:
+		return l.ProcessID, true
+	case LocalityZoneID:
+		return l.ZoneID, true
+	case LocalityMachineID:
+		return l.MachineID, true
+	case LocalityDCID:
+		return l.DCID, true
+	case LocalityDataHall:
+		return l.DataHall, true
+	}
+	return "", false
+}
+
+// ProcessRole is one role a process serves.
+type ProcessRole struct {
+	Role             string `json:"role"`
+	ID               string `json:"id,omitempty"`
+	StoredBytes      int64  `json:"stored_bytes,omitempty"`
+	KVStoreUsedBytes int64  `json:"kvstore_used_bytes,omitempty"`
+	DataLag          Lag    `json:"data_lag,omitzero"`
+	DurabilityLag    Lag    `json:"durability_lag,omitzero"`
+}
+
+// Lag is a lag in seconds and versions.
+type Lag struct {
+	Seconds  float64 `json:"seconds"`
+	Versions int64   `json:"versions"`
+}
+
+// DataStatus is cluster.data.
+type DataStatus struct {
+	State            DataState     `json:"state"`
+	MovingData       MovingData    `json:"moving_data"`
+	TeamTrackers     []TeamTracker `json:"team_trackers,omitempty"`
+	TotalKVSizeBytes int64         `json:"total_kv_size_bytes"`
+	PartitionsCount  int           `json:"partitions_count,omitempty"`
+}
+
+// Data distribution state names (cluster.data.state.name).
+const (
+	DataInitializing          = "initializing"
+	DataMissing               = "missing_data"
+	DataHealing               = "healing"
+	DataHealthyRemovingServer = "healthy_removing_server"
+	DataHealthy               = "healthy"
+)
+
+// DataState is cluster.data.state and team_trackers[].state. The real
+// output omits min_replicas_remaining while initializing; it parses as 0.
+type DataState struct {
+	Name                 string `json:"name"`
+	Description          string `json:"description,omitempty"`
+	Healthy              bool   `json:"healthy"`
+	MinReplicasRemaining int    `json:"min_replicas_remaining"`
+}
+
+// MovingData is cluster.data.moving_data.
+type MovingData struct {
+	InFlightBytes int64 `json:"in_flight_bytes"`
+	InQueueBytes  int64 `json:"in_queue_bytes"`
+}
+
+// TeamTracker is one entry of cluster.data.team_trackers.
+type TeamTracker struct {
+	Primary          bool      `json:"primary"`
+	InFlightBytes    int64     `json:"in_flight_bytes"`
+	UnhealthyServers int       `json:"unhealthy_servers"`
+	State            DataState `json:"state"`
+}
+
+// FaultTolerance is cluster.fault_tolerance.
+type FaultTolerance struct {
+	MaxZoneFailuresWithoutLosingAvailability int `json:"max_zone_failures_without_losing_availability"`
+	MaxZoneFailuresWithoutLosingData         int `json:"max_zone_failures_without_losing_data"`
+}
+
+// LogGeneration is one entry of cluster.logs: a generation of the log system.
+type LogGeneration struct {
+	Current              bool           `json:"current"`
+	Epoch                int64          `json:"epoch,omitempty"`
+	LogFaultTolerance    int            `json:"log_fault_tolerance"`
+	LogReplicationFactor int            `json:"log_replication_factor"`
+	LogWriteAntiQuorum   int            `json:"log_write_anti_quorum"`
+	PossiblyLosingData   bool           `json:"possibly_losing_data,omitempty"`
+	LogInterfaces        []LogInterface `json:"log_interfaces,omitempty"`
+}
+
+// LogInterface is one log server of a generation.
+type LogInterface struct {
+	ID      string `json:"id"`
+	Address string `json:"address"`
+	Healthy bool   `json:"healthy"`
+}
+
+// Qos is the subset of cluster.qos used by configuration-change gates.
+type Qos struct {
+	WorstQueueBytesLogServer        int64 `json:"worst_queue_bytes_log_server"`
+	WorstQueueBytesStorageServer    int64 `json:"worst_queue_bytes_storage_server"`
+	WorstDataLagStorageServer       Lag   `json:"worst_data_lag_storage_server"`
+	WorstDurabilityLagStorageServer Lag   `json:"worst_durability_lag_storage_server"`
+}
+
+// Layers is cluster.layers.
+type Layers struct {
+	Valid  bool        `json:"_valid"`
+	Error  string      `json:"_error,omitempty"`
+	Backup BackupLayer `json:"backup,omitzero"`
+}
+
+// BackupLayer is cluster.layers.backup: the agents and the tags.
+type BackupLayer struct {
+	Instances        map[string]BackupInstance `json:"instances,omitempty"`
+	InstancesRunning int                       `json:"instances_running"`
+	Paused           bool                      `json:"paused"`
+	Tags             map[string]BackupTag      `json:"tags,omitempty"`
+}
+
+// BackupInstance is one backup agent.
+type BackupInstance struct {
+	ID                string  `json:"id"`
+	Version           string  `json:"version,omitempty"`
+	ConfiguredWorkers int     `json:"configured_workers,omitempty"`
+	LastUpdated       float64 `json:"last_updated,omitempty"`
+}
+
+// BackupTag is the state of the backup on one tag.
+type BackupTag struct {
+	CurrentContainer            string  `json:"current_container"`
+	CurrentStatus               string  `json:"current_status"`
+	RunningBackup               bool    `json:"running_backup"`
+	RunningBackupIsRestorable   bool    `json:"running_backup_is_restorable"`
+	LastRestorableVersion       int64   `json:"last_restorable_version,omitempty"`
+	LastRestorableSecondsBehind float64 `json:"last_restorable_seconds_behind,omitempty"`
+	RangeBytesWritten           int64   `json:"range_bytes_written"`
+	MutationLogBytesWritten     int64   `json:"mutation_log_bytes_written"`
+}
+
+// ParseStatus parses `status json` output. Text before the first '{' (such
+// as warnings a tool prints) is skipped; anything else that is not a JSON
+// object is ErrUnexpectedOutput.
+func ParseStatus(out []byte) (*Status, error) {
+	start := bytes.IndexByte(out, '{')
+	if start < 0 {
+		return nil, errors.Wrap(ErrUnexpectedOutput, errParseStatus)
+	}
+	s := &Status{}
+	if err := json.Unmarshal(out[start:], s); err != nil {
+		return nil, errors.Wrapf(ErrUnexpectedOutput, "%s: %v", errParseStatus, err)
+	}
+	return s, nil
+}
+
+// Incomplete reports whether the status lacks the cluster view: the cluster
+// controller could not be reached or reported status_incomplete. Decisions
+// that need the process list must not be taken on an incomplete status.
+func (s *Status) Incomplete() bool {
+	return len(s.Cluster.Processes) == 0 ||
+		slices.ContainsFunc(s.Cluster.Messages, func(m Message) bool { return m.Name == MessageStatusIncomplete })
+}

@@ -1,0 +1,217 @@
+package fdb_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// summary is what the controllers derive from a status.
+type summary struct {
+	Available, Healthy, Quorum, Incomplete bool
+	Recovery                               string
+	Generations                            int
+	LogGenerations                         int
+	Instances                              map[string][]string // instance → process addresses
+	Exclusions                             []fdb.ProcessAddress
+	Report                                 fdb.ExclusionReport
+	InUse                                  []fdb.ProcessAddress
+	Data                                   string
+	MinReplicas                            int
+	MovingBytes                            int64
+	FaultTolerance                         fdb.FaultTolerance
+	Coordinators                           int
+	BackupTags                             []string
+	WorstDataLagSeconds                    float64
+}
+
+// probe are the targets every fixture is classified against.
+var probe = []fdb.ProcessAddress{
+	"10.1.0.1:4501",
+	fdb.InstanceTarget("storage-2"),
+	fdb.InstanceTarget("storage-5"),
+	fdb.InstanceTarget("stateless-1"),
+}
+
+func summarize(s *fdb.Status) summary {
+	sum := summary{
+		Available:           s.Client.DatabaseStatus.Available,
+		Healthy:             s.Client.DatabaseStatus.Healthy,
+		Quorum:              s.Client.Coordinators.QuorumReachable,
+		Incomplete:          s.Incomplete(),
+		Recovery:            s.Cluster.RecoveryState.Name,
+		Generations:         s.Cluster.RecoveryState.ActiveGenerations,
+		LogGenerations:      len(s.Cluster.Logs),
+		Instances:           map[string][]string{},
+		Exclusions:          fdb.Exclusions(s),
+		Report:              fdb.ClassifyExclusions(s, probe),
+		InUse:               fdb.StillInUse(s, probe),
+		Data:                s.Cluster.Data.State.Name,
+		MinReplicas:         s.Cluster.Data.State.MinReplicasRemaining,
+		MovingBytes:         s.Cluster.Data.MovingData.InFlightBytes + s.Cluster.Data.MovingData.InQueueBytes,
+		FaultTolerance:      s.Cluster.FaultTolerance,
+		WorstDataLagSeconds: s.Cluster.Qos.WorstDataLagStorageServer.Seconds,
+	}
+	for id, ps := range fdb.ProcessesByInstance(s) {
+		for _, p := range ps {
+			sum.Instances[id] = append(sum.Instances[id], p.Address)
+		}
+	}
+	for _, c := range s.Client.Coordinators.Coordinators {
+		if c.Reachable {
+			sum.Coordinators++
+		}
+	}
+	for tag := range s.Cluster.Layers.Backup.Tags {
+		sum.BackupTags = append(sum.BackupTags, tag)
+	}
+	slices.Sort(sum.BackupTags)
+	return sum
+}
+
+// instances returns the layout of the healthy fixtures: five storage pods,
+// three logs, two stateless, one process each.
+func instances() map[string][]string {
+	return map[string][]string{
+		"storage-1": {"10.1.0.1:4501"}, "storage-2": {"10.1.0.2:4501"}, "storage-3": {"10.1.0.3:4501"},
+		"storage-4": {"10.1.0.4:4501"}, "storage-5": {"10.1.0.5:4501"},
+		"log-1": {"10.2.0.1:4501"}, "log-2": {"10.2.0.2:4501"}, "log-3": {"10.2.0.3:4501"},
+		"stateless-1": {"10.3.0.1:4501"}, "stateless-2": {"10.3.0.2:4501"},
+	}
+}
+
+func TestParseStatusFixtures(t *testing.T) {
+	healthy := summary{
+		Available: true, Healthy: true, Quorum: true,
+		Recovery: fdb.RecoveryFullyRecovered, Generations: 1, LogGenerations: 1,
+		Instances: instances(),
+		Report:    fdb.ExclusionReport{NotExcluded: fdb.SortedAddresses(probe)},
+		InUse:     fdb.SortedAddresses(probe),
+		Data:      fdb.DataHealthy, MinReplicas: 3,
+		FaultTolerance: fdb.FaultTolerance{
+			MaxZoneFailuresWithoutLosingAvailability: 1,
+			MaxZoneFailuresWithoutLosingData:         2,
+		},
+		Coordinators:        3,
+		BackupTags:          []string{fdb.DefaultBackupTag},
+		WorstDataLagSeconds: 0.48,
+	}
+	edit := func(edit func(s *summary)) summary {
+		s := healthy
+		s.Instances = instances()
+		edit(&s)
+		return s
+	}
+	cases := map[string]summary{
+		"healthy_triple.json": healthy,
+		"recovery_in_progress.json": edit(func(s *summary) {
+			s.Healthy, s.Recovery, s.Generations, s.LogGenerations = false, fdb.RecoveryAcceptingCommits, 3, 3
+			s.Report.Blocked = "a recovery is in progress with 3 active generations"
+		}),
+		"unavailable.json": {
+			Incomplete: true, Instances: map[string][]string{},
+			Report:       fdb.ExclusionReport{Blocked: "status is incomplete", NotExcluded: fdb.SortedAddresses(probe)},
+			Coordinators: 1,
+		},
+		"exclusions_in_progress.json": edit(func(s *summary) {
+			s.Exclusions = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("storage-2")}
+			s.Report = fdb.ExclusionReport{
+				NotExcluded:   []fdb.ProcessAddress{fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-5")},
+				InProgress:    []fdb.ProcessAddress{"10.1.0.1:4501"},
+				FullyExcluded: []fdb.ProcessAddress{fdb.InstanceTarget("storage-2")},
+			}
+			s.InUse = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-5")}
+			s.Data, s.MovingBytes = fdb.DataHealthyRemovingServer, 402653184
+		}),
+		"missing_processes.json": edit(func(s *summary) {
+			s.Healthy, s.Coordinators = false, 2
+			delete(s.Instances, "storage-5")
+			delete(s.Instances, "log-3")
+			s.Exclusions = []fdb.ProcessAddress{fdb.InstanceTarget("storage-5")}
+			s.Report = fdb.ExclusionReport{
+				NotExcluded: []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-2")},
+				Missing:     []fdb.ProcessAddress{fdb.InstanceTarget("storage-5")},
+			}
+			s.InUse = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-2")}
+			s.Data, s.MinReplicas, s.MovingBytes = fdb.DataHealing, 2, 1207959552
+			s.FaultTolerance = fdb.FaultTolerance{MaxZoneFailuresWithoutLosingData: 1}
+		}),
+		"multi_process_pods.json": edit(func(s *summary) {
+			s.Instances = instances()
+			for n, id := range []string{"storage-1", "storage-2", "storage-3"} {
+				ip := "10.1.0." + string(rune('1'+n))
+				s.Instances[id] = []string{ip + ":4501", ip + ":4503"}
+			}
+			delete(s.Instances, "storage-4")
+			delete(s.Instances, "storage-5")
+			s.Report = fdb.ExclusionReport{NotExcluded: fdb.SortedAddresses(probe)}
+			s.InUse = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-2")}
+		}),
+	}
+	for name, want := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, err := os.ReadFile(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := fdb.ParseStatus(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, summarize(s)); diff != "" {
+				t.Errorf("summary (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseStatusErrors(t *testing.T) {
+	cases := map[string]struct {
+		out     string
+		wantErr error
+	}{
+		"Empty":           {out: "", wantErr: fdb.ErrUnexpectedOutput},
+		"NotJSON":         {out: "ERROR: Unable to connect to cluster", wantErr: fdb.ErrUnexpectedOutput},
+		"Truncated":       {out: `{"client": {"database_status": {`, wantErr: fdb.ErrUnexpectedOutput},
+		"WrongType":       {out: `{"client": {"database_status": {"available": "yes"}}}`, wantErr: fdb.ErrUnexpectedOutput},
+		"LeadingWarning":  {out: "WARNING: Long delay (Ctrl-C to interrupt)\n{\"client\": {}}"},
+		"UnknownFieldsOK": {out: `{"cluster": {"brand_new_section": {"x": 1}}}`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := fdb.ParseStatus([]byte(tc.out))
+			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Errorf("ParseStatus: got %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestClassifyExclusionsBlockedByMessages(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("testdata", "exclusions_in_progress.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		fdb.MessageUnreadableConfiguration, fdb.MessageFullReplicationTimeout,
+		fdb.MessageStorageServersError, fdb.MessageLogServersError,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := fdb.ParseStatus(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Cluster.Messages = append(s.Cluster.Messages, fdb.Message{Name: name})
+			want := fdb.ExclusionReport{Blocked: "status reports " + name, NotExcluded: fdb.SortedAddresses(probe)}
+			if diff := cmp.Diff(want, fdb.ClassifyExclusions(s, probe)); diff != "" {
+				t.Errorf("ClassifyExclusions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

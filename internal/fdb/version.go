@@ -1,0 +1,70 @@
+package fdb
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+const errParseVersion = "cannot parse version"
+
+// Version is a FoundationDB release version major.minor.patch.
+type Version struct {
+	Major, Minor, Patch int
+}
+
+// MinimumVersion is the oldest release the provider administers.
+var MinimumVersion = Version{Major: 7, Minor: 1}
+
+// ParseVersion parses "major.minor.patch".
+func ParseVersion(s string) (Version, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return Version{}, errors.Errorf("%s %q: want major.minor.patch", errParseVersion, s)
+	}
+	var n [3]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 {
+			return Version{}, errors.Errorf("%s %q: %q is not a number", errParseVersion, s, p)
+		}
+		n[i] = v
+	}
+	return Version{Major: n[0], Minor: n[1], Patch: n[2]}, nil
+}
+
+// CheckVersion parses s and returns ErrUnsupportedVersion when it is older
+// than MinimumVersion.
+func CheckVersion(s string) (Version, error) {
+	v, err := ParseVersion(s)
+	if err != nil {
+		return Version{}, errors.Wrapf(ErrUnsupportedVersion, "%v", err)
+	}
+	if v.Less(MinimumVersion) {
+		return Version{}, errors.Wrapf(ErrUnsupportedVersion, "version %s is older than %s", v, MinimumVersion)
+	}
+	return v, nil
+}
+
+// Less reports whether v is older than o.
+func (v Version) Less(o Version) bool {
+	if v.Major != o.Major {
+		return v.Major < o.Major
+	}
+	if v.Minor != o.Minor {
+		return v.Minor < o.Minor
+	}
+	return v.Patch < o.Patch
+}
+
+// MajorMinor returns "major.minor": releases sharing it speak the same
+// protocol, and the binaries of a release live in a directory of that name.
+func (v Version) MajorMinor() string {
+	return fmt.Sprintf("%d.%d", v.Major, v.Minor)
+}
+
+func (v Version) String() string {
+	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+}
