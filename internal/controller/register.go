@@ -8,10 +8,12 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/backup"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/config"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/processgroup"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/restore"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 )
 
@@ -23,6 +25,8 @@ var managedKinds = []struct {
 }{
 	{v1alpha1.ClusterGroupVersionKind, cluster.Setup},
 	{v1alpha1.ProcessGroupGroupVersionKind, processgroup.Setup},
+	{v1alpha1.BackupGroupVersionKind, backup.Setup},
+	{v1alpha1.RestoreGroupVersionKind, restore.Setup},
 }
 
 // Setup adds every controller to the manager. With a safe-start gate in the

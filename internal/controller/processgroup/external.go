@@ -29,6 +29,7 @@ const (
 	errListGroups  = "cannot list the cluster's ProcessGroups"
 	errBuildInput  = "cannot build the safety-policy input"
 	errKill        = "cannot kill the group's processes"
+	errClusterGone = "cannot create a process group whose Cluster is deleted or missing"
 	reasonRecreate = event.Reason("RecreatingPod")
 	reasonKilled   = event.Reason("KilledProcesses")
 	reasonRemoved  = event.Reason("RemovedProcessGroup")
@@ -78,6 +79,12 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 	default:
 		pg.SetConditions(xpv2.Available())
 	}
+	if e.clusterGone {
+		// Without its Cluster the group has no desired pod to converge to:
+		// it is only observed, and deleted on request.
+		pg.SetConditions(xpv2.ObserveMatched())
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+	}
 	upToDate := o.pod != nil && !e.has(pg, v1alpha1.IncorrectPodSpec) && !e.has(pg, v1alpha1.IncorrectCommandLine) &&
 		!(pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil)
 	if upToDate {
@@ -94,6 +101,9 @@ func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditi
 
 // Create creates the group's volume claim (stateful classes) and pod.
 func (e *external) Create(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalCreation, error) {
+	if e.clusterGone {
+		return managed.ExternalCreation{}, errors.New(errClusterGone)
+	}
 	return managed.ExternalCreation{}, e.ensure(ctx, pg)
 }
 

@@ -1,0 +1,229 @@
+package restore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+const (
+	errNoDatabase     = "cannot start the restore: the destination cluster has no database yet"
+	errRestoreStatus  = "cannot get the restore's status"
+	errDatabaseStatus = "cannot read the destination database's status"
+	errStartRestore   = "cannot start the restore"
+	errAbortRestore   = "cannot abort the restore"
+	errListGroups     = "cannot list the cluster's ProcessGroups"
+	errBuildInput     = "cannot build the safety-policy input"
+
+	msgRecordGone = "FoundationDB no longer reports the restore on tag %q; it is not started again"
+	msgNoAgents   = "no backup agents run for cluster %s: restores need them, and a Backup of the cluster provides them"
+	msgAborted    = "the restore was aborted"
+	msgUnknown    = "FoundationDB reports the restore in state %q"
+
+	reasonStarted event.Reason = "StartedRestore"
+	reasonAborted event.Reason = "AbortedRestore"
+)
+
+// external works against one Restore's restore during one reconcile.
+type external struct {
+	kube    client.Client
+	session *connector.Session
+	cluster *v1alpha1.Cluster
+	gate    *gate.Gate
+	clock   clock.PassiveClock
+	record  event.Recorder
+
+	// restore is what Observe saw of the restore; nil when FoundationDB
+	// does not report it.
+	restore *fdb.RestoreStatus
+}
+
+// tag is the restore tag of a Restore: its external name, which is its name
+// unless set otherwise. Each Restore has a tag of its own, so restores of
+// different Restores into one cluster do not mistake each other's state for
+// their own.
+func tag(r *v1alpha1.Restore) string {
+	if n := meta.GetExternalName(r); n != "" {
+		return n
+	}
+	return r.GetName()
+}
+
+// request is the restore a Restore asks for.
+func request(r *v1alpha1.Restore) fdb.RestoreRequest {
+	p := r.Spec.ForProvider
+	req := fdb.RestoreRequest{URL: workload.BlobStoreURL(p.BlobStore, r.GetName()), Tag: tag(r)}
+	for _, kr := range p.KeyRanges {
+		req.KeyRanges = append(req.KeyRanges, fdb.KeyRange{Begin: kr.Start, End: kr.End})
+	}
+	if p.BackupVersion != nil {
+		req.Version = *p.BackupVersion
+	}
+	return req
+}
+
+// progress is a restore's progress in percent: the share of its blocks
+// written, 100 once completed.
+func progress(s *fdb.RestoreStatus) int {
+	switch {
+	case s.State == fdb.RestoreCompleted:
+		return 100
+	case s.BlocksTotal <= 0:
+		return 0
+	}
+	return int(min(max(s.BlocksDone*100/s.BlocksTotal, 0), 100))
+}
+
+// state is the Restore state of a FoundationDB restore state; ok is false
+// for a state the API does not know.
+func state(s fdb.RestoreState) (v1alpha1.RestoreState, bool) {
+	switch st := v1alpha1.RestoreState(s); st {
+	case v1alpha1.RestoreQueued, v1alpha1.RestoreStarting, v1alpha1.RestoreRunning, v1alpha1.RestoreCompleted, v1alpha1.RestoreAborted:
+		return st, true
+	}
+	return "", false
+}
+
+// Observe reads the restore's state from the destination database and
+// fills atProvider. It writes nothing. A restore exists once FoundationDB
+// reports it; a Restore that started one keeps existing when the record
+// disappears, so that it is never started twice. While the Restore is being
+// deleted, a finished (completed or aborted) restore counts as gone.
+func (e *external) Observe(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalObservation, error) {
+	deleting, started := meta.WasDeleted(r), r.Status.AtProvider.State != ""
+	if e.session.FDB == nil {
+		if deleting || !started {
+			return managed.ExternalObservation{}, nil
+		}
+		r.SetConditions(xpv2.Unavailable().WithMessage("the destination cluster has no database"), xpv2.ObserveMatched())
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+	}
+	rs, err := e.session.FDB.RestoreStatus(ctx, tag(r))
+	switch {
+	case errors.Is(err, fdb.ErrNotFound):
+		if deleting || !started {
+			return managed.ExternalObservation{}, nil
+		}
+		r.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf(msgRecordGone, tag(r))), xpv2.ObserveMatched())
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+	case err != nil:
+		return managed.ExternalObservation{}, errors.Wrap(err, errRestoreStatus)
+	}
+	e.restore = rs
+	if deleting && rs.State.Terminal() {
+		return managed.ExternalObservation{}, nil
+	}
+
+	at := &r.Status.AtProvider
+	st, known := state(rs.State)
+	if known {
+		at.State = st
+	}
+	at.Progress = progress(rs)
+	at.URL = workload.BlobStoreStatusURL(r.Spec.ForProvider.BlobStore, r.GetName())
+
+	switch {
+	case !known:
+		r.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf(msgUnknown, rs.State)))
+	case st == v1alpha1.RestoreCompleted:
+		r.SetConditions(xpv2.Available())
+	case st == v1alpha1.RestoreAborted:
+		r.SetConditions(xpv2.Unavailable().WithMessage(msgAborted))
+	default:
+		msg := fmt.Sprintf("the restore is %s, %d%% done", st, at.Progress)
+		if s, err := e.session.FDB.Status(ctx); err == nil && s.Cluster.Layers.Backup.InstancesRunning == 0 {
+			msg += "; " + fmt.Sprintf(msgNoAgents, e.cluster.GetName())
+		}
+		r.SetConditions(xpv2.Creating().WithMessage(msg))
+	}
+	r.SetConditions(xpv2.ObserveMatched())
+	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+}
+
+// Create starts the restore once the safety policies allow it. They see
+// whether the destination database holds data (its status reports a
+// key-value size above zero) and whether the Restore allows a destination
+// that does.
+func (e *external) Create(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalCreation, error) {
+	if e.session.FDB == nil {
+		return managed.ExternalCreation{}, errors.New(errNoDatabase)
+	}
+	st, err := e.session.FDB.Status(ctx)
+	if err != nil {
+		return managed.ExternalCreation{}, errors.Wrap(err, errDatabaseStatus)
+	}
+	details := map[string]any{
+		policy.DetailDestinationHasData:       st.Cluster.Data.TotalKVSizeBytes > 0,
+		policy.DetailAllowNonEmptyDestination: r.Spec.ForProvider.AllowNonEmptyDestination,
+	}
+	url := workload.BlobStoreStatusURL(r.Spec.ForProvider.BlobStore, r.GetName())
+	msg := fmt.Sprintf("restoring %s into cluster %s on tag %q", url, e.cluster.GetName(), tag(r))
+	if err := e.check(ctx, r, apiv1alpha1.ActionStartRestore, msg, details); err != nil {
+		return managed.ExternalCreation{}, err
+	}
+	if err := e.session.FDB.StartRestore(ctx, request(r)); err != nil && !errors.Is(err, fdb.ErrAlreadyExists) {
+		return managed.ExternalCreation{}, errors.Wrap(err, errStartRestore)
+	}
+	e.record.Event(r, event.Normal(reasonStarted, "started "+msg))
+	return managed.ExternalCreation{}, nil
+}
+
+// Update does nothing: a Restore's spec cannot change once it is created.
+func (e *external) Update(context.Context, *v1alpha1.Restore) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, nil
+}
+
+// Delete aborts a restore that has not finished, once the safety policies
+// allow it. A finished restore is left as it is.
+func (e *external) Delete(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalDelete, error) {
+	if e.restore == nil || e.restore.State.Terminal() {
+		return managed.ExternalDelete{}, nil
+	}
+	msg := fmt.Sprintf("aborting the %s restore on tag %q: the Restore is being deleted", e.restore.State, tag(r))
+	if err := e.check(ctx, r, apiv1alpha1.ActionAbortRestore, msg, nil); err != nil {
+		return managed.ExternalDelete{}, err
+	}
+	if err := e.session.FDB.AbortRestore(ctx, tag(r)); err != nil && !errors.Is(err, fdb.ErrNotFound) {
+		return managed.ExternalDelete{}, errors.Wrap(err, errAbortRestore)
+	}
+	e.record.Event(r, event.Normal(reasonAborted, msg))
+	return managed.ExternalDelete{}, nil
+}
+
+// Disconnect releases nothing: sessions hold no connections.
+func (e *external) Disconnect(context.Context) error { return nil }
+
+// check passes an action on the restore through the safety-policy gate and
+// records the decision in atProvider.
+func (e *external) check(ctx context.Context, r *v1alpha1.Restore, t apiv1alpha1.ActionType, msg string, details map[string]any) error {
+	groups := &v1alpha1.ProcessGroupList{}
+	if err := e.kube.List(ctx, groups, client.InNamespace(e.cluster.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
+		return errors.Wrap(err, errListGroups)
+	}
+	a := policy.Action{Type: t, Targets: []string{tag(r)}, Reason: msg, Details: details}
+	in, err := policy.FromCluster(e.cluster, groups.Items, e.clock.Now(), a)
+	if err != nil {
+		return errors.Wrap(err, errBuildInput)
+	}
+	if in.Object, err = policy.ObjectOf(r); err != nil {
+		return errors.Wrap(err, errBuildInput)
+	}
+	decision, err := e.gate.Check(ctx, r, in)
+	r.Status.AtProvider.LastPolicyDecision = decision
+	return err
+}

@@ -1,0 +1,200 @@
+// Package controllertest runs the provider's controllers against a real API
+// server (internal/testenv) with the FoundationDB simulator, stand-in
+// nodes in five zones and a virtual clock, for the controllers' integration
+// tests, and offers the polling and event helpers those tests share.
+package controllertest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	clocktesting "k8s.io/utils/clock/testing"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// Zones are the stand-in nodes' fault domains: five, so a triple cluster
+// finds its five coordinators in distinct zones.
+var Zones = []string{"zone-a", "zone-b", "zone-c", "zone-d", "zone-e"}
+
+// Harness is the provider running on a test control plane.
+type Harness struct {
+	Env     *testenv.Env
+	Backend connector.SimFDB
+	// Clock is the virtual time of every decision and of the simulator.
+	// While Flow(true), it passes 20 s every 20 ms of wall time.
+	Clock   *clocktesting.FakeClock
+	flowing atomic.Bool
+}
+
+// Start runs all controllers with the simulator on env, creates the nodes
+// and the default ClusterProviderConfig. Call it once per test binary.
+func Start(env *testenv.Env) (*Harness, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	testenv.OnStop(cancel)
+	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	h.Backend = connector.SimFDB{Registry: sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30})}
+
+	// Tests count events, so client-go's spam filter (25 per object, then
+	// one per five minutes) must not drop them.
+	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events}) //nolint:staticcheck // the only way to tune the spam filter
+	if err != nil {
+		return nil, err
+	}
+	o := options.Options{
+		Options: controller.Options{
+			Logger:                  logging.NewNopLogger(),
+			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
+			PollInterval:            time.Second,
+			MaxConcurrentReconciles: 4,
+		},
+		FDB:         h.Backend,
+		Clock:       h.Clock,
+		Policies:    policy.NewStore(),
+		ActivePoll:  100 * time.Millisecond,
+		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
+	}
+	if err := fdbcontroller.Setup(mgr, o); err != nil {
+		return nil, err
+	}
+	go func() { _ = mgr.Start(ctx) }()
+	if _, err := testenv.StartNodes(ctx, env.Client, Zones, 2); err != nil {
+		return nil, err
+	}
+	cpc := &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceInjectedIdentity}}}
+	if err := env.Client.Create(ctx, cpc); err != nil {
+		return nil, err
+	}
+	go func() {
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if h.flowing.Load() {
+					h.Clock.Step(20 * time.Second)
+				}
+			}
+		}
+	}()
+	return h, nil
+}
+
+// Flow starts or stops the passing of virtual time.
+func (h *Harness) Flow(on bool) { h.flowing.Store(on) }
+
+// Namespace creates a namespace for one test.
+func (h *Harness) Namespace(t *testing.T, name string) string {
+	t.Helper()
+	if err := h.Env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// Get reads an object fresh from the API server.
+func (h *Harness) Get(t *testing.T, o client.Object) {
+	t.Helper()
+	if err := h.Env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Sim returns the simulated database of a cluster.
+func (h *Harness) Sim(t *testing.T, cr *fdbv1alpha1.Cluster) *sim.Sim {
+	t.Helper()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: workload.ConfigMapName(cr), Namespace: cr.GetNamespace()}}
+	h.Get(t, cm)
+	return h.Backend.Sim(cm)
+}
+
+// Events returns "reason: message" of every event about o.
+func (h *Harness) Events(t *testing.T, o client.Object) []string {
+	t.Helper()
+	var out []string
+	for _, e := range h.events(t, o) {
+		out = append(out, fmt.Sprintf("%s: %s", e.Reason, e.Message))
+	}
+	return out
+}
+
+// EventCount sums the counts of the events about o with the given reason.
+func (h *Harness) EventCount(t *testing.T, o client.Object, reason string) int32 {
+	t.Helper()
+	var n int32
+	for _, e := range h.events(t, o) {
+		if e.Reason == reason {
+			n += max(e.Count, 1)
+		}
+	}
+	return n
+}
+
+func (h *Harness) events(t *testing.T, o client.Object) []corev1.Event {
+	t.Helper()
+	list := &corev1.EventList{}
+	if err := h.Env.Client.List(context.Background(), list, client.InNamespace(o.GetNamespace())); err != nil {
+		t.Fatal(err)
+	}
+	var out []corev1.Event
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == o.GetName() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Eventually polls cond until it holds or the wall-clock timeout passes,
+// then fails with cond's last explanation.
+func Eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	last := ""
+	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		ok, why := cond()
+		last = why
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: not after %s: %s", what, timeout, last)
+	}
+}
+
+// ContainsAny reports whether some string of list contains frag.
+func ContainsAny(list []string, frag string) bool {
+	for _, s := range list {
+		if strings.Contains(s, frag) {
+			return true
+		}
+	}
+	return false
+}
