@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,6 +23,8 @@ const (
 	errListNodes  = "cannot list nodes"
 	errSyncSim    = "cannot tell the simulator which processes run"
 	errSeedCoords = "cannot give the simulator its cluster file"
+	errListAgents = "cannot list backup-agent Deployments"
+	errSyncAgents = "cannot tell the simulator how many backup agents run"
 )
 
 // FDB returns the admin client of one FoundationDB cluster.
@@ -39,15 +42,22 @@ type FDB interface {
 // processes from the fdbserver processes that connect to it, a simulated
 // database learns them from the cluster's pods: each call reports the
 // running pods (and the stopped ones whose volume remains) to the
-// simulator before returning it.
+// simulator before returning it. Likewise it learns its backup agents,
+// which a real database knows from the backup_agent processes that connect
+// to it, from the ready replicas of the cluster's backup-agent Deployments.
 type SimFDB struct {
 	Registry *sim.Registry
 }
 
 // Client returns the simulator of c after syncing its processes with the
-// cluster's pods and volume claims.
+// cluster's pods and volume claims, and its backup agents with the
+// cluster's backup-agent Deployments.
 func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
 	groups, err := simGroups(ctx, target, c)
+	if err != nil {
+		return nil, err
+	}
+	agents, err := simAgents(ctx, target, c)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +65,9 @@ func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cl
 	db := s.Registry.Get(string(cm.GetUID()))
 	if err := db.SetProcessGroups(groups); err != nil {
 		return nil, errors.Wrap(err, errSyncSim)
+	}
+	if err := db.SetBackupAgents(agents); err != nil {
+		return nil, errors.Wrap(err, errSyncAgents)
 	}
 	if connectionString != "" && db.ConnectionString() == "" {
 		if err := db.SetConnectionString(connectionString); err != nil {
@@ -101,7 +114,10 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Version: imageTag(&p)}
 		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
 			g.IP, g.Zone = p.Status.PodIP, zoneOf[p.Spec.NodeName]
-			g.CommandLine = strings.NewReplacer("$POD_IP", g.IP, "$ZONE", g.Zone).Replace(workload.CommandLine(c, class, id, 1))
+			expand := strings.NewReplacer("$POD_IP", g.IP, "$ZONE", g.Zone)
+			for n := 1; n <= g.ProcessesPerPod; n++ {
+				g.CommandLines = append(g.CommandLines, expand.Replace(workload.CommandLine(c, class, id, n)))
+			}
 			byID[id] = g
 		}
 	}
@@ -118,6 +134,24 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// simAgents counts the cluster's running backup agents: the ready replicas
+// of its backup-agent Deployments (one per Backup) that are not being
+// deleted.
+func simAgents(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (int, error) {
+	list := &appsv1.DeploymentList{}
+	if err := target.List(ctx, list, client.InNamespace(workload.Namespace(c)),
+		client.MatchingLabels{workload.LabelCluster: c.GetName(), workload.LabelComponent: workload.ComponentBackupAgent}); err != nil {
+		return 0, errors.Wrap(err, errListAgents)
+	}
+	n := 0
+	for _, d := range list.Items {
+		if d.DeletionTimestamp == nil {
+			n += int(d.Status.ReadyReplicas)
+		}
+	}
+	return n, nil
 }
 
 // processCount is the number of fdbserver processes a pod runs: one per

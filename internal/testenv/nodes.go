@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,6 +24,10 @@ const ZoneLabel = "topology.kubernetes.io/zone"
 //   - marks each bound pod Running and Ready with a pod IP (10.<zone>.<node>.<n>),
 //   - finishes graceful deletions (as a kubelet would once containers stop)
 //     and removes the pvc-protection finalizer of deleted claims no pod uses.
+//   - reports every Deployment not being deleted as fully rolled out, all
+//     spec.replicas ready and available (a stand-in for the deployment
+//     controller, ReplicaSets and their pods, which envtest does not run
+//     either; see readyDeployments).
 //
 // Pods on a node marked NotReady with SetReady stay as they are, like pods
 // on a node that lost its kubelet.
@@ -132,6 +137,39 @@ func (n *Nodes) step(ctx context.Context) error {
 			pvc.Finalizers = nil
 			_ = n.c.Update(ctx, pvc)
 		}
+	}
+	if err := n.readyDeployments(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// readyDeployments stands in for the deployment controller: it creates no
+// ReplicaSets or pods, but sets the status of each Deployment that is not
+// being deleted as if all spec.replicas had rolled out and were ready and
+// available, so controllers that wait on readyReplicas can be tested.
+func (n *Nodes) readyDeployments(ctx context.Context) error {
+	list := &appsv1.DeploymentList{}
+	if err := n.c.List(ctx, list); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		d := &list.Items[i]
+		if d.DeletionTimestamp != nil {
+			continue
+		}
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		s := d.Status
+		if s.ObservedGeneration == d.Generation && s.Replicas == want && s.ReadyReplicas == want && s.AvailableReplicas == want && s.UpdatedReplicas == want {
+			continue
+		}
+		d.Status.ObservedGeneration = d.Generation
+		d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.ReadyReplicas, d.Status.AvailableReplicas = want, want, want, want
+		d.Status.UnavailableReplicas = 0
+		_ = n.c.Status().Update(ctx, d)
 	}
 	return nil
 }

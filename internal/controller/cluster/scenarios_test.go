@@ -392,3 +392,49 @@ func TestDeleteAndImport(t *testing.T) {
 		}
 	})
 }
+
+// TestUpgradeOneZoneAtATime changes the version: every pod is recreated with
+// the new image, never in two zones at once, and the database ends up
+// running the new version without losing data.
+func TestUpgradeOneZoneAtATime(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "upgrade"), nil)
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(t, cr)
+		cr.Spec.ForProvider.Version = "7.3.64"
+		return env.Client.Update(ctx, cr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mostZones := 0
+	eventually(t, 120*time.Second, "every pod upgraded", func() (bool, string) {
+		disrupted := map[string]bool{}
+		upgraded := 0
+		for _, pg := range groupsOf(t, cr) {
+			pod := &corev1.Pod{}
+			err := env.Client.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: workload.PodName(cr, pg.ID())}, pod)
+			switch {
+			case err != nil || pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil:
+				disrupted[pg.Spec.ForProvider.FaultDomain] = true
+			case pod.Spec.Containers[0].Image == workload.Image(cr):
+				upgraded++
+			}
+		}
+		mostZones = max(mostZones, len(disrupted))
+		get(t, cr)
+		done := upgraded == 6 && cr.Status.AtProvider.RunningVersion == "7.3.64" && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue
+		return done, fmt.Sprintf("%d of 6 pods upgraded, running %s, disrupted zones now %v", upgraded, cr.Status.AtProvider.RunningVersion, disrupted)
+	})
+	if mostZones > 1 {
+		t.Errorf("pods were down in %d zones at once, want at most 1", mostZones)
+	}
+	if v := h.Sim(t, cr).Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+}

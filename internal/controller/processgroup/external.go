@@ -36,6 +36,7 @@ const (
 	reasonTeardown = event.Reason("DeletedWithCluster")
 	msgWaitExclude = "waiting for the cluster to exclude the group before it is removed"
 	msgWaitZone    = "waiting to recreate the pod: pods in zone %s are being recreated"
+	msgWaitTurn    = "waiting to recreate the pod: zone %s goes first"
 	msgNotRunning  = "the pod is not running"
 	msgNoProcesses = "the pod runs but its processes do not report to the database"
 	msgUnavailable = "the database is not available"
@@ -130,10 +131,16 @@ func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 	if e.has(pg, v1alpha1.IncorrectPodSpec) {
 		busy, err := e.zoneBusy(ctx, pg)
 		if err != nil || busy != "" {
-			pg.SetConditions(xpv2.UpdateRestricted().WithMessage(fmt.Sprintf(msgWaitZone, busy)))
+			pg.SetConditions(xpv2.UpdateRestricted().WithMessage(busy))
 			return managed.ExternalUpdate{}, err
 		}
-		if err := e.check(ctx, pg, policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass), Reason: "pod spec changed"}); err != nil {
+		// A pod that runs another version is an upgrade; any other spec
+		// change a plain pod deletion.
+		a := policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass), Reason: "pod spec changed"}
+		if o.pod.Spec.Containers[0].Image != o.want.Spec.Containers[0].Image {
+			a.Type, a.Reason = apiv1alpha1.ActionUpgrade, "upgrade to "+e.cluster.Spec.ForProvider.Version
+		}
+		if err := e.check(ctx, pg, a); err != nil {
 			return managed.ExternalUpdate{}, err
 		}
 		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, o.pod)); err != nil {
@@ -164,8 +171,12 @@ func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 	return managed.ExternalUpdate{}, nil
 }
 
-// zoneBusy returns the zone, other than this group's, in which another
-// group of the cluster is having its pod recreated; "" when none is.
+// zoneBusy says why the group must wait before its pod is recreated, or
+// returns "" when it may go now. Pods are recreated one fault domain at a
+// time across the cluster: the group waits while a group in another zone
+// has its pod being recreated, and while another zone that sorts first
+// still has pods to recreate. Every group decides from the same observed
+// state, so two zones never go at once.
 func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (string, error) {
 	groups := &v1alpha1.ProcessGroupList{}
 	if err := e.kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
@@ -178,10 +189,14 @@ func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (str
 		if other.ID() == pg.ID() || at.FaultDomain == mine {
 			continue
 		}
-		if slices.ContainsFunc(at.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool {
-			return c.Type == v1alpha1.MissingPod || c.Type == v1alpha1.PodPending || c.Type == v1alpha1.ResourcesTerminating
-		}) {
-			return at.FaultDomain, nil
+		has := func(types ...v1alpha1.ProcessGroupConditionType) bool {
+			return slices.ContainsFunc(at.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return slices.Contains(types, c.Type) })
+		}
+		if has(v1alpha1.MissingPod, v1alpha1.PodPending, v1alpha1.ResourcesTerminating) {
+			return fmt.Sprintf(msgWaitZone, at.FaultDomain), nil
+		}
+		if has(v1alpha1.IncorrectPodSpec) && at.FaultDomain < mine {
+			return fmt.Sprintf(msgWaitTurn, at.FaultDomain), nil
 		}
 	}
 	return "", nil

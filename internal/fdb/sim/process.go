@@ -63,6 +63,10 @@ type ProcessGroup struct {
 	// CommandLine is reported as every process's command_line; picked up
 	// on restart like Version.
 	CommandLine string
+	// CommandLines, when set, are the command lines of the pod's processes
+	// in order (a monitor configuration has one section per process); they
+	// take precedence over CommandLine.
+	CommandLines []string
 	// Stopped means the pod is not running but its volume is kept: the
 	// processes are down and keep their data. IP, ProcessesPerPod and
 	// Version are ignored (and may be empty) while a group is stopped.
@@ -120,6 +124,9 @@ func (p *process) start(now time.Time, g ProcessGroup) {
 	p.zone = g.zone()
 	p.version = g.Version
 	p.commandLine = g.CommandLine
+	if p.index <= len(g.CommandLines) {
+		p.commandLine = g.CommandLines[p.index-1]
+	}
 	p.started = now
 }
 

@@ -1,0 +1,79 @@
+package composition
+
+import (
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+)
+
+// Parameters are an FDBDatabase's spec (examples/composition/xrd.yaml).
+type Parameters struct {
+	// Size is small, medium or large.
+	Size Size `json:"size,omitempty"`
+	// Redundancy is auto, single, double or triple.
+	Redundancy string `json:"redundancy,omitempty"`
+	// Backup turns a continuous backup on.
+	Backup BackupParameters `json:"backup,omitempty"`
+	// ProviderConfigRef is the ProviderConfig or ClusterProviderConfig the
+	// composed resources use.
+	ProviderConfigRef *xpv2.ProviderConfigReference `json:"providerConfigRef,omitempty"`
+}
+
+// BackupParameters switch the backup.
+type BackupParameters struct {
+	Enabled bool `json:"enabled,omitempty"`
+}
+
+// Database is what the function composes for one FDBDatabase.
+type Database struct {
+	Cluster *v1alpha1.Cluster
+	// Backup is nil unless backups are on.
+	Backup *v1alpha1.Backup
+}
+
+// SecretName is the Secret the cluster file of a database is written to.
+func SecretName(xrName string) string { return xrName + "-fdb" }
+
+// BackupName is the name of a database's Backup.
+func BackupName(xrName string) string { return xrName + "-backup" }
+
+// Compose builds the resources of the FDBDatabase name in namespace.
+func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.RedundancyMode, sh Shape) Database {
+	spec := xpv2.ManagedResourceSpec{ProviderConfigReference: p.ProviderConfigRef}
+	c := &v1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: v1alpha1.ClusterSpec{
+			ManagedResourceSpec: spec,
+			ForProvider: v1alpha1.ClusterParameters{
+				Version:               in.Version,
+				DatabaseConfiguration: v1alpha1.DatabaseConfiguration{RedundancyMode: mode},
+				ProcessCounts:         sh.Counts,
+				StorageServersPerPod:  sh.StorageServersPerPod,
+				FaultDomain:           v1alpha1.FaultDomain{Key: in.ZoneLabel},
+				Processes:             map[string]v1alpha1.ProcessSettings{"general": {VolumeSize: &sh.VolumeSize}},
+				Safety:                v1alpha1.SafetySettings{Policies: in.SafetyPolicies},
+			},
+		},
+	}
+	c.Spec.WriteConnectionSecretToReference = &xpv2.LocalSecretReference{Name: SecretName(name)}
+	db := Database{Cluster: c}
+	if !p.Backup.Enabled {
+		return db
+	}
+	store := *in.BlobStore.DeepCopy()
+	store.BackupName = namespace + "-" + name
+	db.Backup = &v1alpha1.Backup{
+		ObjectMeta: metav1.ObjectMeta{Name: BackupName(name), Namespace: namespace},
+		Spec: v1alpha1.BackupSpec{
+			ManagedResourceSpec: spec,
+			ForProvider: v1alpha1.BackupParameters{
+				ClusterReference: v1alpha1.ClusterReference{ClusterRef: &xpv2.NamespacedReference{Name: name}},
+				BackupState:      v1alpha1.BackupRunning,
+				AgentCount:       sh.BackupAgents,
+				BlobStore:        store,
+			},
+		},
+	}
+	return db
+}

@@ -1,0 +1,166 @@
+package composition
+
+import (
+	"context"
+	"fmt"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/crossplane/function-sdk-go/request"
+	"github.com/crossplane/function-sdk-go/resource"
+	"github.com/crossplane/function-sdk-go/resource/composed"
+	"github.com/crossplane/function-sdk-go/response"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis"
+)
+
+// Names of the composed resources and of the required nodes.
+const (
+	ResourceCluster = resource.Name("cluster")
+	ResourceBackup  = resource.Name("backup")
+	RequiredNodes   = "nodes"
+)
+
+// Function is the composition function: Crossplane calls RunFunction once
+// per reconcile of an FDBDatabase.
+type Function struct {
+	fnv1.UnimplementedFunctionRunnerServiceServer
+}
+
+// NewFunction returns the function, with the provider's types registered
+// for composing them.
+func NewFunction() (*Function, error) {
+	if err := apis.AddToScheme(composed.Scheme); err != nil {
+		return nil, fmt.Errorf("cannot register the provider's types: %w", err)
+	}
+	return &Function{}, nil
+}
+
+// NodeRequirement asks Crossplane for every node, to count the zones.
+func NodeRequirement() *fnv1.Requirements {
+	return &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
+		RequiredNodes: {ApiVersion: "v1", Kind: "Node", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}},
+	}}
+}
+
+// RunFunction composes an FDBDatabase. Problems with the request are fatal
+// results in the response, as Crossplane expects, not errors.
+func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
+	rsp := response.To(req, response.DefaultTTL)
+	rsp.Requirements = NodeRequirement()
+	nodes, fetched, err := request.GetRequiredResource(req, RequiredNodes)
+	if err != nil {
+		response.Fatal(rsp, fmt.Errorf("cannot read nodes: %w", err))
+		return rsp, nil
+	}
+	if !fetched {
+		// Crossplane fetches the nodes and calls again.
+		return rsp, nil
+	}
+	if err := f.compose(req, rsp, nodes); err != nil {
+		response.Fatal(rsp, err)
+	}
+	return rsp, nil
+}
+
+func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionResponse, nodes []resource.Required) error {
+	in, err := ParseInput(req.GetInput())
+	if err != nil {
+		return err
+	}
+	xr, err := request.GetObservedCompositeResource(req)
+	if err != nil {
+		return fmt.Errorf("cannot read the composite resource: %w", err)
+	}
+	var p Parameters
+	if err := xr.Resource.GetValueInto("spec", &p); err != nil {
+		return fmt.Errorf("cannot read the composite resource's spec: %w", err)
+	}
+	if p.Size == "" {
+		p.Size = SizeSmall
+	}
+	sh, err := ShapeOf(p.Size)
+	if err != nil {
+		return err
+	}
+	zones := CountZones(nodes, in.ZoneLabel)
+	mode, warning, err := ChooseRedundancy(p.Redundancy, zones)
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		response.Warning(rsp, fmt.Errorf("%s", warning)).TargetComposite()
+	}
+	if p.Backup.Enabled && in.BlobStore == nil {
+		return fmt.Errorf("cannot compose a backup: the Composition's function input has no blobStore")
+	}
+	db := Compose(xr.Resource.GetNamespace(), xr.Resource.GetName(), p, in, mode, sh)
+
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		return fmt.Errorf("cannot read the composed resources: %w", err)
+	}
+	desired, err := request.GetDesiredComposedResources(req)
+	if err != nil {
+		return fmt.Errorf("cannot read the desired resources: %w", err)
+	}
+	objs := map[resource.Name]runtime.Object{ResourceCluster: db.Cluster}
+	if db.Backup != nil {
+		objs[ResourceBackup] = db.Backup
+	}
+	for name, o := range objs {
+		cd, err := composed.From(o)
+		if err != nil {
+			return fmt.Errorf("cannot compose %s: %w", name, err)
+		}
+		// Status is the provider's to write.
+		delete(cd.Object, "status")
+		dc := &resource.DesiredComposed{Resource: cd, Ready: resource.ReadyFalse}
+		if oc, ok := observed[name]; ok && oc.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+			dc.Ready = resource.ReadyTrue
+		}
+		desired[name] = dc
+	}
+	if err := response.SetDesiredComposedResources(rsp, desired); err != nil {
+		return fmt.Errorf("cannot set the desired resources: %w", err)
+	}
+
+	dxr, err := request.GetDesiredCompositeResource(req)
+	if err != nil {
+		return fmt.Errorf("cannot read the desired composite resource: %w", err)
+	}
+	status := map[string]any{
+		"status.redundancy":        string(mode),
+		"status.clusterFileSecret": SecretName(xr.Resource.GetName()),
+	}
+	if zones >= 0 {
+		status["status.zones"] = int64(zones)
+	}
+	for path, v := range status {
+		if err := dxr.Resource.SetValue(path, v); err != nil {
+			return fmt.Errorf("cannot set %s: %w", path, err)
+		}
+	}
+	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
+		return fmt.Errorf("cannot set the desired composite resource: %w", err)
+	}
+	response.Normalf(rsp, "composed a %s %s database over %d zones (backup %t)", p.Size, mode, zones, p.Backup.Enabled)
+	return nil
+}
+
+// CountZones counts the distinct values of the zone label over the nodes;
+// -1 when there are no nodes at all (they are not visible).
+func CountZones(nodes []resource.Required, label string) int {
+	if len(nodes) == 0 {
+		return -1
+	}
+	zones := map[string]bool{}
+	for _, n := range nodes {
+		if z := n.Resource.GetLabels()[label]; z != "" {
+			zones[z] = true
+		}
+	}
+	return len(zones)
+}

@@ -1,0 +1,104 @@
+package localrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// fieldOwner is the field manager of everything a run applies.
+const fieldOwner = "provider-foundationdb-localrun"
+
+// ReadManifests reads the objects of YAML files, keeping those whose kind is
+// in kinds (all when kinds is empty), in file order.
+func ReadManifests(files []string, kinds ...string) ([]*unstructured.Unstructured, error) {
+	var objs []*unstructured.Unstructured
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read manifest: %w", err)
+		}
+		d := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := d.Decode(&u.Object); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return nil, fmt.Errorf("cannot decode %s: %w", f, err)
+			}
+			if len(u.Object) == 0 || !wanted(u.GetKind(), kinds) {
+				continue
+			}
+			objs = append(objs, u)
+		}
+	}
+	return objs, nil
+}
+
+func wanted(kind string, kinds []string) bool {
+	if len(kinds) == 0 {
+		return true
+	}
+	for _, k := range kinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply server-side applies objects, in order.
+func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
+	for _, o := range objs {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+			return fmt.Errorf("cannot apply %s %s: %w", o.GetKind(), o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// InstallCRDs applies every CRD in dir and waits until the API server serves
+// them.
+func InstallCRDs(ctx context.Context, c client.Client, dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("cannot find CRDs in %s", dir)
+	}
+	crds, err := ReadManifests(files, "CustomResourceDefinition")
+	if err != nil {
+		return err
+	}
+	if err := Apply(ctx, c, crds); err != nil {
+		return err
+	}
+	for _, u := range crds {
+		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := c.Get(ctx, client.ObjectKey{Name: u.GetName()}, crd); err != nil {
+				return false, nil //nolint:nilerr // not there yet: poll again
+			}
+			for _, cond := range crd.Status.Conditions {
+				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("cannot establish CRD %s: %w", u.GetName(), err)
+		}
+	}
+	return nil
+}

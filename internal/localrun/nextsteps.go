@@ -1,0 +1,67 @@
+package localrun
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/defaults"
+)
+
+var nextSteps = template.Must(template.New("next").Parse(`
+The quickstart Cluster {{.Namespace}}/{{.Cluster}} is Ready: five coordinators in five zones, simulated by the provider.
+
+Try, in another terminal:
+  export KUBECONFIG={{.Kubeconfig}}
+  export PATH={{.Path}}:$PATH   # kubectl, built from source like the rest
+  kubectl get foundationdb                      # Clusters, ProcessGroups, Backups, Restores
+  kubectl get pods -o wide -L topology.kubernetes.io/zone
+  kubectl get secret {{.Secret}} -o jsonpath='{.data.clusterFile}' | base64 -d   # the cluster file applications mount
+
+Scale storage down from 5 to 3 and watch the exclusion wait on the safety policy (this terminal shows each decision):
+  kubectl patch cluster {{.Cluster}} --type merge -p '{"spec":{"forProvider":{"processCounts":{"storage":3}}}}'
+  kubectl get cluster {{.Cluster}} -o jsonpath='{.status.atProvider.lastPolicyDecision}'
+The default policies exclude only {{.Exclude}} s and include only {{.Include}} s after the last recovery, so this takes minutes.
+To go faster, lower the thresholds for this cluster:
+  kubectl patch cluster {{.Cluster}} --type merge -p '{"spec":{"forProvider":{"safety":{"params":{"minSecondsSinceRecoveryForExclude":10,"minSecondsSinceRecoveryForInclude":30}}}}}'
+
+Logs: provider {{.ProviderLog}}; control plane {{.ClusterLogs}}
+Ctrl-C stops everything this run started.
+`))
+
+// NextSteps prints what to try once the quickstart is Ready.
+func (r *Run) NextSteps(w io.Writer) error {
+	return nextSteps.Execute(w, map[string]any{
+		"Namespace":   Namespace,
+		"Cluster":     ClusterName,
+		"Secret":      ClusterName + "-fdb",
+		"Kubeconfig":  r.Kubeconfig(),
+		"Path":        strings.Join(r.cluster.Binaries.Dirs(), string(filepath.ListSeparator)),
+		"Exclude":     defaultParam("fdb-exclusion", "minSecondsSinceRecoveryForExclude"),
+		"Include":     defaultParam("fdb-inclusion", "minSecondsSinceRecoveryForInclude"),
+		"ProviderLog": r.ProviderLog(),
+		"ClusterLogs": filepath.Join(r.cluster.Dir(), "logs"),
+	})
+}
+
+// defaultParam is a parameter of a built-in policy, as the next steps quote
+// it; "?" if it cannot be read.
+func defaultParam(policyName, key string) any {
+	ps, err := defaults.Policies()
+	if err != nil {
+		return "?"
+	}
+	for _, p := range ps {
+		if p.Name != policyName {
+			continue
+		}
+		params, err := policy.DecodeParams(p.Spec.Params)
+		if err != nil || params[key] == nil {
+			return "?"
+		}
+		return params[key]
+	}
+	return "?"
+}

@@ -1,0 +1,258 @@
+package localrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// group of the managed resources.
+const mrGroup = "foundationdb.m.crossplane.io"
+
+// watched are the kinds a run reports on, one line per resource;
+// ProcessGroups are many, so they get one line for all.
+var watched = []string{"Cluster", "Backup", "Restore"}
+
+// line is what a person watching the quickstart sees of one resource.
+type line struct {
+	Key    string // Kind/name
+	Ready  string // the Ready condition's status and reason
+	Synced string
+	Detail string // kind-specific facts
+	Event  string // the last event: reason and message
+	Policy string // the last safety-policy decision
+}
+
+func (l line) String() string {
+	parts := []string{fmt.Sprintf("%-24s Ready=%-18s Synced=%-5s", l.Key, l.Ready, l.Synced)}
+	for _, p := range []struct{ label, v string }{{"", l.Detail}, {"event: ", l.Event}, {"policy: ", l.Policy}} {
+		if p.v != "" {
+			parts = append(parts, p.label+p.v)
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+// condition returns a condition's status and, when not True, its reason.
+func condition(u *unstructured.Unstructured, typ string) string {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] != typ {
+			continue
+		}
+		s, _ := m["status"].(string)
+		if r, _ := m["reason"].(string); s != "True" && r != "" {
+			s += " (" + r + ")"
+		}
+		return s
+	}
+	return "-"
+}
+
+// detail says what matters of a resource beyond its conditions.
+func detail(u *unstructured.Unstructured) string {
+	switch u.GetKind() {
+	case "Cluster":
+		total, _, _ := unstructured.NestedInt64(u.Object, "status", "atProvider", "processGroups", "total")
+		excluded, _, _ := unstructured.NestedInt64(u.Object, "status", "atProvider", "processGroups", "excluded")
+		available, _, _ := unstructured.NestedBool(u.Object, "status", "atProvider", "health", "available")
+		ft, _, _ := unstructured.NestedInt64(u.Object, "status", "atProvider", "health", "faultTolerance")
+		s := fmt.Sprintf("%d process groups", total)
+		if excluded > 0 {
+			s += fmt.Sprintf(", %d excluded", excluded)
+		}
+		if available {
+			s += fmt.Sprintf(", available, fault tolerance %d", ft)
+		}
+		return s
+	case "Backup":
+		st, _, _ := unstructured.NestedString(u.Object, "status", "atProvider", "state")
+		if st != "" {
+			return "state " + st
+		}
+	}
+	return ""
+}
+
+// lastDecision renders status.atProvider.lastPolicyDecision.
+func lastDecision(u *unstructured.Unstructured) string {
+	d, ok, _ := unstructured.NestedMap(u.Object, "status", "atProvider", "lastPolicyDecision")
+	if !ok {
+		return ""
+	}
+	str := func(k string) string { s, _ := d[k].(string); return s }
+	s := str("action")
+	if t, _, _ := unstructured.NestedStringSlice(d, "targets"); len(t) > 0 {
+		s += " " + strings.Join(t, ",")
+	}
+	s += ": " + str("result")
+	if r := str("rule"); r != "" {
+		s += " by " + r
+	}
+	if m := str("message"); m != "" {
+		s += " — " + m
+	}
+	return s
+}
+
+// eventKey identifies the object an event is about.
+func eventKey(kind, name string) string { return kind + "/" + name }
+
+// lastEvents keeps the newest event of each object.
+func lastEvents(events []corev1.Event) map[string]string {
+	sort.SliceStable(events, func(i, j int) bool { return eventTime(events[i]).Before(eventTime(events[j])) })
+	last := map[string]string{}
+	for _, e := range events {
+		last[eventKey(e.InvolvedObject.Kind, e.InvolvedObject.Name)] = e.Reason + ": " + e.Message
+	}
+	return last
+}
+
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case e.Series != nil:
+		return e.Series.LastObservedTime.Time
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+// lines turns the watched resources, their process groups and events into
+// report lines, in a stable order.
+func lines(objs, groups []unstructured.Unstructured, events []corev1.Event) []line {
+	last := lastEvents(events)
+	var out []line
+	for i := range objs {
+		u := &objs[i]
+		out = append(out, line{
+			Key:    eventKey(u.GetKind(), u.GetName()),
+			Ready:  condition(u, "Ready"),
+			Synced: condition(u, "Synced"),
+			Detail: detail(u),
+			Event:  last[eventKey(u.GetKind(), u.GetName())],
+			Policy: lastDecision(u),
+		})
+	}
+	if len(groups) > 0 {
+		ready, excluded := 0, 0
+		byClass := map[string]int{}
+		for i := range groups {
+			g := &groups[i]
+			if condition(g, "Ready") == "True" {
+				ready++
+			}
+			if x, _, _ := unstructured.NestedBool(g.Object, "status", "atProvider", "excluded"); x {
+				excluded++
+			}
+			c, _, _ := unstructured.NestedString(g.Object, "spec", "forProvider", "processClass")
+			byClass[c]++
+		}
+		classes := make([]string, 0, len(byClass))
+		for c, n := range byClass {
+			classes = append(classes, fmt.Sprintf("%s %d", c, n))
+		}
+		sort.Strings(classes)
+		out = append(out, line{
+			Key: "ProcessGroups", Ready: fmt.Sprintf("%d/%d", ready, len(groups)), Synced: "-",
+			Detail: fmt.Sprintf("%s; %d excluded", strings.Join(classes, ", "), excluded),
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// Progress reports the resources of a namespace to a person: a line for each
+// resource whenever it changes.
+type Progress struct {
+	c         client.Client
+	namespace string
+	out       io.Writer
+	start     time.Time
+	seen      map[string]string
+}
+
+// NewProgress reports on the managed resources in namespace to out.
+func NewProgress(c client.Client, namespace string, out io.Writer) *Progress {
+	return &Progress{c: c, namespace: namespace, out: out, start: time.Now(), seen: map[string]string{}}
+}
+
+// Report prints the lines that changed since the last report, and returns
+// the watched resources.
+func (p *Progress) Report(ctx context.Context) ([]unstructured.Unstructured, error) {
+	var objs []unstructured.Unstructured
+	for _, k := range watched {
+		l, err := p.list(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, l...)
+	}
+	groups, err := p.list(ctx, "ProcessGroup")
+	if err != nil {
+		return nil, err
+	}
+	events := &corev1.EventList{}
+	if err := p.c.List(ctx, events, client.InNamespace(p.namespace)); err != nil {
+		return nil, fmt.Errorf("cannot list events: %w", err)
+	}
+	for _, l := range lines(objs, groups, events.Items) {
+		s := l.String()
+		if p.seen[l.Key] == s {
+			continue
+		}
+		p.seen[l.Key] = s
+		fmt.Fprintf(p.out, "[%4ds] %s\n", int(time.Since(p.start).Seconds()), s)
+	}
+	return objs, nil
+}
+
+func (p *Progress) list(ctx context.Context, kind string) ([]unstructured.Unstructured, error) {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(schema.GroupVersionKind{Group: mrGroup, Version: "v1alpha1", Kind: kind + "List"})
+	if err := p.c.List(ctx, l, client.InNamespace(p.namespace)); err != nil {
+		return nil, fmt.Errorf("cannot list %ss: %w", kind, err)
+	}
+	return l.Items, nil
+}
+
+// ReportUntil reports every period until done holds for the watched
+// resources or ctx ends; with a nil done, until ctx ends.
+func (p *Progress) ReportUntil(ctx context.Context, period time.Duration, done func([]unstructured.Unstructured) bool) error {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		objs, err := p.Report(ctx)
+		if err == nil && done != nil && done(objs) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// ClusterReady holds when the named Cluster is among objs and Ready.
+func ClusterReady(name string) func([]unstructured.Unstructured) bool {
+	return func(objs []unstructured.Unstructured) bool {
+		for i := range objs {
+			if objs[i].GetKind() == "Cluster" && objs[i].GetName() == name {
+				return condition(&objs[i], "Ready") == "True"
+			}
+		}
+		return false
+	}
+}

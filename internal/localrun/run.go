@@ -1,0 +1,342 @@
+// Package localrun is `make run`: the whole product on one machine. It
+// starts a local Kubernetes cluster (internal/localcluster), installs the
+// provider's CRDs and the default ClusterProviderConfig, builds the provider
+// and runs it against that cluster with the FoundationDB simulator, applies
+// the quickstart (a triple-redundancy Cluster and a Backup) and reports each
+// resource's progress. Stop undoes all of it; Cleanup (`make stop`) undoes
+// what a killed run left behind.
+package localrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/localcluster"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+)
+
+// Quickstart facts: what the run applies and where.
+const (
+	// Namespace of the quickstart resources.
+	Namespace = "default"
+	// ClusterName is the quickstart Cluster (examples/cluster.yaml).
+	ClusterName = "quickstart"
+	// blobCredentials is the Secret examples/backup.yaml refers to; the
+	// simulator does not read it, but a real backup agent would.
+	blobCredentials = "blob-credentials"
+)
+
+// Options configure a run.
+type Options struct {
+	// Root is the repository root: CRDs, examples and the provider's source.
+	Root string
+	// StateDir holds everything the run makes (see state).
+	StateDir string
+	// BinPath lists the directories of the control-plane binaries, as
+	// hack/controlplane.sh --all prints them.
+	BinPath string
+	// ClusterName names the kwokctl cluster.
+	ClusterName string
+	// Zones and NodesPerZone shape the fake nodes.
+	Zones, NodesPerZone int
+	// Out receives progress for a person.
+	Out io.Writer
+}
+
+// DefaultOptions are those of `make run`, with the state under the cache
+// directory hack/controlplane.sh uses.
+func DefaultOptions() Options {
+	return Options{
+		Root:         ".",
+		StateDir:     filepath.Join(CacheDir(), "run"),
+		ClusterName:  "fdb-quickstart",
+		Zones:        5, // a triple cluster puts its five coordinators in five zones
+		NodesPerZone: 2,
+		Out:          os.Stdout,
+	}
+}
+
+// CacheDir is $PROVIDER_FDB_CACHE, or provider-foundationdb in the user's
+// cache directory, as in hack/controlplane.sh.
+func CacheDir() string {
+	if d := os.Getenv("PROVIDER_FDB_CACHE"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "provider-foundationdb")
+}
+
+// Run is a started local run.
+type Run struct {
+	Client  client.Client
+	opts    Options
+	st      state
+	cluster *localcluster.Cluster
+	stopBg  context.CancelFunc
+	bgDone  chan struct{}
+	// providerExit receives the provider's exit.
+	providerExit chan error
+}
+
+// ProviderExited receives the provider's exit status should it stop on its
+// own.
+func (r *Run) ProviderExited() <-chan error { return r.providerExit }
+
+// ProviderLog is the path of the provider's log.
+func (r *Run) ProviderLog() string { return r.st.providerLog() }
+
+// Kubeconfig is the path of the run's kubeconfig.
+func (r *Run) Kubeconfig() string { return r.cluster.Kubeconfig() }
+
+// step prints what is about to happen and, when it is done, how long it
+// took.
+func step(out io.Writer, what string, f func() error) error {
+	fmt.Fprintf(out, "==> %s\n", what)
+	start := time.Now()
+	if err := f(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "    done in %s\n", time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+func newCluster(o Options, log io.Writer) *localcluster.Cluster {
+	return &localcluster.Cluster{Name: o.ClusterName, WorkDir: state(o.StateDir).kwokDir(), Log: log}
+}
+
+// Start brings everything up and applies the quickstart; it returns once the
+// provider runs. A stale run in the same state directory is cleaned up
+// first; a live one is an error. On error, whatever started is stopped.
+func Start(ctx context.Context, o Options) (r *Run, err error) {
+	st := state(o.StateDir)
+	if pid := readPID(st.runPIDFile()); pid != 0 && pid != os.Getpid() {
+		return nil, fmt.Errorf("cannot start: another run (pid %d) uses %s; stop it with Ctrl-C there, or `make stop`", pid, o.StateDir)
+	}
+	bins, err := localcluster.FindBinaries(o.BinPath)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(st.path()); err == nil {
+		if err := step(o.Out, "cleaning up a stale run in "+o.StateDir, func() error { return Cleanup(ctx, o) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := writePID(st.runPIDFile(), os.Getpid()); err != nil {
+		return nil, err
+	}
+	clusterLog, err := os.Create(st.clusterLog())
+	if err != nil {
+		return nil, fmt.Errorf("cannot create log: %w", err)
+	}
+	defer clusterLog.Close() //nolint:errcheck // kwokctl has exited by then
+	r = &Run{opts: o, st: st, cluster: newCluster(o, clusterLog)}
+	r.cluster.Binaries = bins
+	defer func() {
+		if err != nil {
+			_ = r.Stop(context.WithoutCancel(ctx))
+		}
+	}()
+
+	if err := step(o.Out, "building the provider into "+st.providerBin(), func() error {
+		return goBuild(ctx, o.Root, st.providerBin(), "./cmd/provider")
+	}); err != nil {
+		return r, err
+	}
+	if err := step(o.Out, fmt.Sprintf("starting the local cluster %q (kwokctl, binary runtime; log %s)", o.ClusterName, st.clusterLog()), func() error {
+		return r.cluster.Create(ctx)
+	}); err != nil {
+		return r, err
+	}
+	if err := step(o.Out, fmt.Sprintf("creating %d fake nodes in %d zones; installing CRDs and the default ClusterProviderConfig", o.Zones*o.NodesPerZone, o.Zones), func() error {
+		return r.install(ctx)
+	}); err != nil {
+		return r, err
+	}
+	if err := step(o.Out, "starting the provider with the FoundationDB simulator (log "+st.providerLog()+")", func() error {
+		return r.startProvider()
+	}); err != nil {
+		return r, err
+	}
+	if err := step(o.Out, "applying the quickstart: examples/cluster.yaml and examples/backup.yaml", func() error {
+		return r.applyQuickstart(ctx)
+	}); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// install connects to the cluster, creates its nodes, starts the stand-in
+// volume provisioner and installs the CRDs and the ClusterProviderConfig.
+func (r *Run) install(ctx context.Context) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig())
+	if err != nil {
+		return fmt.Errorf("cannot load kubeconfig: %w", err)
+	}
+	s, err := testenv.Scheme()
+	if err != nil {
+		return err
+	}
+	if r.Client, err = client.New(cfg, client.Options{Scheme: s}); err != nil {
+		return fmt.Errorf("cannot create client: %w", err)
+	}
+	if err := localcluster.CreateNodes(ctx, r.Client, localcluster.Zones(r.opts.Zones), r.opts.NodesPerZone); err != nil {
+		return err
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stopBg, r.bgDone = stop, make(chan struct{})
+	go func() {
+		defer close(r.bgDone)
+		localcluster.ProvisionVolumes(bg, r.Client, 500*time.Millisecond)
+	}()
+	if err := InstallCRDs(ctx, r.Client, filepath.Join(r.opts.Root, "package", "crds")); err != nil {
+		return err
+	}
+	cpc, err := ReadManifests([]string{r.example("providerconfig.yaml")}, "ClusterProviderConfig")
+	if err != nil {
+		return err
+	}
+	return Apply(ctx, r.Client, cpc)
+}
+
+func (r *Run) example(name string) string { return filepath.Join(r.opts.Root, "examples", name) }
+
+// applyQuickstart applies the example Cluster and Backup, and the Secret the
+// Backup names.
+func (r *Run) applyQuickstart(ctx context.Context) error {
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: blobCredentials, Namespace: Namespace},
+		StringData: map[string]string{"credentials": "quickstart:not-a-real-secret"},
+	}
+	if err := r.Client.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
+		return fmt.Errorf("cannot create secret %s: %w", blobCredentials, err)
+	}
+	objs, err := ReadManifests([]string{r.example("cluster.yaml"), r.example("backup.yaml")})
+	if err != nil {
+		return err
+	}
+	return Apply(ctx, r.Client, objs)
+}
+
+// startProvider runs the provider binary against the cluster. It gets its
+// own process group, so a Ctrl-C reaches the run, which stops it in order,
+// and it dies with the run (Pdeathsig) if the run is killed.
+func (r *Run) startProvider() error {
+	log, err := os.Create(r.st.providerLog())
+	if err != nil {
+		return fmt.Errorf("cannot create provider log: %w", err)
+	}
+	defer log.Close() //nolint:errcheck // the child holds its own descriptor
+	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--poll=15s", "--metrics-bind-address=0", "--health-probe-bind-address=0")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+r.Kubeconfig())
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot start provider: %w", err)
+	}
+	r.providerExit = make(chan error, 1)
+	go func() { r.providerExit <- cmd.Wait() }()
+	return writePID(r.st.providerPIDFile(), cmd.Process.Pid)
+}
+
+// WaitReady reports progress until the quickstart Cluster is Ready.
+func (r *Run) WaitReady(ctx context.Context, p *Progress) error {
+	return p.ReportUntil(ctx, time.Second, ClusterReady(ClusterName))
+}
+
+// Stop stops the provider and the cluster, and removes the run's pid files.
+// It is safe to call on a partly started run.
+func (r *Run) Stop(ctx context.Context) error {
+	var errs []error
+	if err := stopProcess(readPID(r.st.providerPIDFile()), 10*time.Second); err != nil {
+		errs = append(errs, err)
+	}
+	if r.stopBg != nil {
+		r.stopBg()
+		<-r.bgDone
+	}
+	if err := r.cluster.Delete(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	for _, f := range []string{r.st.providerPIDFile(), r.st.runPIDFile()} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Cleanup stops what a run in o.StateDir left running: a live run is asked
+// to stop (SIGTERM) and given time to; then the provider, the cluster, and
+// at last any process still running from the state directory are stopped.
+func Cleanup(ctx context.Context, o Options) error {
+	st := state(o.StateDir)
+	if pid := readPID(st.runPIDFile()); pid != 0 && pid != os.Getpid() {
+		fmt.Fprintf(o.Out, "asking the run (pid %d) to stop\n", pid)
+		if err := stopProcess(pid, time.Minute); err != nil {
+			return err
+		}
+	}
+	bins, err := localcluster.FindBinaries(o.BinPath)
+	if err != nil {
+		return err
+	}
+	r := &Run{opts: o, st: st, cluster: newCluster(o, io.Discard)}
+	r.cluster.Binaries = bins
+	errs := []error{r.Stop(ctx)}
+	pids, err := Processes(o.StateDir)
+	errs = append(errs, err)
+	for _, pid := range pids {
+		fmt.Fprintf(o.Out, "stopping leftover process %d\n", pid)
+		errs = append(errs, stopProcess(pid, 10*time.Second))
+	}
+	return errors.Join(errs...)
+}
+
+// stopProcess sends SIGTERM, waits up to grace for the process to exit, and
+// then sends SIGKILL.
+func stopProcess(pid int, grace time.Duration) error {
+	if !alive(pid) {
+		return nil
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, grace, true, func(context.Context) (bool, error) {
+		return !alive(pid), nil
+	})
+	if err == nil {
+		return nil
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	if err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return !alive(pid), nil
+	}); err != nil {
+		return fmt.Errorf("cannot stop process %d: %w", pid, err)
+	}
+	return nil
+}
+
+// goBuild builds a package of the repository into out.
+func goBuild(ctx context.Context, root, out, pkg string) error {
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd.Dir = root
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("cannot build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
+}
