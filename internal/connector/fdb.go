@@ -114,9 +114,8 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Version: imageTag(&p)}
 		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
 			g.IP, g.Zone = p.Status.PodIP, zoneOf[p.Spec.NodeName]
-			expand := strings.NewReplacer("$POD_IP", g.IP, "$ZONE", g.Zone)
 			for n := 1; n <= g.ProcessesPerPod; n++ {
-				g.CommandLines = append(g.CommandLines, expand.Replace(workload.CommandLine(c, class, id, n)))
+				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.IP, g.Zone))
 			}
 			byID[id] = g
 		}

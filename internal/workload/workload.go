@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -129,6 +130,21 @@ func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID strin
 		args = append(args, "--"+p)
 	}
 	return strings.Join(args, " ")
+}
+
+// ProcessCommandLine is CommandLine as the n-th process of a group running
+// on ip in zone reports it, with the monitor's substitutions made.
+func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n int, ip, zone string) string {
+	return strings.NewReplacer("$POD_IP", ip, "$ZONE", zone).Replace(CommandLine(c, class, groupID, n))
+}
+
+// ProcessNumber is n of a process ID <group>-<n>; 1 when it has none.
+func ProcessNumber(processID string) int {
+	i := strings.LastIndex(processID, "-")
+	if n, err := strconv.Atoi(processID[i+1:]); err == nil && n > 0 {
+		return n
+	}
+	return 1
 }
 
 // MonitorConf is the monitor configuration of one pod of a class running

@@ -438,3 +438,56 @@ func TestUpgradeOneZoneAtATime(t *testing.T) {
 		t.Errorf("the simulator reports %v", v)
 	}
 }
+
+// TestNewKnobBouncesOnce adds a knob to the storage processes: the
+// ConfigMap changes first, then every storage process restarts in one kill
+// (at most one recovery), once they have been up for the minimum uptime.
+func TestNewKnobBouncesOnce(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "knob"), nil)
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	db := h.Sim(t, cr)
+	before := db.Recoveries()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(t, cr)
+		cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: []string{"knob_max_outstanding=64"}}}
+		return env.Client.Update(ctx, cr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "storage processes run the knob", func() (bool, string) {
+		st, err := db.Status(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		with := 0
+		for _, p := range st.Cluster.Processes {
+			if strings.Contains(p.CommandLine, "--knob_max_outstanding=64") {
+				with++
+			}
+		}
+		get(t, cr)
+		return with == 3 && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue && eventCount(t, cr, "BouncedProcesses") > 0,
+			fmt.Sprintf("%d of 3 storage processes run the knob; events %v", with, events(t, cr))
+	})
+	if n := eventCount(t, cr, "BouncedProcesses"); n != 1 {
+		t.Errorf("%d bounces, want 1: %v", n, events(t, cr))
+	}
+	// Restarting storage processes does not recover the transaction
+	// system; one batch costs at most one recovery whatever it restarts.
+	if n := db.Recoveries() - before; n > 1 {
+		t.Errorf("%d recoveries for the knob change, want at most 1", n)
+	}
+	for _, pg := range groupsOf(t, cr) {
+		for _, c := range pg.Status.AtProvider.ProcessGroupConditions {
+			if c.Type == v1alpha1.IncorrectCommandLine {
+				t.Errorf("%s still has an incorrect command line", pg.ID())
+			}
+		}
+	}
+}

@@ -31,6 +31,7 @@ const (
 	errConfigure       = "cannot configure the database"
 	errExclude         = "cannot exclude process groups"
 	errInclude         = "cannot include process groups"
+	errBounce          = "cannot restart processes"
 	errCoordinators    = "cannot change coordinators"
 	errReadExclusions  = "cannot read exclusions"
 )
@@ -44,6 +45,7 @@ const (
 	reasonConfigured         event.Reason = "ConfiguredDatabase"
 	reasonExcluded           event.Reason = "ExcludedProcessGroups"
 	reasonIncluded           event.Reason = "IncludedProcessGroups"
+	reasonBounced            event.Reason = "BouncedProcesses"
 	detailNewDatabase                     = "newDatabase"
 	annotationPrefix                      = "foundationdb.crossplane.io/"
 	coordinatorDescriptionID              = 8
@@ -70,7 +72,7 @@ func wait(format string, args ...any) *step { return &step{message: fmt.Sprintf(
 func (e *external) next(cr *v1alpha1.Cluster, o *observation) *step {
 	for _, plan := range []func(*v1alpha1.Cluster, *observation) *step{
 		e.configMapStep, e.createGroupsStep, e.bootstrapStep, e.configureNewStep,
-		e.removeGroupsStep, e.coordinatorsStep, e.excludeStep, e.configureStep, e.includeStep,
+		e.removeGroupsStep, e.coordinatorsStep, e.excludeStep, e.configureStep, e.bounceStep, e.includeStep,
 	} {
 		if s := plan(cr, o); s != nil {
 			return s
@@ -488,3 +490,51 @@ func addrStrings(addrs []fdb.ProcessAddress) []string {
 }
 
 func joinAddrs(addrs []fdb.ProcessAddress) string { return strings.Join(addrStrings(addrs), ",") }
+
+// bounceStep restarts, in one kill, every process whose command line
+// differs from the one its group should run now, so that the batch costs
+// one recovery. Processes pick up a new command line only when they
+// restart.
+func (e *external) bounceStep(cr *v1alpha1.Cluster, o *observation) *step {
+	if !o.available() {
+		return nil
+	}
+	class := map[string]v1alpha1.ProcessClass{}
+	for i := range o.groups {
+		if pg := &o.groups[i]; !deleting(pg) {
+			class[groupID(pg)] = pg.Spec.ForProvider.ProcessClass
+		}
+	}
+	var addrs []fdb.ProcessAddress
+	targets := map[string]bool{}
+	uptime := int64(-1)
+	for _, p := range o.status.Cluster.Processes {
+		id := p.Locality.InstanceID
+		c, ok := class[id]
+		if !ok {
+			continue
+		}
+		ip, _, _ := strings.Cut(p.Address, ":")
+		if p.CommandLine == workload.ProcessCommandLine(cr, c, id, workload.ProcessNumber(p.Locality.ProcessID), ip, p.Locality.ZoneID) {
+			continue
+		}
+		addrs = append(addrs, fdb.ProcessAddress(p.Address))
+		targets[id] = true
+		if up := int64(p.UptimeSeconds); uptime < 0 || up < uptime {
+			uptime = up
+		}
+	}
+	if len(addrs) == 0 {
+		return nil
+	}
+	ids := slices.Sorted(maps.Keys(targets))
+	return &step{
+		reason:  reasonBounced,
+		message: "restarted the processes of " + strings.Join(ids, ", ") + " to apply their new command lines",
+		action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: ids, Reason: "command line changed",
+			Details: map[string]any{policy.DetailMinimumUptimeSeconds: uptime}},
+		run: func(ctx context.Context) error {
+			return errors.Wrap(e.session.FDB.Kill(ctx, fdb.SortedAddresses(addrs)), errBounce)
+		},
+	}
+}

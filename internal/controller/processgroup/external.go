@@ -15,7 +15,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -28,10 +27,8 @@ const (
 	errDeletePVC   = "cannot delete the group's volume claim"
 	errListGroups  = "cannot list the cluster's ProcessGroups"
 	errBuildInput  = "cannot build the safety-policy input"
-	errKill        = "cannot kill the group's processes"
 	errClusterGone = "cannot create a process group whose Cluster is deleted or missing"
 	reasonRecreate = event.Reason("RecreatingPod")
-	reasonKilled   = event.Reason("KilledProcesses")
 	reasonRemoved  = event.Reason("RemovedProcessGroup")
 	reasonTeardown = event.Reason("DeletedWithCluster")
 	msgWaitExclude = "waiting for the cluster to exclude the group before it is removed"
@@ -86,7 +83,9 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 		pg.SetConditions(xpv2.ObserveMatched())
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
-	upToDate := o.pod != nil && !e.has(pg, v1alpha1.IncorrectPodSpec) && !e.has(pg, v1alpha1.IncorrectCommandLine) &&
+	// Processes with an incorrect command line are the Cluster's to
+	// restart, in one batch across groups.
+	upToDate := o.pod != nil && !e.has(pg, v1alpha1.IncorrectPodSpec) &&
 		!(pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil)
 	if upToDate {
 		pg.SetConditions(xpv2.ObserveMatched())
@@ -120,9 +119,9 @@ func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error 
 	return nil
 }
 
-// Update creates what is missing, recreates a pod whose spec drifted (one
-// fault domain at a time across the cluster) and restarts processes whose
-// command line drifted — each once the safety policies allow it.
+// Update creates what is missing and recreates a pod whose spec drifted
+// (one fault domain at a time across the cluster) once the safety policies
+// allow it.
 func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalUpdate, error) {
 	o := e.obs
 	if o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil) {
@@ -148,25 +147,6 @@ func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 		}
 		e.record.Event(pg, event.Normal(reasonRecreate, "deleted pod "+o.pod.Name+" to recreate it with the new spec"))
 		return managed.ExternalUpdate{}, nil
-	}
-	if e.has(pg, v1alpha1.IncorrectCommandLine) && e.session.FDB != nil {
-		var addrs []fdb.ProcessAddress
-		uptime := -1.0
-		for _, p := range o.procs {
-			addrs = append(addrs, fdb.ProcessAddress(p.Address))
-			if uptime < 0 || p.UptimeSeconds < uptime {
-				uptime = p.UptimeSeconds
-			}
-		}
-		a := policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass),
-			Reason: "command line changed", Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(uptime)}}
-		if err := e.check(ctx, pg, a); err != nil {
-			return managed.ExternalUpdate{}, err
-		}
-		if err := e.session.FDB.Kill(ctx, addrs); err != nil {
-			return managed.ExternalUpdate{}, errors.Wrap(err, errKill)
-		}
-		e.record.Event(pg, event.Normal(reasonKilled, "restarted the group's processes to apply the new command line"))
 	}
 	return managed.ExternalUpdate{}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -139,13 +138,8 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 
 // commandLine is the command line process p of the group should run.
 func (e *external) commandLine(pg *v1alpha1.ProcessGroup, o *observation, p fdb.Process) string {
-	n := 1
-	if i := strings.LastIndex(p.Locality.ProcessID, "-"); i >= 0 {
-		fmt.Sscanf(p.Locality.ProcessID[i+1:], "%d", &n) //nolint:errcheck // a malformed ID keeps process 1
-	}
-	ip := o.pod.Status.PodIP
-	return strings.NewReplacer("$POD_IP", ip, "$ZONE", o.zone(workload.FaultDomainKey(e.cluster))).
-		Replace(workload.CommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, n))
+	return workload.ProcessCommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, workload.ProcessNumber(p.Locality.ProcessID),
+		o.pod.Status.PodIP, o.zone(workload.FaultDomainKey(e.cluster)))
 }
 
 func nodeReady(n *corev1.Node) bool {
