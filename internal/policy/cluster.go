@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
 const errConvertObject = "cannot convert object to unstructured content"
@@ -106,4 +107,25 @@ func FromProcessGroup(pg *fdbv1alpha1.ProcessGroup, coordinators []string, now t
 func ObjectOf(o runtime.Object) (map[string]any, error) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	return u, errors.Wrap(err, errConvertObject)
+}
+
+// Observe overwrites the observed fields of the input's cluster with a
+// status read in this reconcile: decisions never rest on a status recorded
+// by an earlier one.
+func (in *Input) Observe(s *fdb.Status) {
+	if s == nil {
+		return
+	}
+	c, ft := &in.Cluster, s.Cluster.FaultTolerance
+	c.Available = s.Client.DatabaseStatus.Available
+	c.Healthy = s.Client.DatabaseStatus.Healthy
+	c.RecoveryState = s.Cluster.RecoveryState.Name
+	c.ActiveGenerations = int64(s.Cluster.RecoveryState.ActiveGenerations)
+	c.SecondsSinceLastRecovery = int64(s.Cluster.RecoveryState.SecondsSinceLastRecovered)
+	c.FaultTolerance = int64(min(ft.MaxZoneFailuresWithoutLosingData, ft.MaxZoneFailuresWithoutLosingAvailability))
+	c.DataMovement = DataMovement{
+		InFlightBytes: s.Cluster.Data.MovingData.InFlightBytes,
+		InQueueBytes:  s.Cluster.Data.MovingData.InQueueBytes,
+		Healthy:       s.Cluster.Data.State.Healthy,
+	}
 }

@@ -7,13 +7,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -31,11 +30,8 @@ const (
 // external works against one Cluster's target cluster and database during
 // one reconcile.
 type external struct {
-	kube    client.Client
+	managedkind.Deps
 	session *connector.Session
-	gate    *gate.Gate
-	clock   clock.PassiveClock
-	record  event.Recorder
 
 	// obs and step are what Observe saw and planned, for Update.
 	obs  *observation
@@ -93,18 +89,12 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 		return managed.ExternalUpdate{}, nil
 	}
 	if s.action != nil {
-		in, err := policy.FromCluster(cr, e.obs.groups, e.clock.Now(), *s.action)
+		in, err := policy.FromCluster(cr, e.obs.groups, e.Clock.Now(), *s.action)
 		if err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errBuildInput)
 		}
-		if st := e.obs.status; st != nil {
-			in.Cluster.DataMovement = policy.DataMovement{
-				InFlightBytes: st.Cluster.Data.MovingData.InFlightBytes,
-				InQueueBytes:  st.Cluster.Data.MovingData.InQueueBytes,
-				Healthy:       st.Cluster.Data.State.Healthy,
-			}
-		}
-		decision, err := e.gate.Check(ctx, cr, in)
+		in.Observe(e.obs.status)
+		decision, err := e.Gate.Check(ctx, cr, in)
 		cr.Status.AtProvider.LastPolicyDecision = decision
 		if err != nil {
 			return managed.ExternalUpdate{}, err
@@ -113,7 +103,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 	if err := s.run(ctx); err != nil {
 		return managed.ExternalUpdate{}, err
 	}
-	e.record.Event(cr, event.Normal(s.reason, s.message))
+	e.Record.Event(cr, event.Normal(s.reason, s.message))
 	return managed.ExternalUpdate{}, nil
 }
 
@@ -122,7 +112,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 // them first: the whole database goes) and its ConfigMap.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.ExternalDelete, error) {
 	for i := range e.obs.groups {
-		if err := client.IgnoreNotFound(e.kube.Delete(ctx, &e.obs.groups[i])); err != nil {
+		if err := client.IgnoreNotFound(e.Kube.Delete(ctx, &e.obs.groups[i])); err != nil {
 			return managed.ExternalDelete{}, errors.Wrap(err, errDeleteGroup)
 		}
 	}

@@ -41,7 +41,7 @@ func deleting(pg *v1alpha1.ProcessGroup) bool { return pg.GetDeletionTimestamp()
 func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observation, error) {
 	obs := &observation{}
 	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.kube.List(ctx, groups, client.InNamespace(cr.GetNamespace()), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+	if err := e.Kube.List(ctx, groups, client.InNamespace(cr.GetNamespace()), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
 		return nil, errors.Wrap(err, errListGroups)
 	}
 	obs.groups = groups.Items

@@ -174,7 +174,7 @@ func (e *external) createGroupsStep(cr *v1alpha1.Cluster, o *observation) *step 
 			action:  &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: ids, ProcessClass: string(class)},
 			run: func(ctx context.Context) error {
 				for i, id := range ids {
-					if err := client.IgnoreAlreadyExists(e.kube.Create(ctx, newGroup(cr, class, id, zones[i]))); err != nil {
+					if err := client.IgnoreAlreadyExists(e.Kube.Create(ctx, newGroup(cr, class, id, zones[i]))); err != nil {
 						return errors.Wrap(err, errCreateGroup)
 					}
 				}
@@ -357,7 +357,7 @@ func (e *external) removeGroupsStep(cr *v1alpha1.Cluster, o *observation) *step 
 			message: fmt.Sprintf("removing %s process groups %s", class, strings.Join(ids, ", ")),
 			run: func(ctx context.Context) error {
 				for _, id := range ids {
-					if err := client.IgnoreNotFound(e.kube.Delete(ctx, byID[id])); err != nil {
+					if err := client.IgnoreNotFound(e.Kube.Delete(ctx, byID[id])); err != nil {
 						return errors.Wrap(err, errDeleteGroup)
 					}
 				}

@@ -9,14 +9,13 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -43,13 +42,10 @@ const (
 // external works against one ProcessGroup's pod, volume and processes
 // during one reconcile.
 type external struct {
-	kube        client.Client
+	managedkind.Deps
 	session     *connector.Session
 	cluster     *v1alpha1.Cluster
 	clusterGone bool
-	gate        *gate.Gate
-	clock       clock.PassiveClock
-	record      event.Recorder
 
 	obs *observation
 }
@@ -65,7 +61,7 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 	if o.pod == nil && o.pvc == nil {
 		return managed.ExternalObservation{}, nil
 	}
-	pg.Status.AtProvider = e.atProvider(pg, o, e.clock.Now())
+	pg.Status.AtProvider = e.atProvider(pg, o, e.Clock.Now())
 
 	switch {
 	case !o.running():
@@ -145,7 +141,7 @@ func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, o.pod)); err != nil {
 			return managed.ExternalUpdate{}, errors.Wrap(err, errDeletePod)
 		}
-		e.record.Event(pg, event.Normal(reasonRecreate, "deleted pod "+o.pod.Name+" to recreate it with the new spec"))
+		e.Record.Event(pg, event.Normal(reasonRecreate, "deleted pod "+o.pod.Name+" to recreate it with the new spec"))
 		return managed.ExternalUpdate{}, nil
 	}
 	return managed.ExternalUpdate{}, nil
@@ -159,7 +155,7 @@ func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 // state, so two zones never go at once.
 func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (string, error) {
 	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
+	if err := e.Kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
 		return "", errors.Wrap(err, errListGroups)
 	}
 	mine := pg.Status.AtProvider.FaultDomain
@@ -185,7 +181,7 @@ func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (str
 // check passes an action on the group through the safety-policy gate.
 func (e *external) check(ctx context.Context, pg *v1alpha1.ProcessGroup, a policy.Action) error {
 	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
+	if err := e.Kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
 		return errors.Wrap(err, errListGroups)
 	}
 	// The group's own entry is the one just observed.
@@ -194,15 +190,16 @@ func (e *external) check(ctx context.Context, pg *v1alpha1.ProcessGroup, a polic
 			groups.Items[i] = *pg
 		}
 	}
-	in, err := policy.FromCluster(e.cluster, groups.Items, e.clock.Now(), a)
+	in, err := policy.FromCluster(e.cluster, groups.Items, e.Clock.Now(), a)
 	if err != nil {
 		return errors.Wrap(err, errBuildInput)
 	}
+	in.Observe(e.obs.status)
 	in.Object, err = policy.ObjectOf(pg)
 	if err != nil {
 		return errors.Wrap(err, errBuildInput)
 	}
-	_, err = e.gate.Check(ctx, pg, in)
+	_, err = e.Gate.Check(ctx, pg, in)
 	return err
 }
 
@@ -212,7 +209,7 @@ func (e *external) check(ctx context.Context, pg *v1alpha1.ProcessGroup, a polic
 func (e *external) Delete(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalDelete, error) {
 	o := e.obs
 	if e.clusterGone {
-		e.record.Event(pg, event.Normal(reasonTeardown, "deleting the pod and volume of a group whose Cluster is deleted"))
+		e.Record.Event(pg, event.Normal(reasonTeardown, "deleting the pod and volume of a group whose Cluster is deleted"))
 		return managed.ExternalDelete{}, e.teardown(ctx)
 	}
 	if !pg.Status.AtProvider.Excluded {
@@ -232,7 +229,7 @@ func (e *external) Delete(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 	if err := e.teardown(ctx); err != nil {
 		return managed.ExternalDelete{}, err
 	}
-	e.record.Event(pg, event.Normal(reasonRemoved, "deleted the pod and volume of fully excluded group "+o.id))
+	e.Record.Event(pg, event.Normal(reasonRemoved, "deleted the pod and volume of fully excluded group "+o.id))
 	return managed.ExternalDelete{}, nil
 }
 
