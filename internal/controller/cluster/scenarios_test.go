@@ -491,3 +491,44 @@ func TestNewKnobBouncesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestReconfigure changes the database configuration: one gated configure,
+// and the database runs the new configuration.
+func TestReconfigure(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "reconfigure"), nil)
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	db := h.Sim(t, cr)
+	before := db.Recoveries()
+	logs := 2
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(t, cr)
+		cr.Spec.ForProvider.DatabaseConfiguration.Logs = &logs
+		return env.Client.Update(ctx, cr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "configuration applied", func() (bool, string) {
+		st, err := db.Status(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		get(t, cr)
+		return st.Cluster.Configuration.Logs == 2 && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+			fmt.Sprintf("logs=%d; events %v", st.Cluster.Configuration.Logs, events(t, cr))
+	})
+	if n := eventCount(t, cr, "ConfiguredDatabase"); n != 2 {
+		t.Errorf("%d configure events, want 2 (configure new, then the change): %v", n, events(t, cr))
+	}
+	if n := db.Recoveries() - before; n != 1 {
+		t.Errorf("%d recoveries for the configuration change, want 1", n)
+	}
+	if d := cr.Status.AtProvider.LastPolicyDecision; d == nil || d.Action != "ConfigureDatabase" || d.Result != "Allowed" {
+		t.Errorf("last policy decision %+v, want an allowed ConfigureDatabase", d)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -25,6 +26,7 @@ const (
 	errDeletePod   = "cannot delete the group's pod"
 	errDeletePVC   = "cannot delete the group's volume claim"
 	errListGroups  = "cannot list the cluster's ProcessGroups"
+	errListPods    = "cannot list the cluster's pods"
 	errBuildInput  = "cannot build the safety-policy input"
 	errClusterGone = "cannot create a process group whose Cluster is deleted or missing"
 	reasonRecreate = event.Reason("RecreatingPod")
@@ -149,30 +151,39 @@ func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 
 // zoneBusy says why the group must wait before its pod is recreated, or
 // returns "" when it may go now. Pods are recreated one fault domain at a
-// time across the cluster: the group waits while a group in another zone
-// has its pod being recreated, and while another zone that sorts first
-// still has pods to recreate. Every group decides from the same observed
-// state, so two zones never go at once.
+// time across the cluster: the group waits while another zone has a pod
+// that is missing, not running or terminating, and while another zone that
+// sorts first still has pods whose spec drifted. It judges from the pods
+// themselves, not from other groups' recorded conditions, which may not
+// yet say that their pods drifted too.
 func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (string, error) {
+	sel := client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}
 	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.Kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
+	if err := e.Kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), sel); err != nil {
 		return "", errors.Wrap(err, errListGroups)
 	}
-	mine := pg.Status.AtProvider.FaultDomain
+	pods := &corev1.PodList{}
+	if err := e.session.Target.List(ctx, pods, client.InNamespace(workload.Namespace(e.cluster)), sel); err != nil {
+		return "", errors.Wrap(err, errListPods)
+	}
+	byName := map[string]*corev1.Pod{}
+	for i := range pods.Items {
+		byName[pods.Items[i].Name] = &pods.Items[i]
+	}
+	mine := pg.Spec.ForProvider.FaultDomain
 	for i := range groups.Items {
 		other := &groups.Items[i]
-		at := other.Status.AtProvider
-		if other.ID() == pg.ID() || at.FaultDomain == mine {
+		zone := other.Spec.ForProvider.FaultDomain
+		if other.ID() == pg.ID() || zone == mine || other.GetDeletionTimestamp() != nil {
 			continue
 		}
-		has := func(types ...v1alpha1.ProcessGroupConditionType) bool {
-			return slices.ContainsFunc(at.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return slices.Contains(types, c.Type) })
+		pod := byName[workload.PodName(e.cluster, other.ID())]
+		if pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning {
+			return fmt.Sprintf(msgWaitZone, zone), nil
 		}
-		if has(v1alpha1.MissingPod, v1alpha1.PodPending, v1alpha1.ResourcesTerminating) {
-			return fmt.Sprintf(msgWaitZone, at.FaultDomain), nil
-		}
-		if has(v1alpha1.IncorrectPodSpec) && at.FaultDomain < mine {
-			return fmt.Sprintf(msgWaitTurn, at.FaultDomain), nil
+		drifted := pod.Annotations[workload.AnnotationSpec] != workload.Pod(e.cluster, other, other.ID()).Annotations[workload.AnnotationSpec]
+		if drifted && zone < mine {
+			return fmt.Sprintf(msgWaitTurn, zone), nil
 		}
 	}
 	return "", nil
