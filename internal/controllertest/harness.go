@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,4 +198,26 @@ func ContainsAny(list []string, frag string) bool {
 		}
 	}
 	return false
+}
+
+var (
+	sharedMu sync.Mutex
+	shared   *Harness
+)
+
+// For returns the harness of this test binary, starting it on env the first
+// time. It skips the test when the package runs without a control plane.
+func For(t *testing.T, env *testenv.Env) *Harness {
+	t.Helper()
+	testenv.Require(t, env)
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if shared == nil {
+		h, err := Start(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared = h
+	}
+	return shared
 }

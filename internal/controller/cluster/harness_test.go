@@ -1,7 +1,6 @@
 package cluster_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -12,27 +11,14 @@ import (
 )
 
 var (
-	env     *testenv.Env
-	h       *controllertest.Harness
-	startMu sync.Mutex
+	env *testenv.Env
+	h   *controllertest.Harness
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // start runs the provider on the shared control plane, once per binary.
-func start(t *testing.T) {
-	t.Helper()
-	testenv.Require(t, env)
-	startMu.Lock()
-	defer startMu.Unlock()
-	if h != nil {
-		return
-	}
-	var err error
-	if h, err = controllertest.Start(env); err != nil {
-		t.Fatal(err)
-	}
-}
+func start(t *testing.T) { h = controllertest.For(t, env) }
 
 // Shorthands for the harness's helpers.
 func namespace(t *testing.T, name string) string { return h.Namespace(t, name) }
