@@ -47,8 +47,13 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		clock:   o.Clock,
 		record:  rec,
 	}
+	// No creation grace period: Create is idempotent (an agents Deployment
+	// or a backup that already exists is taken as created), so an Observe
+	// that does not see them yet costs nothing, and a Backup deleted right
+	// after it was created need not wait out the grace period to be let go.
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.BackupGroupVersionKind),
-		append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[*v1alpha1.Backup](conn))...)
+		append(o.ReconcilerOptions(name, managed.WithRecorder(rec)),
+			managed.WithTypedExternalConnector[*v1alpha1.Backup](conn), managed.WithCreationGracePeriod(0))...)
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).

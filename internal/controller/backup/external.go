@@ -37,6 +37,7 @@ const (
 	errPauseBackups  = "cannot pause the backup agents"
 	errResumeBackups = "cannot resume the backup agents"
 	errModifyBackup  = "cannot modify the backup"
+	errNoCluster     = "cannot create the backup agents: the Backup's Cluster does not exist"
 
 	msgNoDatabase  = "waiting for the cluster's database: it has no cluster file yet"
 	msgClusterGone = "the Backup's Cluster does not exist"
@@ -80,10 +81,12 @@ type observation struct {
 	backup     *fdb.BackupStatus
 	layer      fdb.BackupLayer
 	unreadable string
+	// clusterGone: the Backup's Cluster does not exist.
+	clusterGone bool
 }
 
 func (e *external) observe(ctx context.Context, b *v1alpha1.Backup) (*observation, error) {
-	o := &observation{want: workload.BackupAgents(e.cluster, b)}
+	o := &observation{want: workload.BackupAgents(e.cluster, b), clusterGone: e.clusterGone}
 	d := &appsv1.Deployment{}
 	err := e.session.Target.Get(ctx, client.ObjectKeyFromObject(o.want), d)
 	switch {
@@ -143,6 +146,7 @@ func (o *observation) facts(b *v1alpha1.Backup) facts {
 		state = v1alpha1.BackupRunning
 	}
 	f := facts{
+		ClusterGone:    o.clusterGone,
 		State:          state,
 		Tag:            workload.BackupTag(b),
 		AgentCount:     workload.AgentCount(b),
@@ -222,6 +226,9 @@ func (e *external) atProvider(b *v1alpha1.Backup, o *observation) v1alpha1.Backu
 // readable database only the agents are created; the next reconciles start
 // the backup.
 func (e *external) Create(ctx context.Context, b *v1alpha1.Backup) (managed.ExternalCreation, error) {
+	if e.clusterGone {
+		return managed.ExternalCreation{}, errors.New(errNoCluster)
+	}
 	if e.obs.agents == nil {
 		if err := e.createAgents(ctx, b); err != nil {
 			return managed.ExternalCreation{}, err

@@ -3,7 +3,6 @@ package backup_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,27 +17,14 @@ import (
 )
 
 var (
-	env     *testenv.Env
-	h       *controllertest.Harness
-	startMu sync.Mutex
+	env *testenv.Env
+	h   *controllertest.Harness
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // start runs the provider on the shared control plane, once per binary.
-func start(t *testing.T) {
-	t.Helper()
-	testenv.Require(t, env)
-	startMu.Lock()
-	defer startMu.Unlock()
-	if h != nil {
-		return
-	}
-	var err error
-	if h, err = controllertest.Start(env); err != nil {
-		t.Fatal(err)
-	}
-}
+func start(t *testing.T) { h = controllertest.For(t, env) }
 
 func get(t *testing.T, o client.Object) { h.Get(t, o) }
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {

@@ -27,6 +27,10 @@ const (
 // facts are what the planner knows of a backup: its spec (defaulted) and
 // what one reconcile observed.
 type facts struct {
+	// ClusterGone: the Backup's Cluster does not exist; nothing is done
+	// but removing the agents when the Backup is deleted.
+	ClusterGone bool
+
 	// Desired.
 	State          v1alpha1.BackupState
 	Tag            string
@@ -66,6 +70,8 @@ type step struct {
 // does.
 func next(f facts) *step {
 	switch {
+	case f.ClusterGone:
+		return &step{stepWait, msgClusterGone}
 	case !f.AgentsExist:
 		return &step{stepCreateAgents, fmt.Sprintf("creating %d backup agents", f.AgentCount)}
 	case !f.AgentsCurrent:

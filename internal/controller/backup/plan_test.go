@@ -33,6 +33,13 @@ func TestNext(t *testing.T) {
 			reason: "a running backup as its spec says needs nothing",
 			facts:  settled(),
 		},
+		"ClusterGone": {
+			reason: "without its Cluster a Backup builds no agents (it knows no version or cluster file) and starts nothing",
+			facts: settled(func(f *facts) {
+				f.ClusterGone, f.AgentsExist, f.Running, f.Unreadable = true, false, false, msgClusterGone
+			}),
+			want: &step{stepWait, msgClusterGone},
+		},
 		"NoAgents": {
 			reason: "the agents come first",
 			facts:  settled(func(f *facts) { f.AgentsExist, f.Running = false, false }),

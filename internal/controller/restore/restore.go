@@ -46,8 +46,13 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		clock:   o.Clock,
 		record:  rec,
 	}
+	// No creation grace period: Observe reads a restore from the database
+	// itself, never from a cache, so a restore that was started is seen at
+	// once — and a finished restore whose Restore is deleted right after it
+	// was created need not wait out the grace period to be let go.
 	r := managed.NewReconciler(mgr, resource.ManagedKind(v1alpha1.RestoreGroupVersionKind),
-		append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[*v1alpha1.Restore](conn))...)
+		append(o.ReconcilerOptions(name, managed.WithRecorder(rec)),
+			managed.WithTypedExternalConnector[*v1alpha1.Restore](conn), managed.WithCreationGracePeriod(0))...)
 
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,27 +20,14 @@ import (
 )
 
 var (
-	env     *testenv.Env
-	h       *controllertest.Harness
-	startMu sync.Mutex
+	env *testenv.Env
+	h   *controllertest.Harness
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // start runs the provider on the shared control plane, once per binary.
-func start(t *testing.T) {
-	t.Helper()
-	testenv.Require(t, env)
-	startMu.Lock()
-	defer startMu.Unlock()
-	if h != nil {
-		return
-	}
-	var err error
-	if h, err = controllertest.Start(env); err != nil {
-		t.Fatal(err)
-	}
-}
+func start(t *testing.T) { h = controllertest.For(t, env) }
 
 func get(t *testing.T, o client.Object) { h.Get(t, o) }
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
@@ -79,17 +65,20 @@ func destination(t *testing.T, ns string) *v1alpha1.Cluster {
 	if err := env.Client.Create(ctx, agents); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 90*time.Second, "cluster Ready with two idle backup agents", func() (bool, string) {
+	eventually(t, 90*time.Second, "cluster Ready", func() (bool, string) {
 		get(t, cr)
+		return cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue, fmt.Sprintf("Ready=%s %s", cr.GetCondition(xpv2.TypeReady).Status, cr.GetCondition(xpv2.TypeReady).Message)
+	})
+	db := h.Sim(t, cr)
+	eventually(t, 30*time.Second, "two idle backup agents", func() (bool, string) {
 		get(t, agents)
-		st, err := h.Sim(t, cr).Status(ctx)
+		st, err := db.Status(ctx)
 		if err != nil {
 			return false, err.Error()
 		}
-		ok := cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && agents.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue &&
-			st.Cluster.Layers.Backup.InstancesRunning == 2 && st.Cluster.Data.TotalKVSizeBytes > 0
-		return ok, fmt.Sprintf("cluster Ready=%s %s; agents Ready=%s %s; instances %d; kv %d", cr.GetCondition(xpv2.TypeReady).Status, cr.GetCondition(xpv2.TypeReady).Message,
-			agents.GetCondition(xpv2.TypeReady).Status, agents.GetCondition(xpv2.TypeReady).Message, st.Cluster.Layers.Backup.InstancesRunning, st.Cluster.Data.TotalKVSizeBytes)
+		ok := agents.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && st.Cluster.Layers.Backup.InstancesRunning == 2 && st.Cluster.Data.TotalKVSizeBytes > 0
+		return ok, fmt.Sprintf("agents Ready=%s %s; instances %d; kv %d", agents.GetCondition(xpv2.TypeReady).Status, agents.GetCondition(xpv2.TypeReady).Message,
+			st.Cluster.Layers.Backup.InstancesRunning, st.Cluster.Data.TotalKVSizeBytes)
 	})
 	if agents.Status.AtProvider.Running {
 		t.Errorf("a Backup created Stopped started a backup")

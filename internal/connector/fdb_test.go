@@ -1,0 +1,109 @@
+package connector
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// TestSimFDBLearnsBackupAgents checks that a simulated database counts as
+// its backup agents the ready replicas of the cluster's backup-agent
+// Deployments, and nothing else.
+func TestSimFDBLearnsBackupAgents(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	c := env.Client
+	ns := "sim-agents"
+	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
+		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
+	}
+	// One running storage pod that is the coordinator, so the database
+	// answers status.
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-storage-1", Labels: workload.Labels(cr, fdbv1alpha1.ProcessClassStorage, "storage-1")},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "foundationdb", Image: "foundationdb/fdb-kubernetes-monitor:7.3.63", Ports: []corev1.ContainerPort{{ContainerPort: 4501}},
+		}}},
+	}
+	for _, o := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, cm, pod} {
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}}}
+	if err := c.Status().Update(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+
+	// deployment creates a Deployment with the labels and ready replicas
+	// given (envtest runs no deployment controller).
+	deployment := func(name string, labels map[string]string, ready int32) *appsv1.Deployment {
+		d := &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels},
+			Spec: appsv1.DeploymentSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "foundationdb/foundationdb:7.3.63"}}},
+				},
+			},
+		}
+		if err := c.Create(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		d.Status = appsv1.DeploymentStatus{Replicas: ready, ReadyReplicas: ready, AvailableReplicas: ready}
+		if err := c.Status().Update(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	agents := func(backup string) map[string]string {
+		return map[string]string{workload.LabelCluster: "db", workload.LabelComponent: workload.ComponentBackupAgent, workload.LabelBackup: backup}
+	}
+	nightly := deployment("nightly-backup-agents", agents("nightly"), 2)
+	deployment("hourly-backup-agents", agents("hourly"), 3)
+	deployment("other-cluster-agents", map[string]string{workload.LabelCluster: "other", workload.LabelComponent: workload.ComponentBackupAgent}, 4)
+	deployment("unrelated", map[string]string{workload.LabelCluster: "db"}, 5)
+
+	backend := SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
+	running := func() int {
+		t.Helper()
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
+			t.Fatal(err)
+		}
+		db, err := backend.Client(ctx, c, cr, cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := db.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Cluster.Layers.Backup.InstancesRunning
+	}
+	if diff := cmp.Diff(5, running()); diff != "" {
+		t.Errorf("agents of two backup Deployments: -want, +got:\n%s", diff)
+	}
+
+	nightly.Status.ReadyReplicas, nightly.Status.AvailableReplicas = 0, 0
+	if err := c.Status().Update(ctx, nightly); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(3, running()); diff != "" {
+		t.Errorf("agents after one Deployment lost its ready replicas: -want, +got:\n%s", diff)
+	}
+}

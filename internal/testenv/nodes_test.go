@@ -1,0 +1,96 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+var env *Env
+
+func TestMain(m *testing.M) { Main(m, &env) }
+
+// TestNodesReadyDeployments checks the deployment-controller stand-in: a
+// Deployment reports spec.replicas ready and available, follows scaling,
+// and one being deleted is left alone.
+func TestNodesReadyDeployments(t *testing.T) {
+	Require(t, env)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := env.Client
+	if _, err := StartNodes(ctx, c, []string{"zone-a"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	ns := "nodes"
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	three := int32(3)
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "agents", Finalizers: []string{"test/keep"}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &three,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agents"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "agents"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "foundationdb/foundationdb:7.3.63"}}},
+			},
+		},
+	}
+	if err := c.Create(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	ready := func(want int32) {
+		t.Helper()
+		got := appsv1.DeploymentStatus{}
+		err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+				return false, err
+			}
+			got = d.Status
+			s := d.Status
+			return s.ObservedGeneration == d.Generation && s.Replicas == want && s.ReadyReplicas == want && s.AvailableReplicas == want && s.UpdatedReplicas == want, nil
+		})
+		if err != nil {
+			t.Fatalf("want %d replicas ready: %v; status %+v", want, err, got)
+		}
+	}
+	ready(3)
+
+	one := int32(1)
+	d.Spec.Replicas = &one
+	if err := c.Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	ready(1)
+
+	// A Deployment being deleted keeps the status it had.
+	if err := c.Delete(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+		t.Fatal(err)
+	}
+	d.Status.ReadyReplicas, d.Status.AvailableReplicas = 0, 0
+	if err := c.Status().Update(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // four periods of the stand-in
+	if err := c.Get(ctx, client.ObjectKeyFromObject(d), d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Status.ReadyReplicas != 0 {
+		t.Errorf("a Deployment being deleted became ready: %+v", d.Status)
+	}
+	d.Finalizers = nil
+	if err := c.Update(ctx, d); err != nil {
+		t.Fatal(fmt.Errorf("cannot release the Deployment: %w", err))
+	}
+}
