@@ -13,15 +13,14 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -30,8 +29,6 @@ const (
 	errCreateAgents  = "cannot create the backup agents Deployment"
 	errUpdateAgents  = "cannot update the backup agents Deployment"
 	errDeleteAgents  = "cannot delete the backup agents Deployment"
-	errListGroups    = "cannot list the cluster's ProcessGroups"
-	errBuildInput    = "cannot build the safety-policy input"
 	errStartBackup   = "cannot start the backup"
 	errStopBackup    = "cannot stop the backup"
 	errPauseBackups  = "cannot pause the backup agents"
@@ -56,13 +53,10 @@ const (
 // external works against one Backup's agents and backup during one
 // reconcile.
 type external struct {
-	kube        client.Client
+	managedkind.Deps
 	session     *connector.Session
 	cluster     *v1alpha1.Cluster
 	clusterGone bool
-	gate        *gate.Gate
-	clock       clock.PassiveClock
-	record      event.Recorder
 
 	// obs and step are what Observe saw and planned, for the other methods.
 	obs  *observation
@@ -299,7 +293,7 @@ func (e *external) Delete(ctx context.Context, b *v1alpha1.Backup) (managed.Exte
 	if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, o.agents, client.PropagationPolicy(metav1.DeletePropagationBackground))); err != nil {
 		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteAgents)
 	}
-	e.record.Event(b, event.Normal(reasonDeletedAgents, "deleted Deployment "+o.agents.Name))
+	e.Record.Event(b, event.Normal(reasonDeletedAgents, "deleted Deployment "+o.agents.Name))
 	return managed.ExternalDelete{}, nil
 }
 
@@ -310,7 +304,7 @@ func (e *external) createAgents(ctx context.Context, b *v1alpha1.Backup) error {
 	if err := client.IgnoreAlreadyExists(e.session.Target.Create(ctx, e.obs.want.DeepCopy())); err != nil {
 		return errors.Wrap(err, errCreateAgents)
 	}
-	e.record.Event(b, event.Normal(reasonCreatedAgents, fmt.Sprintf("created Deployment %s with %d backup agents", e.obs.want.Name, workload.AgentCount(b))))
+	e.Record.Event(b, event.Normal(reasonCreatedAgents, fmt.Sprintf("created Deployment %s with %d backup agents", e.obs.want.Name, workload.AgentCount(b))))
 	return nil
 }
 
@@ -327,7 +321,7 @@ func (e *external) updateAgents(ctx context.Context, b *v1alpha1.Backup, msg str
 	if err := e.session.Target.Update(ctx, d); err != nil {
 		return errors.Wrap(err, errUpdateAgents)
 	}
-	e.record.Event(b, event.Normal(reasonUpdatedAgents, msg))
+	e.Record.Event(b, event.Normal(reasonUpdatedAgents, msg))
 	return nil
 }
 
@@ -358,7 +352,7 @@ func (e *external) stop(ctx context.Context, b *v1alpha1.Backup, msg string, res
 	layerTag, reported := e.obs.layer.Tags[tag]
 	details := map[string]any{
 		policy.DetailIsLastRunningBackup:         lastRunning(e.obs.layer, tag),
-		policy.DetailRestorableVersionAgeSeconds: restorableVersionAge(layerTag, reported, b.GetCreationTimestamp().Time, e.clock.Now()),
+		policy.DetailRestorableVersionAgeSeconds: restorableVersionAge(layerTag, reported, b.GetCreationTimestamp().Time, e.Clock.Now()),
 		policy.DetailOverrideAnnotation:          b.GetAnnotations()[policy.AnnotationAllowStopLastBackup] == "true",
 	}
 	return e.gated(ctx, b, apiv1alpha1.ActionStopBackup, msg, details, reasonStopped, func() error {
@@ -376,19 +370,8 @@ func (e *external) stop(ctx context.Context, b *v1alpha1.Backup, msg string, res
 // records the decision in atProvider and, when allowed, runs it and records
 // an event.
 func (e *external) gated(ctx context.Context, b *v1alpha1.Backup, t apiv1alpha1.ActionType, msg string, details map[string]any, reason event.Reason, run func() error) error {
-	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.kube.List(ctx, groups, client.InNamespace(e.cluster.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
-		return errors.Wrap(err, errListGroups)
-	}
 	a := policy.Action{Type: t, Targets: []string{workload.BackupTag(b)}, Reason: msg, Details: details}
-	in, err := policy.FromCluster(e.cluster, groups.Items, e.clock.Now(), a)
-	if err != nil {
-		return errors.Wrap(err, errBuildInput)
-	}
-	if in.Object, err = policy.ObjectOf(b); err != nil {
-		return errors.Wrap(err, errBuildInput)
-	}
-	decision, err := e.gate.Check(ctx, b, in)
+	decision, err := e.Check(ctx, b, e.cluster, nil, a)
 	b.Status.AtProvider.LastPolicyDecision = decision
 	if err != nil {
 		return err
@@ -396,6 +379,6 @@ func (e *external) gated(ctx context.Context, b *v1alpha1.Backup, t apiv1alpha1.
 	if err := run(); err != nil {
 		return err
 	}
-	e.record.Event(b, event.Normal(reason, msg))
+	e.Record.Event(b, event.Normal(reason, msg))
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -23,7 +22,6 @@ const (
 )
 
 const (
-	errBuildInput      = "cannot build the safety-policy input"
 	errDeleteConfigMap = "cannot delete the cluster's ConfigMap"
 )
 
@@ -89,12 +87,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 		return managed.ExternalUpdate{}, nil
 	}
 	if s.action != nil {
-		in, err := policy.FromCluster(cr, e.obs.groups, e.Clock.Now(), *s.action)
-		if err != nil {
-			return managed.ExternalUpdate{}, errors.Wrap(err, errBuildInput)
-		}
-		in.Observe(e.obs.status)
-		decision, err := e.Gate.Check(ctx, cr, in)
+		decision, err := e.Check(ctx, cr, cr, e.obs.status, *s.action)
 		cr.Status.AtProvider.LastPolicyDecision = decision
 		if err != nil {
 			return managed.ExternalUpdate{}, err

@@ -23,10 +23,17 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
-const errGetCluster = "cannot get the resource's Cluster"
+const (
+	errGetCluster = "cannot get the resource's Cluster"
+	errListGroups = "cannot list the cluster's ProcessGroups"
+	errBuildInput = "cannot build the safety-policy input"
+)
 
 // Deps are what every external client of the provider works with.
 type Deps struct {
@@ -42,10 +49,11 @@ type Deps struct {
 
 // Setup adds the controller of the managed kind gvk, whose resources are
 // like obj, to mgr. newConnector receives the kind's Deps; watch may add
-// watches to the controller (nil for none). The kind's own events pass
+// watches to the controller (nil for none); extra options go to the
+// managed reconciler after the shared ones. The kind's own events pass
 // crossplane-runtime's DesiredStateChanged filter.
 func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, obj T,
-	newConnector func(Deps) managed.TypedExternalConnector[T], watch func(*builder.Builder) *builder.Builder) error {
+	newConnector func(Deps) managed.TypedExternalConnector[T], watch func(*builder.Builder) *builder.Builder, extra ...managed.ReconcilerOption) error {
 	name := managed.ControllerName(gvk.Kind)
 	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	g, err := o.PolicyGate(rec)
@@ -54,7 +62,7 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 	}
 	deps := Deps{Kube: mgr.GetClient(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk),
-		append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[T](newConnector(deps)))...)
+		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...)
 
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
@@ -82,4 +90,58 @@ func (d Deps) ClusterOf(ctx context.Context, mg client.Object, name string) (cr 
 		return nil, false, errors.Wrap(err, errGetCluster)
 	}
 	return cr, cr.GetDeletionTimestamp() != nil, nil
+}
+
+// Check passes action a on mg, a resource of Cluster cr, through the gate.
+// The input holds cr, all its ProcessGroups (mg's own observation where mg
+// is one of them), the status read in this reconcile (nil when none could
+// be) and mg as the object. It returns the record for mg's
+// atProvider.lastPolicyDecision and, when a policy denies the action, a
+// *gate.DeniedError.
+func (d Deps) Check(ctx context.Context, mg resource.Managed, cr *v1alpha1.Cluster, status *fdb.Status, a policy.Action) (*v1alpha1.PolicyDecision, error) {
+	groups := &v1alpha1.ProcessGroupList{}
+	if err := d.Kube.List(ctx, groups, client.InNamespace(cr.GetNamespace()), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+		return nil, errors.Wrap(err, errListGroups)
+	}
+	if self, ok := mg.(*v1alpha1.ProcessGroup); ok {
+		for i := range groups.Items {
+			if groups.Items[i].ID() == self.ID() {
+				groups.Items[i] = *self
+			}
+		}
+	}
+	in, err := policy.FromCluster(cr, groups.Items, d.Clock.Now(), a)
+	if err != nil {
+		return nil, errors.Wrap(err, errBuildInput)
+	}
+	in.Observe(status)
+	if in.Object, err = policy.ObjectOf(mg); err != nil {
+		return nil, errors.Wrap(err, errBuildInput)
+	}
+	return d.Gate.Check(ctx, mg, in)
+}
+
+// Belonging is what a resource that belongs to a Cluster works with during
+// one reconcile.
+type Belonging struct {
+	// Cluster is the resource's Cluster, or a stand-in with its name when
+	// it is missing.
+	Cluster *v1alpha1.Cluster
+	// ClusterGone is true when the Cluster is missing or being deleted.
+	ClusterGone bool
+	Session     *connector.Session
+}
+
+// Open finds the Cluster named clusterName that mg belongs to and opens a
+// session on its target cluster and database.
+func (d Deps) Open(ctx context.Context, mg resource.ModernManaged, clusterName string) (*Belonging, error) {
+	cr, gone, err := d.ClusterOf(ctx, mg, clusterName)
+	if err != nil {
+		return nil, err
+	}
+	s, err := d.Connector.Session(ctx, mg, cr)
+	if err != nil {
+		return nil, err
+	}
+	return &Belonging{Cluster: cr, ClusterGone: gone, Session: s}, nil
 }

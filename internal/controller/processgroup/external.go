@@ -27,7 +27,6 @@ const (
 	errDeletePVC   = "cannot delete the group's volume claim"
 	errListGroups  = "cannot list the cluster's ProcessGroups"
 	errListPods    = "cannot list the cluster's pods"
-	errBuildInput  = "cannot build the safety-policy input"
 	errClusterGone = "cannot create a process group whose Cluster is deleted or missing"
 	reasonRecreate = event.Reason("RecreatingPod")
 	reasonRemoved  = event.Reason("RemovedProcessGroup")
@@ -191,26 +190,7 @@ func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (str
 
 // check passes an action on the group through the safety-policy gate.
 func (e *external) check(ctx context.Context, pg *v1alpha1.ProcessGroup, a policy.Action) error {
-	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.Kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
-		return errors.Wrap(err, errListGroups)
-	}
-	// The group's own entry is the one just observed.
-	for i := range groups.Items {
-		if groups.Items[i].ID() == pg.ID() {
-			groups.Items[i] = *pg
-		}
-	}
-	in, err := policy.FromCluster(e.cluster, groups.Items, e.Clock.Now(), a)
-	if err != nil {
-		return errors.Wrap(err, errBuildInput)
-	}
-	in.Observe(e.obs.status)
-	in.Object, err = policy.ObjectOf(pg)
-	if err != nil {
-		return errors.Wrap(err, errBuildInput)
-	}
-	_, err = e.Gate.Check(ctx, pg, in)
+	_, err := e.Check(ctx, pg, e.cluster, e.obs.status, a)
 	return err
 }
 

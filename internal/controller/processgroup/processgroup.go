@@ -42,13 +42,9 @@ func (c *connecter) Connect(ctx context.Context, pg *v1alpha1.ProcessGroup) (man
 	if pg == nil {
 		return nil, errors.New(errNotProcessGroup)
 	}
-	cr, gone, err := c.ClusterOf(ctx, pg, pg.Spec.ForProvider.ClusterName)
+	o, err := c.Open(ctx, pg, pg.Spec.ForProvider.ClusterName)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Connector.Session(ctx, pg, cr)
-	if err != nil {
-		return nil, err
-	}
-	return &external{Deps: c.Deps, session: s, cluster: cr, clusterGone: gone}, nil
+	return &external{Deps: c.Deps, session: o.Session, cluster: o.Cluster, clusterGone: o.ClusterGone}, nil
 }

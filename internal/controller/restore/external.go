@@ -9,15 +9,13 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"k8s.io/utils/clock"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -27,8 +25,6 @@ const (
 	errDatabaseStatus = "cannot read the destination database's status"
 	errStartRestore   = "cannot start the restore"
 	errAbortRestore   = "cannot abort the restore"
-	errListGroups     = "cannot list the cluster's ProcessGroups"
-	errBuildInput     = "cannot build the safety-policy input"
 
 	msgRecordGone = "FoundationDB no longer reports the restore on tag %q; it is not started again"
 	msgNoAgents   = "no backup agents run for cluster %s: restores need them, and a Backup of the cluster provides them"
@@ -41,12 +37,9 @@ const (
 
 // external works against one Restore's restore during one reconcile.
 type external struct {
-	kube    client.Client
+	managedkind.Deps
 	session *connector.Session
 	cluster *v1alpha1.Cluster
-	gate    *gate.Gate
-	clock   clock.PassiveClock
-	record  event.Recorder
 
 	// restore is what Observe saw of the restore; nil when FoundationDB
 	// does not report it.
@@ -179,7 +172,7 @@ func (e *external) Create(ctx context.Context, r *v1alpha1.Restore) (managed.Ext
 	if err := e.session.FDB.StartRestore(ctx, request(r)); err != nil && !errors.Is(err, fdb.ErrAlreadyExists) {
 		return managed.ExternalCreation{}, errors.Wrap(err, errStartRestore)
 	}
-	e.record.Event(r, event.Normal(reasonStarted, "started "+msg))
+	e.Record.Event(r, event.Normal(reasonStarted, "started "+msg))
 	return managed.ExternalCreation{}, nil
 }
 
@@ -201,7 +194,7 @@ func (e *external) Delete(ctx context.Context, r *v1alpha1.Restore) (managed.Ext
 	if err := e.session.FDB.AbortRestore(ctx, tag(r)); err != nil && !errors.Is(err, fdb.ErrNotFound) {
 		return managed.ExternalDelete{}, errors.Wrap(err, errAbortRestore)
 	}
-	e.record.Event(r, event.Normal(reasonAborted, msg))
+	e.Record.Event(r, event.Normal(reasonAborted, msg))
 	return managed.ExternalDelete{}, nil
 }
 
@@ -211,19 +204,8 @@ func (e *external) Disconnect(context.Context) error { return nil }
 // check passes an action on the restore through the safety-policy gate and
 // records the decision in atProvider.
 func (e *external) check(ctx context.Context, r *v1alpha1.Restore, t apiv1alpha1.ActionType, msg string, details map[string]any) error {
-	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.kube.List(ctx, groups, client.InNamespace(e.cluster.GetNamespace()), client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}); err != nil {
-		return errors.Wrap(err, errListGroups)
-	}
 	a := policy.Action{Type: t, Targets: []string{tag(r)}, Reason: msg, Details: details}
-	in, err := policy.FromCluster(e.cluster, groups.Items, e.clock.Now(), a)
-	if err != nil {
-		return errors.Wrap(err, errBuildInput)
-	}
-	if in.Object, err = policy.ObjectOf(r); err != nil {
-		return errors.Wrap(err, errBuildInput)
-	}
-	decision, err := e.gate.Check(ctx, r, in)
+	decision, err := e.Check(ctx, r, e.cluster, nil, a)
 	r.Status.AtProvider.LastPolicyDecision = decision
 	return err
 }
