@@ -1,0 +1,107 @@
+package processgroup
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+func testCluster() *v1alpha1.Cluster {
+	return &v1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns"},
+		Spec:       v1alpha1.ClusterSpec{ForProvider: v1alpha1.ClusterParameters{Version: "7.3.63"}},
+	}
+}
+
+func testGroup() *v1alpha1.ProcessGroup {
+	pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1", Namespace: "ns"},
+		Spec: v1alpha1.ProcessGroupSpec{ForProvider: v1alpha1.ProcessGroupParameters{ProcessClass: v1alpha1.ProcessClassStorage, ProcessesPerPod: 1, FaultDomain: "a"}}}
+	pg.SetAnnotations(map[string]string{"crossplane.io/external-name": "storage-1"})
+	return pg
+}
+
+// running returns the group's pod as built, running on node-a at 10.0.0.1.
+func running(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) *corev1.Pod {
+	p := workload.Pod(c, pg, "storage-1")
+	p.Spec.NodeName = "node-a"
+	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1"}
+	return p
+}
+
+func process(c *v1alpha1.Cluster, excluded bool, cmdline string) fdb.Process {
+	if cmdline == "" {
+		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, "10.0.0.1", "a")
+	}
+	return fdb.Process{Address: "10.0.0.1:4501", ClassType: "storage", Excluded: excluded, CommandLine: cmdline,
+		Locality: fdb.Locality{InstanceID: "storage-1", ProcessID: "storage-1-1", ZoneID: "a"}}
+}
+
+func TestConditions(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	node := &corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	notReady := node.DeepCopy()
+	notReady.Status.Conditions[0].Status = corev1.ConditionFalse
+	drifted := running(c, pg)
+	drifted.Annotations[workload.AnnotationSpec] = "old"
+	pending := running(c, pg)
+	pending.Status.Phase = corev1.PodPending
+	status := &fdb.Status{}
+	pvc := workload.PVC(c, pg, "storage-1")
+
+	cases := map[string]struct {
+		o    *observation
+		want []v1alpha1.ProcessGroupConditionType
+	}{
+		"Healthy": {
+			o: &observation{pod: running(c, pg), pvc: pvc, node: node, status: status, procs: []fdb.Process{process(c, false, "")}},
+		},
+		"NothingExists": {
+			o:    &observation{},
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.MissingPod, v1alpha1.MissingPVC},
+		},
+		"PendingPodOnANotReadyNode": {
+			o:    &observation{pod: pending, pvc: pvc, node: notReady},
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.PodPending, v1alpha1.NodeNotReady},
+		},
+		"DriftedSpecAndMissingProcesses": {
+			o:    &observation{pod: drifted, pvc: pvc, node: node, status: status},
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectPodSpec, v1alpha1.MissingProcesses},
+		},
+		"OutdatedCommandLineAndExcludedWithoutRemoval": {
+			o:    &observation{pod: running(c, pg), pvc: pvc, node: node, status: status, procs: []fdb.Process{process(c, true, "/usr/bin/fdbserver --old")}},
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectCommandLine, v1alpha1.ProcessIsMarkedAsExcluded},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.o.id, tc.o.want = "storage-1", workload.Pod(c, pg, "storage-1")
+			e := &external{cluster: c}
+			if diff := cmp.Diff(tc.want, e.conditions(pg, tc.o)); diff != "" {
+				t.Errorf("conditions: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestConditionsKeepTheirTime checks that a condition keeps the time it was
+// first seen, and that a new one starts now.
+func TestConditionsKeepTheirTime(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	first := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := first.Add(time.Hour)
+	pg.Status.AtProvider.ProcessGroupConditions = []v1alpha1.ProcessGroupCondition{{Type: v1alpha1.MissingPod, Since: first}}
+	e := &external{cluster: c}
+	o := &observation{id: "storage-1", want: workload.Pod(c, pg, "storage-1")}
+	got := e.atProvider(pg, o, now).ProcessGroupConditions
+	want := []v1alpha1.ProcessGroupCondition{{Type: v1alpha1.MissingPod, Since: first}, {Type: v1alpha1.MissingPVC, Since: metav1.NewTime(now)}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("conditions: -want, +got:\n%s", diff)
+	}
+}
