@@ -135,7 +135,7 @@ func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID strin
 // ProcessCommandLine is CommandLine as the n-th process of a group running
 // on ip in zone reports it, with the monitor's substitutions made.
 func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n int, ip, zone string) string {
-	return strings.NewReplacer("$POD_IP", ip, "$ZONE", zone).Replace(CommandLine(c, class, groupID, n))
+	return strings.ReplaceAll(strings.ReplaceAll(CommandLine(c, class, groupID, n), "$POD_IP", ip), "$ZONE", zone)
 }
 
 // ProcessNumber is n of a process ID <group>-<n>; 1 when it has none.
