@@ -1,11 +1,11 @@
 # provider-foundationdb — see README.md. Two commands matter to a newcomer:
-#   make run    the whole product on one machine (arrives with a later issue)
+#   make run    the whole product on one machine; Ctrl-C stops it
 #   make test   everything CI runs
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO ?= go
 
-.PHONY: all build generate check-generated vet test test-unit bench controlplane run clean
+.PHONY: all build generate check-generated vet test test-unit bench controlplane run stop clean
 
 all: build
 
@@ -23,14 +23,17 @@ vet:
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-controlplane: ## Build (or reuse) kube-apiserver and etcd; prints their directory.
-	@hack/controlplane.sh
+controlplane: ## Build (or reuse) every control-plane binary; prints their directories.
+	@hack/controlplane.sh --all
 
-test: vet check-generated ## Unit and integration tests on a real API server.
-	@assets=$$(hack/controlplane.sh); \
-	echo "control plane: $$assets"; \
-	KUBEBUILDER_ASSETS=$$assets FDB_REQUIRE_CONTROLPLANE=1 \
-	  $(GO) test -count=1 -json ./... | $(GO) run ./hack/testsummary
+# Integration tests need kube-apiserver and etcd (envtest), the local cluster
+# of `make run` (the quickstart test) and Crossplane's CRDs (the composition
+# test); they fail rather than skip when any is missing.
+test: vet check-generated ## Unit and integration tests on a real API server and the local cluster.
+	@path=$$(hack/controlplane.sh --all); crds=$$(hack/crossplane.sh); \
+	echo "control plane: $$path"; echo "crossplane CRDs: $$crds"; \
+	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path CROSSPLANE_CRDS=$$crds FDB_REQUIRE_CONTROLPLANE=1 \
+	  $(GO) test -count=1 -timeout 30m -json ./... | $(GO) run ./hack/testsummary
 
 test-unit: ## Tests that need no control plane (the others skip).
 	$(GO) test ./...
@@ -38,8 +41,15 @@ test-unit: ## Tests that need no control plane (the others skip).
 bench: ## Go benchmarks with figures.
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-run: ## The local control plane, provider, simulator and an example cluster.
-	@echo "make run arrives with issue 7 (local control plane + provider + simulator); not available yet." >&2; exit 1
+run: ## The local cluster, the provider on the simulator and the quickstart; Ctrl-C stops all of it.
+	@path=$$(hack/controlplane.sh --all); \
+	$(GO) build -o bin/localrun ./hack/localrun; \
+	exec bin/localrun run --bin-path "$$path"
+
+stop: ## Stop whatever a killed `make run` left running.
+	@path=$$(hack/controlplane.sh --all); \
+	$(GO) build -o bin/localrun ./hack/localrun; \
+	bin/localrun stop --bin-path "$$path"
 
 clean:
 	rm -rf bin

@@ -1,29 +1,87 @@
 #!/usr/bin/env bash
-# Builds the control-plane binaries used by tests (kube-apiserver and etcd) from the
-# Go module proxy, caches them outside the clone keyed by version, and prints the
-# asset directory. Re-running reuses the cache. Progress goes to stderr.
+# Builds the Kubernetes binaries this repository runs from the Go module proxy,
+# caches them outside the clone keyed by version, and prints where they are.
+# Re-running reuses the cache. Progress goes to stderr.
+#
+#   hack/controlplane.sh        kube-apiserver and etcd (envtest, `make test`);
+#                               prints their directory
+#   hack/controlplane.sh --all  also kube-controller-manager, kube-scheduler,
+#                               kubectl (hack/tools) and kwok, kwokctl
+#                               (hack/tools/kwok) for `make run`; prints both
+#                               directories as a PATH list
+#
+# The cache is $PROVIDER_FDB_CACHE (default ~/.cache/provider-foundationdb).
 set -euo pipefail
+
+all=false
+case "${1:-}" in
+  "") ;;
+  --all) all=true ;;
+  *) echo "usage: $0 [--all]" >&2; exit 2 ;;
+esac
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tools="$here/tools"
-k8s_version=$(awk '$1=="k8s.io/kubernetes"{print $2; exit}' "$tools/go.mod")
-etcd_version=$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2; exit}' "$tools/go.mod")
+version_of() { # version_of <module dir> <required module>; either require form
+  awk -v m="$2" '$1==m{print $2; exit} $1=="require" && $2==m{print $3; exit}' "$1/go.mod"
+}
+k8s_version=$(version_of "$tools" k8s.io/kubernetes)
+etcd_version=$(version_of "$tools" go.etcd.io/etcd/server/v3)
+kwok_version=$(version_of "$tools/kwok" sigs.k8s.io/kwok)
 cache_root=${PROVIDER_FDB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-foundationdb}
 assets="$cache_root/controlplane/kubernetes-$k8s_version-etcd-$etcd_version"
+kwok_assets="$cache_root/controlplane/kwok-$kwok_version"
 
-build() { # build <name> <package> [ldflags]
-  local name=$1 pkg=$2 ldflags=${3:-}
-  if [ -x "$assets/$name" ]; then return; fi
-  echo "controlplane: building $name ($pkg) into $assets — the first build takes several minutes" >&2
-  local start=$SECONDS
-  (cd "$tools" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $ldflags" -o "$assets/$name.tmp" "$pkg")
-  mv "$assets/$name.tmp" "$assets/$name"
-  echo "controlplane: built $name in $((SECONDS - start))s" >&2
-}
-
-mkdir -p "$assets"
-build etcd ./etcd
 v=k8s.io/component-base/version
-build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver \
-  "-X $v.gitVersion=$k8s_version -X $v.gitMajor=${k8s_version:1:1} -X $v.gitMinor=$(echo "$k8s_version" | cut -d. -f2)"
-echo "$assets"
+k8s_ldflags="-X $v.gitVersion=$k8s_version -X $v.gitMajor=$(echo "${k8s_version#v}" | cut -d. -f1) -X $v.gitMinor=$(echo "$k8s_version" | cut -d. -f2)"
+c=sigs.k8s.io/kwok/pkg/consts
+kwok_ldflags="-X $c.Version=$kwok_version -X $c.KubeVersion=${k8s_version#v}"
+
+# name | module dir | output dir | package | ldflags
+targets=(
+  "etcd|$tools|$assets|./etcd|"
+  "kube-apiserver|$tools|$assets|k8s.io/kubernetes/cmd/kube-apiserver|$k8s_ldflags"
+)
+if $all; then
+  targets+=(
+    "kube-controller-manager|$tools|$assets|k8s.io/kubernetes/cmd/kube-controller-manager|$k8s_ldflags"
+    "kube-scheduler|$tools|$assets|k8s.io/kubernetes/cmd/kube-scheduler|$k8s_ldflags"
+    "kubectl|$tools|$assets|k8s.io/kubernetes/cmd/kubectl|$k8s_ldflags"
+    "kwok|$tools/kwok|$kwok_assets|sigs.k8s.io/kwok/cmd/kwok|$kwok_ldflags"
+    "kwokctl|$tools/kwok|$kwok_assets|sigs.k8s.io/kwok/cmd/kwokctl|$kwok_ldflags"
+  )
+fi
+
+missing=()
+for t in "${targets[@]}"; do
+  IFS='|' read -r name _ out _ _ <<<"$t"
+  [ -x "$out/$name" ] || missing+=("$t")
+done
+
+step=0
+for t in "${missing[@]}"; do
+  IFS='|' read -r name module out pkg ldflags <<<"$t"
+  step=$((step + 1))
+  mkdir -p "$out"
+  echo "controlplane: [$step/${#missing[@]}] building $name into $out (from scratch this takes minutes; later runs reuse it)" >&2
+  start=$SECONDS
+  # A line every 30 s, so a long build does not look stuck.
+  (while sleep 30; do echo "controlplane:       still building $name, $((SECONDS - start))s so far" >&2; done) &
+  ticker=$!
+  rc=0
+  (cd "$module" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $ldflags" -o "$out/$name.tmp" "$pkg") || rc=$?
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true
+  if [ "$rc" -ne 0 ]; then
+    echo "controlplane: cannot build $name" >&2
+    exit "$rc"
+  fi
+  mv "$out/$name.tmp" "$out/$name"
+  echo "controlplane: built $name in $((SECONDS - start))s" >&2
+done
+
+if $all; then
+  echo "$assets:$kwok_assets"
+else
+  echo "$assets"
+fi

@@ -42,6 +42,7 @@ func BackupName(xrName string) string { return xrName + "-backup" }
 func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.RedundancyMode, sh Shape) Database {
 	spec := xpv2.ManagedResourceSpec{ProviderConfigReference: p.ProviderConfigRef}
 	c := &v1alpha1.Cluster{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.ClusterKind},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: v1alpha1.ClusterSpec{
 			ManagedResourceSpec: spec,
@@ -64,6 +65,7 @@ func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.Redun
 	store := *in.BlobStore.DeepCopy()
 	store.BackupName = namespace + "-" + name
 	db.Backup = &v1alpha1.Backup{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: v1alpha1.BackupKind},
 		ObjectMeta: metav1.ObjectMeta{Name: BackupName(name), Namespace: namespace},
 		Spec: v1alpha1.BackupSpec{
 			ManagedResourceSpec: spec,

@@ -2,6 +2,7 @@ package composition
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -11,9 +12,8 @@ import (
 	"github.com/crossplane/function-sdk-go/resource/composed"
 	"github.com/crossplane/function-sdk-go/response"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/crossplane-contrib/provider-foundationdb/apis"
 )
 
 // Names of the composed resources and of the required nodes.
@@ -29,17 +29,24 @@ type Function struct {
 	fnv1.UnimplementedFunctionRunnerServiceServer
 }
 
-// NewFunction returns the function, with the provider's types registered
-// for composing them.
-func NewFunction() (*Function, error) {
-	if err := apis.AddToScheme(composed.Scheme); err != nil {
-		return nil, fmt.Errorf("cannot register the provider's types: %w", err)
+// toComposed converts a typed object to a composed resource with the
+// Kubernetes JSON conventions (omitempty leaves out zero numbers, which the
+// CRDs' defaults then fill in) and without what is not the function's to
+// say: status and the creation timestamp.
+func toComposed(o runtime.Object) (*composed.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return nil, err
 	}
-	return &Function{}, nil
+	delete(m, "status")
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "creationTimestamp")
+	}
+	return composed.From(&unstructured.Unstructured{Object: m})
 }
 
-// NodeRequirement asks Crossplane for every node, to count the zones.
-func NodeRequirement() *fnv1.Requirements {
+// nodeRequirement asks Crossplane for every node, to count the zones.
+func nodeRequirement() *fnv1.Requirements {
 	return &fnv1.Requirements{Resources: map[string]*fnv1.ResourceSelector{
 		RequiredNodes: {ApiVersion: "v1", Kind: "Node", Match: &fnv1.ResourceSelector_MatchLabels{MatchLabels: &fnv1.MatchLabels{}}},
 	}}
@@ -49,7 +56,7 @@ func NodeRequirement() *fnv1.Requirements {
 // results in the response, as Crossplane expects, not errors.
 func (f *Function) RunFunction(_ context.Context, req *fnv1.RunFunctionRequest) (*fnv1.RunFunctionResponse, error) {
 	rsp := response.To(req, response.DefaultTTL)
-	rsp.Requirements = NodeRequirement()
+	rsp.Requirements = nodeRequirement()
 	nodes, fetched, err := request.GetRequiredResource(req, RequiredNodes)
 	if err != nil {
 		response.Fatal(rsp, fmt.Errorf("cannot read nodes: %w", err))
@@ -91,7 +98,7 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 		return err
 	}
 	if warning != "" {
-		response.Warning(rsp, fmt.Errorf("%s", warning)).TargetComposite()
+		response.Warning(rsp, errors.New(warning)).TargetComposite()
 	}
 	if p.Backup.Enabled && in.BlobStore == nil {
 		return fmt.Errorf("cannot compose a backup: the Composition's function input has no blobStore")
@@ -111,12 +118,10 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 		objs[ResourceBackup] = db.Backup
 	}
 	for name, o := range objs {
-		cd, err := composed.From(o)
+		cd, err := toComposed(o)
 		if err != nil {
 			return fmt.Errorf("cannot compose %s: %w", name, err)
 		}
-		// Status is the provider's to write.
-		delete(cd.Object, "status")
 		dc := &resource.DesiredComposed{Resource: cd, Ready: resource.ReadyFalse}
 		if oc, ok := observed[name]; ok && oc.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
 			dc.Ready = resource.ReadyTrue

@@ -55,7 +55,6 @@ func (c *Cluster) Create(ctx context.Context) error {
 		"--kwok-controller-binary", c.Binaries[Kwok],
 		"--quiet-pull",
 		"--wait", "2m",
-		"--kubeconfig=", // leave the user's kubeconfig alone
 	)
 }
 
@@ -65,7 +64,7 @@ func (c *Cluster) Delete(ctx context.Context) error {
 	if !c.Exists() {
 		return nil
 	}
-	return c.kwokctl(ctx, "", "delete", "cluster", "--kubeconfig=")
+	return c.kwokctl(ctx, "", "delete", "cluster")
 }
 
 func (c *Cluster) kwokctl(ctx context.Context, version string, args ...string) error {
@@ -74,6 +73,10 @@ func (c *Cluster) kwokctl(ctx context.Context, version string, args ...string) e
 		"KWOK_WORKDIR="+c.WorkDir,
 		// kwokctl would download kubectl for some commands: give it ours.
 		"KWOK_KUBECTL_BINARY="+c.Binaries[Kubectl],
+		// kwokctl adds a context for the cluster to $KUBECONFIG and removes
+		// it on delete: keep that in the work directory, away from the
+		// user's kubeconfig.
+		"KUBECONFIG="+filepath.Join(c.WorkDir, "kubeconfig"),
 	)
 	if version != "" {
 		cmd.Env = append(cmd.Env, "KWOK_KUBE_VERSION="+version)

@@ -23,7 +23,8 @@ Try, in another terminal:
 Scale storage down from 5 to 3 and watch the exclusion wait on the safety policy (this terminal shows each decision):
   kubectl patch cluster {{.Cluster}} --type merge -p '{"spec":{"forProvider":{"processCounts":{"storage":3}}}}'
   kubectl get cluster {{.Cluster}} -o jsonpath='{.status.atProvider.lastPolicyDecision}'
-The default policies exclude only {{.Exclude}} s and include only {{.Include}} s after the last recovery, so this takes minutes.
+The default policies allow an exclusion only {{.Exclude}} s and an inclusion only {{.Include}} s after the last recovery,
+so the removal takes minutes.
 To go faster, lower the thresholds for this cluster:
   kubectl patch cluster {{.Cluster}} --type merge -p '{"spec":{"forProvider":{"safety":{"params":{"minSecondsSinceRecoveryForExclude":10,"minSecondsSinceRecoveryForInclude":30}}}}}'
 

@@ -31,14 +31,16 @@ type line struct {
 	Policy string // the last safety-policy decision
 }
 
-func (l line) String() string {
-	parts := []string{fmt.Sprintf("%-24s Ready=%-18s Synced=%-5s", l.Key, l.Ready, l.Synced)}
-	for _, p := range []struct{ label, v string }{{"", l.Detail}, {"event: ", l.Event}, {"policy: ", l.Policy}} {
+// String renders the line: the conditions and details, then the event and
+// the policy decision each on a line of its own, indented by indent.
+func (l line) String(indent string) string {
+	s := strings.TrimRight(fmt.Sprintf("%-26s Ready=%-18s Synced=%-5s %s", l.Key, l.Ready, l.Synced, l.Detail), " ")
+	for _, p := range []struct{ label, v string }{{"event:  ", l.Event}, {"policy: ", l.Policy}} {
 		if p.v != "" {
-			parts = append(parts, p.label+p.v)
+			s += "\n" + indent + p.label + p.v
 		}
 	}
-	return strings.Join(parts, " | ")
+	return s
 }
 
 // condition returns a condition's status and, when not True, its reason.
@@ -98,7 +100,8 @@ func lastDecision(u *unstructured.Unstructured) string {
 	if r := str("rule"); r != "" {
 		s += " by " + r
 	}
-	if m := str("message"); m != "" {
+	// An allowed action's message only repeats it.
+	if m := str("message"); m != "" && str("result") != "Allowed" {
 		s += " — " + m
 	}
 	return s
@@ -107,12 +110,33 @@ func lastDecision(u *unstructured.Unstructured) string {
 // eventKey identifies the object an event is about.
 func eventKey(kind, name string) string { return kind + "/" + name }
 
-// lastEvents keeps the newest event of each object.
-func lastEvents(events []corev1.Event) map[string]string {
-	sort.SliceStable(events, func(i, j int) bool { return eventTime(events[i]).Before(eventTime(events[j])) })
-	last := map[string]string{}
+// stamped is a rendered event or decision with its time.
+type stamped struct {
+	text string
+	at   time.Time
+}
+
+// newest returns the later of two.
+func newest(a, b stamped) stamped {
+	if b.at.After(a.at) {
+		return b
+	}
+	return a
+}
+
+// uninformative are the events crossplane-runtime records after every
+// write, which would hide the provider's own.
+var uninformative = map[string]bool{"CreatedExternalResource": true, "UpdatedExternalResource": true}
+
+// lastEvents keeps the newest informative event of each object.
+func lastEvents(events []corev1.Event) map[string]stamped {
+	last := map[string]stamped{}
 	for _, e := range events {
-		last[eventKey(e.InvolvedObject.Kind, e.InvolvedObject.Name)] = e.Reason + ": " + e.Message
+		if uninformative[e.Reason] {
+			continue
+		}
+		k := eventKey(e.InvolvedObject.Kind, e.InvolvedObject.Name)
+		last[k] = newest(last[k], stamped{e.Reason + ": " + e.Message, eventTime(e)})
 	}
 	return last
 }
@@ -129,8 +153,16 @@ func eventTime(e corev1.Event) time.Time {
 	return e.CreationTimestamp.Time
 }
 
+// decisionTime is when status.atProvider.lastPolicyDecision was made.
+func decisionTime(u *unstructured.Unstructured) time.Time {
+	s, _, _ := unstructured.NestedString(u.Object, "status", "atProvider", "lastPolicyDecision", "time")
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
+}
+
 // lines turns the watched resources, their process groups and events into
-// report lines, in a stable order.
+// report lines, in a stable order. The process groups share one line, with
+// the newest event and policy decision among them.
 func lines(objs, groups []unstructured.Unstructured, events []corev1.Event) []line {
 	last := lastEvents(events)
 	var out []line
@@ -141,36 +173,48 @@ func lines(objs, groups []unstructured.Unstructured, events []corev1.Event) []li
 			Ready:  condition(u, "Ready"),
 			Synced: condition(u, "Synced"),
 			Detail: detail(u),
-			Event:  last[eventKey(u.GetKind(), u.GetName())],
+			Event:  last[eventKey(u.GetKind(), u.GetName())].text,
 			Policy: lastDecision(u),
 		})
 	}
 	if len(groups) > 0 {
-		ready, excluded := 0, 0
-		byClass := map[string]int{}
-		for i := range groups {
-			g := &groups[i]
-			if condition(g, "Ready") == "True" {
-				ready++
-			}
-			if x, _, _ := unstructured.NestedBool(g.Object, "status", "atProvider", "excluded"); x {
-				excluded++
-			}
-			c, _, _ := unstructured.NestedString(g.Object, "spec", "forProvider", "processClass")
-			byClass[c]++
-		}
-		classes := make([]string, 0, len(byClass))
-		for c, n := range byClass {
-			classes = append(classes, fmt.Sprintf("%s %d", c, n))
-		}
-		sort.Strings(classes)
-		out = append(out, line{
-			Key: "ProcessGroups", Ready: fmt.Sprintf("%d/%d", ready, len(groups)), Synced: "-",
-			Detail: fmt.Sprintf("%s; %d excluded", strings.Join(classes, ", "), excluded),
-		})
+		out = append(out, groupsLine(groups, last))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+func groupsLine(groups []unstructured.Unstructured, last map[string]stamped) line {
+	ready, excluded := 0, 0
+	byClass := map[string]int{}
+	var event, decision stamped
+	for i := range groups {
+		g := &groups[i]
+		if condition(g, "Ready") == "True" {
+			ready++
+		}
+		if x, _, _ := unstructured.NestedBool(g.Object, "status", "atProvider", "excluded"); x {
+			excluded++
+		}
+		c, _, _ := unstructured.NestedString(g.Object, "spec", "forProvider", "processClass")
+		byClass[c]++
+		if e := last[eventKey(g.GetKind(), g.GetName())]; e.text != "" {
+			event = newest(event, stamped{g.GetName() + " " + e.text, e.at})
+		}
+		if d := lastDecision(g); d != "" {
+			decision = newest(decision, stamped{g.GetName() + " " + d, decisionTime(g)})
+		}
+	}
+	classes := make([]string, 0, len(byClass))
+	for c, n := range byClass {
+		classes = append(classes, fmt.Sprintf("%s %d", c, n))
+	}
+	sort.Strings(classes)
+	return line{
+		Key: "ProcessGroups", Ready: fmt.Sprintf("%d/%d", ready, len(groups)), Synced: "-",
+		Detail: fmt.Sprintf("%s; %d excluded", strings.Join(classes, ", "), excluded),
+		Event:  event.text, Policy: decision.text,
+	}
 }
 
 // Progress reports the resources of a namespace to a person: a line for each
@@ -208,12 +252,12 @@ func (p *Progress) Report(ctx context.Context) ([]unstructured.Unstructured, err
 		return nil, fmt.Errorf("cannot list events: %w", err)
 	}
 	for _, l := range lines(objs, groups, events.Items) {
-		s := l.String()
+		s := l.String("         ")
 		if p.seen[l.Key] == s {
 			continue
 		}
 		p.seen[l.Key] = s
-		fmt.Fprintf(p.out, "[%4ds] %s\n", int(time.Since(p.start).Seconds()), s)
+		fmt.Fprintf(p.out, "[%5ds] %s\n", int(time.Since(p.start).Seconds()), s)
 	}
 	return objs, nil
 }

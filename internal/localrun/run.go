@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/localcluster"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
@@ -92,6 +93,8 @@ type Run struct {
 	bgDone  chan struct{}
 	// providerExit receives the provider's exit.
 	providerExit chan error
+	// closeLog closes kwokctl's log once the cluster is deleted.
+	closeLog func() error
 }
 
 // ProviderExited receives the provider's exit status should it stop on its
@@ -132,8 +135,8 @@ func Start(ctx context.Context, o Options) (r *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(st.path()); err == nil {
-		if err := step(o.Out, "cleaning up a stale run in "+o.StateDir, func() error { return Cleanup(ctx, o) }); err != nil {
+	if leftovers, _ := Processes(o.StateDir); len(leftovers) > 0 || newCluster(o, io.Discard).Exists() {
+		if err := step(o.Out, "cleaning up what a killed run left in "+o.StateDir, func() error { return Cleanup(ctx, o) }); err != nil {
 			return nil, err
 		}
 	}
@@ -144,8 +147,7 @@ func Start(ctx context.Context, o Options) (r *Run, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create log: %w", err)
 	}
-	defer clusterLog.Close() //nolint:errcheck // kwokctl has exited by then
-	r = &Run{opts: o, st: st, cluster: newCluster(o, clusterLog)}
+	r = &Run{opts: o, st: st, cluster: newCluster(o, clusterLog), closeLog: clusterLog.Close}
 	r.cluster.Binaries = bins
 	defer func() {
 		if err != nil {
@@ -204,14 +206,14 @@ func (r *Run) install(ctx context.Context) error {
 		defer close(r.bgDone)
 		localcluster.ProvisionVolumes(bg, r.Client, 500*time.Millisecond)
 	}()
-	if err := InstallCRDs(ctx, r.Client, filepath.Join(r.opts.Root, "package", "crds")); err != nil {
+	if err := manifest.InstallCRDs(ctx, r.Client, filepath.Join(r.opts.Root, "package", "crds")); err != nil {
 		return err
 	}
-	cpc, err := ReadManifests([]string{r.example("providerconfig.yaml")}, "ClusterProviderConfig")
+	cpc, err := manifest.Read([]string{r.example("providerconfig.yaml")}, "ClusterProviderConfig")
 	if err != nil {
 		return err
 	}
-	return Apply(ctx, r.Client, cpc)
+	return manifest.Apply(ctx, r.Client, cpc)
 }
 
 func (r *Run) example(name string) string { return filepath.Join(r.opts.Root, "examples", name) }
@@ -226,11 +228,11 @@ func (r *Run) applyQuickstart(ctx context.Context) error {
 	if err := r.Client.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
 		return fmt.Errorf("cannot create secret %s: %w", blobCredentials, err)
 	}
-	objs, err := ReadManifests([]string{r.example("cluster.yaml"), r.example("backup.yaml")})
+	objs, err := manifest.Read([]string{r.example("cluster.yaml"), r.example("backup.yaml")})
 	if err != nil {
 		return err
 	}
-	return Apply(ctx, r.Client, objs)
+	return manifest.Apply(ctx, r.Client, objs)
 }
 
 // startProvider runs the provider binary against the cluster. It gets its
@@ -259,19 +261,26 @@ func (r *Run) WaitReady(ctx context.Context, p *Progress) error {
 	return p.ReportUntil(ctx, time.Second, ClusterReady(ClusterName))
 }
 
-// Stop stops the provider and the cluster, and removes the run's pid files.
-// It is safe to call on a partly started run.
+// Stop stops the provider and the cluster, then any process still running
+// from the state directory, and removes the run's pid files. It is safe to
+// call on a partly started run.
 func (r *Run) Stop(ctx context.Context) error {
-	var errs []error
-	if err := stopProcess(readPID(r.st.providerPIDFile()), 10*time.Second); err != nil {
-		errs = append(errs, err)
-	}
+	errs := []error{stopProcess(readPID(r.st.providerPIDFile()), 10*time.Second)}
 	if r.stopBg != nil {
 		r.stopBg()
 		<-r.bgDone
 	}
-	if err := r.cluster.Delete(ctx); err != nil {
-		errs = append(errs, err)
+	if r.cluster.Binaries != nil {
+		errs = append(errs, r.cluster.Delete(ctx))
+	}
+	if r.closeLog != nil {
+		errs = append(errs, r.closeLog())
+	}
+	pids, err := Processes(r.opts.StateDir)
+	errs = append(errs, err)
+	for _, pid := range pids {
+		fmt.Fprintf(r.opts.Out, "stopping leftover process %d\n", pid)
+		errs = append(errs, stopProcess(pid, 10*time.Second))
 	}
 	for _, f := range []string{r.st.providerPIDFile(), r.st.runPIDFile()} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -282,8 +291,8 @@ func (r *Run) Stop(ctx context.Context) error {
 }
 
 // Cleanup stops what a run in o.StateDir left running: a live run is asked
-// to stop (SIGTERM) and given time to; then the provider, the cluster, and
-// at last any process still running from the state directory are stopped.
+// to stop (SIGTERM) and given time to; then Stop does the rest. Without the
+// kwokctl binary, the cluster's processes are still stopped, by id.
 func Cleanup(ctx context.Context, o Options) error {
 	st := state(o.StateDir)
 	if pid := readPID(st.runPIDFile()); pid != 0 && pid != os.Getpid() {
@@ -292,20 +301,11 @@ func Cleanup(ctx context.Context, o Options) error {
 			return err
 		}
 	}
-	bins, err := localcluster.FindBinaries(o.BinPath)
-	if err != nil {
-		return err
-	}
 	r := &Run{opts: o, st: st, cluster: newCluster(o, io.Discard)}
-	r.cluster.Binaries = bins
-	errs := []error{r.Stop(ctx)}
-	pids, err := Processes(o.StateDir)
-	errs = append(errs, err)
-	for _, pid := range pids {
-		fmt.Fprintf(o.Out, "stopping leftover process %d\n", pid)
-		errs = append(errs, stopProcess(pid, 10*time.Second))
+	if bins, err := localcluster.FindBinaries(o.BinPath); err == nil {
+		r.cluster.Binaries = bins
 	}
-	return errors.Join(errs...)
+	return r.Stop(ctx)
 }
 
 // stopProcess sends SIGTERM, waits up to grace for the process to exit, and

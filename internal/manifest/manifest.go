@@ -1,4 +1,7 @@
-package localrun
+// Package manifest reads Kubernetes manifests from YAML files and applies
+// them server-side: the CRDs, examples and compositions that `make run` and
+// the tests install.
+package manifest
 
 import (
 	"bytes"
@@ -18,11 +21,11 @@ import (
 )
 
 // fieldOwner is the field manager of everything a run applies.
-const fieldOwner = "provider-foundationdb-localrun"
+const fieldOwner = "provider-foundationdb"
 
-// ReadManifests reads the objects of YAML files, keeping those whose kind is
+// Read reads the objects of YAML files, keeping those whose kind is
 // in kinds (all when kinds is empty), in file order.
-func ReadManifests(files []string, kinds ...string) ([]*unstructured.Unstructured, error) {
+func Read(files []string, kinds ...string) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -59,10 +62,12 @@ func wanted(kind string, kinds []string) bool {
 	return false
 }
 
-// Apply server-side applies objects, in order.
-func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
+// Apply server-side applies objects, in order; opts come on top of taking
+// ownership of every field (client.DryRunAll validates without persisting).
+func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructured, opts ...client.ApplyOption) error {
+	opts = append([]client.ApplyOption{client.FieldOwner(fieldOwner), client.ForceOwnership}, opts...)
 	for _, o := range objs {
-		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), opts...); err != nil {
 			return fmt.Errorf("cannot apply %s %s: %w", o.GetKind(), o.GetName(), err)
 		}
 	}
@@ -76,7 +81,7 @@ func InstallCRDs(ctx context.Context, c client.Client, dir string) error {
 	if err != nil || len(files) == 0 {
 		return fmt.Errorf("cannot find CRDs in %s", dir)
 	}
-	crds, err := ReadManifests(files, "CustomResourceDefinition")
+	crds, err := Read(files, "CustomResourceDefinition")
 	if err != nil {
 		return err
 	}
@@ -84,21 +89,29 @@ func InstallCRDs(ctx context.Context, c client.Client, dir string) error {
 		return err
 	}
 	for _, u := range crds {
-		err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := c.Get(ctx, client.ObjectKey{Name: u.GetName()}, crd); err != nil {
-				return false, nil //nolint:nilerr // not there yet: poll again
-			}
-			for _, cond := range crd.Status.Conditions {
-				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			return fmt.Errorf("cannot establish CRD %s: %w", u.GetName(), err)
+		if err := WaitEstablished(ctx, c, u.GetName()); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// WaitEstablished waits up to a minute until the API server serves a CRD.
+func WaitEstablished(ctx context.Context, c client.Client, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+			return false, nil //nolint:nilerr // not there yet: poll again
+		}
+		for _, cond := range crd.Status.Conditions {
+			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot establish CRD %s: %w", name, err)
 	}
 	return nil
 }

@@ -1,0 +1,209 @@
+package composition_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/protobuf/types/known/structpb"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/composition"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/localcluster"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+)
+
+// example reads the one object of a kind in an examples/composition file.
+func example(t *testing.T, file, kind string) *unstructured.Unstructured {
+	t.Helper()
+	objs, err := manifest.Read([]string{filepath.Join(testenv.Root(), "examples", "composition", file)}, kind)
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("%s: %d %s objects, error %v", file, len(objs), kind, err)
+	}
+	return objs[0]
+}
+
+// exampleInput is the function input of the example Composition's step.
+func exampleInput(t *testing.T) map[string]any {
+	t.Helper()
+	steps, _, _ := unstructured.NestedSlice(example(t, "composition.yaml", "Composition").Object, "spec", "pipeline")
+	if len(steps) != 1 {
+		t.Fatalf("%d pipeline steps, want 1", len(steps))
+	}
+	in, _ := steps[0].(map[string]any)["input"].(map[string]any)
+	return in
+}
+
+func toStruct(t *testing.T, m map[string]any) *structpb.Struct {
+	t.Helper()
+	s, err := structpb.NewStruct(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// nodes are fake nodes over n zones, as Crossplane would hand them over.
+func nodes(t *testing.T, n int) *fnv1.Resources {
+	t.Helper()
+	r := &fnv1.Resources{}
+	for zi, z := range localcluster.Zones(n) {
+		for i := 0; i < 2; i++ {
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(localcluster.Node(z, zi, i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Items = append(r.Items, &fnv1.Resource{Resource: toStruct(t, u)})
+		}
+	}
+	return r
+}
+
+// call is one RunFunction request.
+type call struct {
+	spec     map[string]any // merged into the example FDBDatabase's spec
+	input    map[string]any // nil: the example Composition's
+	zones    int            // -1: the nodes are not fetched yet
+	observed map[string]map[string]any
+}
+
+func (c call) request(t *testing.T) *fnv1.RunFunctionRequest {
+	t.Helper()
+	xr := example(t, "fdbdatabase.yaml", "FDBDatabase")
+	for k, v := range c.spec {
+		if err := unstructured.SetNestedField(xr.Object, v, "spec", k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := c.input
+	if in == nil {
+		in = exampleInput(t)
+	}
+	req := &fnv1.RunFunctionRequest{
+		Observed: &fnv1.State{Composite: &fnv1.Resource{Resource: toStruct(t, xr.Object)}, Resources: map[string]*fnv1.Resource{}},
+		Input:    toStruct(t, in),
+	}
+	for name, o := range c.observed {
+		req.Observed.Resources[name] = &fnv1.Resource{Resource: toStruct(t, o)}
+	}
+	if c.zones >= 0 {
+		req.RequiredResources = map[string]*fnv1.Resources{composition.RequiredNodes: nodes(t, c.zones)}
+	}
+	return req
+}
+
+// outcome is what a test looks at in a response.
+type outcome struct {
+	Requirements bool
+	Fatal        string
+	Warnings     int
+	Redundancy   string
+	Storage      int64
+	Policies     []any
+	Secret       string
+	Backup       string // the Backup's blob-store backupName, "" without one
+	ClusterReady fnv1.Ready
+	Status       map[string]any
+}
+
+func outcomeOf(rsp *fnv1.RunFunctionResponse) outcome {
+	o := outcome{Requirements: rsp.GetRequirements().GetResources()[composition.RequiredNodes] != nil}
+	for _, r := range rsp.GetResults() {
+		switch r.GetSeverity() {
+		case fnv1.Severity_SEVERITY_FATAL:
+			o.Fatal = r.GetMessage()
+		case fnv1.Severity_SEVERITY_WARNING:
+			o.Warnings++
+		}
+	}
+	if c := rsp.GetDesired().GetResources()[string(composition.ResourceCluster)]; c != nil {
+		m := c.GetResource().AsMap()
+		o.Redundancy, _, _ = unstructured.NestedString(m, "spec", "forProvider", "databaseConfiguration", "redundancyMode")
+		storage, _, _ := unstructured.NestedFloat64(m, "spec", "forProvider", "processCounts", "storage")
+		o.Storage = int64(storage)
+		o.Policies, _, _ = unstructured.NestedSlice(m, "spec", "forProvider", "safety", "policies")
+		o.Secret, _, _ = unstructured.NestedString(m, "spec", "writeConnectionSecretToRef", "name")
+		o.ClusterReady = c.GetReady()
+	}
+	if b := rsp.GetDesired().GetResources()[string(composition.ResourceBackup)]; b != nil {
+		o.Backup, _, _ = unstructured.NestedString(b.GetResource().AsMap(), "spec", "forProvider", "blobStore", "backupName")
+	}
+	o.Status, _, _ = unstructured.NestedMap(rsp.GetDesired().GetComposite().GetResource().AsMap(), "status")
+	return o
+}
+
+func TestRunFunction(t *testing.T) {
+	policies := []any{"storage-exclusions"}
+	cases := map[string]struct {
+		call call
+		want outcome
+	}{
+		"AsksForNodesFirst": {
+			call: call{zones: -1},
+			want: outcome{Requirements: true},
+		},
+		"ExampleOnFiveZones": {
+			call: call{zones: 5},
+			want: outcome{
+				Requirements: true, Redundancy: "triple", Storage: 3, Policies: policies, Secret: "orders-fdb",
+				Backup: "default-orders", ClusterReady: fnv1.Ready_READY_FALSE,
+				Status: map[string]any{"redundancy": "triple", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"ThreeZonesGiveDouble": {
+			call: call{zones: 3, spec: map[string]any{"size": "large", "backup": map[string]any{"enabled": false}}},
+			want: outcome{
+				Requirements: true, Redundancy: "double", Storage: 12, Policies: policies, Secret: "orders-fdb",
+				ClusterReady: fnv1.Ready_READY_FALSE,
+				Status:       map[string]any{"redundancy": "double", "zones": float64(3), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"ExplicitTripleOnThreeZonesWarns": {
+			call: call{zones: 3, spec: map[string]any{"redundancy": "triple", "backup": map[string]any{"enabled": false}}},
+			want: outcome{
+				Requirements: true, Warnings: 1, Redundancy: "triple", Storage: 3, Policies: policies, Secret: "orders-fdb",
+				ClusterReady: fnv1.Ready_READY_FALSE,
+				Status:       map[string]any{"redundancy": "triple", "zones": float64(3), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"ReadyWhenTheProviderSaysSo": {
+			call: call{zones: 5, spec: map[string]any{"size": "medium"}, observed: map[string]map[string]any{
+				"cluster": {"apiVersion": "foundationdb.m.crossplane.io/v1alpha1", "kind": "Cluster", "metadata": map[string]any{"name": "orders"},
+					"status": map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}},
+			}},
+			want: outcome{
+				Requirements: true, Redundancy: "triple", Storage: 6, Policies: policies, Secret: "orders-fdb",
+				Backup: "default-orders", ClusterReady: fnv1.Ready_READY_TRUE,
+				Status: map[string]any{"redundancy": "triple", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"NoNodesVisible": {
+			call: call{zones: 0},
+			want: outcome{Requirements: true, Fatal: "cannot choose redundancy: no nodes are visible; set spec.redundancy"},
+		},
+		"BackupWithoutBlobStore": {
+			call: call{zones: 5, input: map[string]any{"apiVersion": composition.InputAPIVersion, "kind": composition.InputKind}},
+			want: outcome{Requirements: true, Fatal: "cannot compose a backup: the Composition's function input has no blobStore"},
+		},
+		"TypoInInput": {
+			call: call{zones: 5, input: map[string]any{"apiVersion": composition.InputAPIVersion, "kind": composition.InputKind, "safetyPolicy": "x"}},
+			want: outcome{Requirements: true, Fatal: `cannot read function input: json: unknown field "safetyPolicy"`},
+		},
+	}
+	fn := &composition.Function{}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp, err := fn.RunFunction(context.Background(), tc.call.request(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, outcomeOf(rsp)); diff != "" {
+				t.Errorf("RunFunction (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

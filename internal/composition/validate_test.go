@@ -1,0 +1,146 @@
+package composition_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/composition"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+)
+
+// CrossplaneCRDsEnv names the directory of Crossplane core's CRDs, as
+// hack/crossplane.sh prints it; `make test` sets it.
+const CrossplaneCRDsEnv = "CROSSPLANE_CRDS"
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) { testenv.Main(m, &env) }
+
+// crossplaneCRDs returns the directory of Crossplane's CRDs, skipping the
+// test without it unless a control plane is required.
+func crossplaneCRDs(t *testing.T) string {
+	t.Helper()
+	testenv.Require(t, env)
+	dir := os.Getenv(CrossplaneCRDsEnv)
+	if dir == "" {
+		if os.Getenv(testenv.RequireEnv) != "" {
+			t.Fatalf("%s is not set; run `make test` or export %s=$(hack/crossplane.sh)", CrossplaneCRDsEnv, CrossplaneCRDsEnv)
+		}
+		t.Skipf("%s is not set; run `make test` or export %s=$(hack/crossplane.sh)", CrossplaneCRDsEnv, CrossplaneCRDsEnv)
+	}
+	return dir
+}
+
+// xrCRD is the CRD of the composite resource an XRD defines, as far as
+// validating an XR against the XRD's schema goes (Crossplane adds its own
+// fields, spec.crossplane and status.conditions, which the examples do not
+// use).
+func xrCRD(t *testing.T, xrd *unstructured.Unstructured) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	var spec struct {
+		Group    string                                        `json:"group"`
+		Names    apiextensionsv1.CustomResourceDefinitionNames `json:"names"`
+		Versions []struct {
+			Name          string                                   `json:"name"`
+			Served        bool                                     `json:"served"`
+			Referenceable bool                                     `json:"referenceable"`
+			Schema        apiextensionsv1.CustomResourceValidation `json:"schema"`
+		} `json:"versions"`
+	}
+	b, err := json.Marshal(xrd.Object["spec"])
+	if err == nil {
+		err = json.Unmarshal(b, &spec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := spec.Names
+	names.ListKind = names.Kind + "List"
+	names.Singular = strings.ToLower(names.Kind)
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: names.Plural + "." + spec.Group},
+		Spec:       apiextensionsv1.CustomResourceDefinitionSpec{Group: spec.Group, Names: names, Scope: apiextensionsv1.NamespaceScoped},
+	}
+	for _, v := range spec.Versions {
+		schema := v.Schema
+		crd.Spec.Versions = append(crd.Spec.Versions, apiextensionsv1.CustomResourceDefinitionVersion{
+			Name: v.Name, Served: v.Served, Storage: v.Referenceable, Schema: &schema,
+			Subresources: &apiextensionsv1.CustomResourceSubresources{Status: &apiextensionsv1.CustomResourceSubresourceStatus{}},
+		})
+	}
+	return crd
+}
+
+// TestExamplesAgainstCrossplane installs Crossplane core's CRDs, applies the
+// XRD, Composition and Function of examples/composition, checks the example
+// FDBDatabase against the XRD's schema, and applies what the function
+// composes for it with a server-side dry run against the provider's CRDs.
+func TestExamplesAgainstCrossplane(t *testing.T) {
+	dir := crossplaneCRDs(t)
+	ctx := context.Background()
+	if err := manifest.InstallCRDs(ctx, env.Client, dir); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{}
+	for _, f := range []string{"xrd.yaml", "composition.yaml", "function.yaml"} {
+		files = append(files, filepath.Join(testenv.Root(), "examples", "composition", f))
+	}
+	objs, err := manifest.Read(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Apply(ctx, env.Client, objs); err != nil {
+		t.Fatalf("Crossplane rejects the examples: %v", err)
+	}
+
+	// Crossplane's validation is live: a bad scope is refused.
+	bad := example(t, "xrd.yaml", "CompositeResourceDefinition")
+	bad.SetName("planets." + "fdb.platform.example.org")
+	_ = unstructured.SetNestedField(bad.Object, "Planet", "spec", "scope")
+	if err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{bad}, client.DryRunAll); err == nil {
+		t.Error("an XRD with scope Planet was accepted; Crossplane's CRDs do not validate")
+	}
+
+	// The example FDBDatabase fits the XRD's schema, which defaults it.
+	crd := xrCRD(t, example(t, "xrd.yaml", "CompositeResourceDefinition"))
+	if err := env.Client.Create(ctx, crd); err != nil {
+		t.Fatalf("cannot create the FDBDatabase CRD: %v", err)
+	}
+	if err := manifest.WaitEstablished(ctx, env.Client, crd.Name); err != nil {
+		t.Fatal(err)
+	}
+	xr := example(t, "fdbdatabase.yaml", "FDBDatabase")
+	if err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{xr}, client.DryRunAll); err != nil {
+		t.Fatalf("the example FDBDatabase does not fit the XRD: %v", err)
+	}
+
+	// What the function composes is valid for the provider's CRDs.
+	fn := &composition.Function{}
+	rsp, err := fn.RunFunction(ctx, call{zones: 5}.request(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var composed []*unstructured.Unstructured
+	for name, r := range rsp.GetDesired().GetResources() {
+		o := &unstructured.Unstructured{Object: r.GetResource().AsMap()}
+		t.Logf("composed %s: %s %s", name, o.GetKind(), o.GetName())
+		composed = append(composed, o)
+	}
+	if len(composed) != 2 || rsp.GetResults()[len(rsp.GetResults())-1].GetSeverity() != fnv1.Severity_SEVERITY_NORMAL {
+		t.Fatalf("composed %d resources, results %v; want a Cluster and a Backup", len(composed), rsp.GetResults())
+	}
+	if err := manifest.Apply(ctx, env.Client, composed, client.DryRunAll); err != nil {
+		t.Errorf("the provider's CRDs reject what the function composes: %v", err)
+	}
+}
