@@ -483,13 +483,17 @@ func TestNewKnobBouncesOnce(t *testing.T) {
 	if n := db.Recoveries() - before; n > 1 {
 		t.Errorf("%d recoveries for the knob change, want at most 1", n)
 	}
-	for _, pg := range groupsOf(t, cr) {
-		for _, c := range pg.Status.AtProvider.ProcessGroupConditions {
-			if c.Type == v1alpha1.IncorrectCommandLine {
-				t.Errorf("%s still has an incorrect command line", pg.ID())
+	// The groups observe their restarted processes on their next reconcile.
+	eventually(t, 30*time.Second, "no group reports an incorrect command line", func() (bool, string) {
+		for _, pg := range groupsOf(t, cr) {
+			for _, c := range pg.Status.AtProvider.ProcessGroupConditions {
+				if c.Type == v1alpha1.IncorrectCommandLine {
+					return false, pg.ID() + " still has an incorrect command line"
+				}
 			}
 		}
-	}
+		return true, ""
+	})
 }
 
 // TestReconfigure changes the database configuration: one gated configure,

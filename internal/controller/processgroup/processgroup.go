@@ -13,20 +13,46 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 const errNotProcessGroup = "managed resource is not a ProcessGroup"
 
-// Setup adds a controller that reconciles ProcessGroups.
+// Setup adds a controller that reconciles ProcessGroups. The groups of a
+// Cluster are also reconciled when the Cluster changes, status included:
+// a group waiting to be removed learns at once that the Cluster excluded
+// it, instead of at its next backoff.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{},
 		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.ProcessGroup] {
 			return &connecter{Deps: d}
-		}, nil)
+		},
+		func(b *builder.Builder) *builder.Builder {
+			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())))
+		})
+}
+
+// groupsOf maps a Cluster to its ProcessGroups.
+func groupsOf(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		groups := &v1alpha1.ProcessGroupList{}
+		if err := c.List(ctx, groups, client.InNamespace(o.GetNamespace()), client.MatchingLabels{workload.LabelCluster: o.GetName()}); err != nil {
+			return nil
+		}
+		out := make([]reconcile.Request, len(groups.Items))
+		for i := range groups.Items {
+			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&groups.Items[i])}
+		}
+		return out
+	}
 }
 
 // connecter opens an external client per reconcile.
