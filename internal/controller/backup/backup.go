@@ -9,9 +9,6 @@
 package backup
 
 import (
-	"context"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -19,8 +16,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 )
-
-const errNotBackup = "managed resource is not a Backup"
 
 // Setup adds a controller that reconciles Backups.
 //
@@ -31,25 +26,21 @@ const errNotBackup = "managed resource is not a Backup"
 // go.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.BackupGroupVersionKind, &v1alpha1.Backup{},
-		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.Backup] { return &connecter{Deps: d} },
+		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.Backup] {
+			return newConnector(d)
+		},
 		nil, managed.WithCreationGracePeriod(0))
 }
 
-// connecter opens an external client per reconcile.
-type connecter struct {
-	managedkind.Deps
-}
-
-// Connect finds the Backup's Cluster and opens a session on its target
+// newConnector returns the connector, which finds the Backup's Cluster and opens a session on its target
 // cluster and database. A Backup whose Cluster is gone works against a
 // stand-in with the Cluster's name, so its agents can still be removed.
-func (c *connecter) Connect(ctx context.Context, b *v1alpha1.Backup) (managed.TypedExternalClient[*v1alpha1.Backup], error) {
-	if b == nil {
-		return nil, errors.New(errNotBackup)
+func newConnector(d managedkind.Deps) *managedkind.BelongingConnector[*v1alpha1.Backup] {
+	return &managedkind.BelongingConnector[*v1alpha1.Backup]{
+		Deps:        d,
+		ClusterName: func(b *v1alpha1.Backup) string { return b.Spec.ForProvider.ClusterName },
+		New: func(d managedkind.Deps, b *managedkind.Belonging) managed.TypedExternalClient[*v1alpha1.Backup] {
+			return &external{Deps: d, session: b.Session, cluster: b.Cluster, clusterGone: b.ClusterGone}
+		},
 	}
-	o, err := c.Open(ctx, b, b.Spec.ForProvider.ClusterName)
-	if err != nil {
-		return nil, err
-	}
-	return &external{Deps: c.Deps, session: o.Session, cluster: o.Cluster, clusterGone: o.ClusterGone}, nil
 }

@@ -145,3 +145,24 @@ func (d Deps) Open(ctx context.Context, mg resource.ModernManaged, clusterName s
 	}
 	return &Belonging{Cluster: cr, ClusterGone: gone, Session: s}, nil
 }
+
+// BelongingConnector connects the external client of a resource that
+// belongs to a Cluster: it finds the Cluster the resource names and opens a
+// session (see Open), then builds the client with New.
+type BelongingConnector[T resource.ModernManaged] struct {
+	Deps
+	// ClusterName is the name of the Cluster mg belongs to.
+	ClusterName func(mg T) string
+	// New builds the external client.
+	New func(d Deps, b *Belonging) managed.TypedExternalClient[T]
+}
+
+// Connect finds mg's Cluster, opens a session on its target cluster and
+// database, and returns mg's external client.
+func (c *BelongingConnector[T]) Connect(ctx context.Context, mg T) (managed.TypedExternalClient[T], error) {
+	b, err := c.Open(ctx, mg, c.ClusterName(mg))
+	if err != nil {
+		return nil, err
+	}
+	return c.New(c.Deps, b), nil
+}

@@ -10,7 +10,6 @@ package processgroup
 import (
 	"context"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -24,8 +23,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
-const errNotProcessGroup = "managed resource is not a ProcessGroup"
-
 // Setup adds a controller that reconciles ProcessGroups. The groups of a
 // Cluster are also reconciled when the Cluster changes, status included:
 // a group waiting to be removed learns at once that the Cluster excluded
@@ -33,7 +30,7 @@ const errNotProcessGroup = "managed resource is not a ProcessGroup"
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{},
 		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.ProcessGroup] {
-			return &connecter{Deps: d}
+			return newConnector(d)
 		},
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())))
@@ -55,22 +52,16 @@ func groupsOf(c client.Reader) handler.MapFunc {
 	}
 }
 
-// connecter opens an external client per reconcile.
-type connecter struct {
-	managedkind.Deps
-}
-
-// Connect finds the group's Cluster and opens a session on its target
+// newConnector returns the connector, which finds the group's Cluster and opens a session on its target
 // cluster and database. A group whose Cluster is gone works against a
 // stand-in with the Cluster's name, so its pod and volume can still be
 // deleted.
-func (c *connecter) Connect(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.TypedExternalClient[*v1alpha1.ProcessGroup], error) {
-	if pg == nil {
-		return nil, errors.New(errNotProcessGroup)
+func newConnector(d managedkind.Deps) *managedkind.BelongingConnector[*v1alpha1.ProcessGroup] {
+	return &managedkind.BelongingConnector[*v1alpha1.ProcessGroup]{
+		Deps:        d,
+		ClusterName: func(pg *v1alpha1.ProcessGroup) string { return pg.Spec.ForProvider.ClusterName },
+		New: func(d managedkind.Deps, b *managedkind.Belonging) managed.TypedExternalClient[*v1alpha1.ProcessGroup] {
+			return &external{Deps: d, session: b.Session, cluster: b.Cluster, clusterGone: b.ClusterGone}
+		},
 	}
-	o, err := c.Open(ctx, pg, pg.Spec.ForProvider.ClusterName)
-	if err != nil {
-		return nil, err
-	}
-	return &external{Deps: c.Deps, session: o.Session, cluster: o.Cluster, clusterGone: o.ClusterGone}, nil
 }

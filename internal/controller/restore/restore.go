@@ -8,9 +8,6 @@
 package restore
 
 import (
-	"context"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -18,8 +15,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 )
-
-const errNotRestore = "managed resource is not a Restore"
 
 // Setup adds a controller that reconciles Restores.
 //
@@ -29,26 +24,22 @@ const errNotRestore = "managed resource is not a Restore"
 // after it was created need not wait out the grace period to be let go.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.RestoreGroupVersionKind, &v1alpha1.Restore{},
-		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.Restore] { return &connecter{Deps: d} },
+		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.Restore] {
+			return newConnector(d)
+		},
 		nil, managed.WithCreationGracePeriod(0))
 }
 
-// connecter opens an external client per reconcile.
-type connecter struct {
-	managedkind.Deps
-}
-
-// Connect finds the Restore's destination Cluster and opens a session on
-// its target cluster and database. A Restore whose Cluster is gone works
+// newConnector returns the connector, which finds the Restore's destination Cluster and opens a session
+// on its target cluster and database. A Restore whose Cluster is gone works
 // against a stand-in with the Cluster's name, which has no database: the
 // Restore can still be deleted.
-func (c *connecter) Connect(ctx context.Context, r *v1alpha1.Restore) (managed.TypedExternalClient[*v1alpha1.Restore], error) {
-	if r == nil {
-		return nil, errors.New(errNotRestore)
+func newConnector(d managedkind.Deps) *managedkind.BelongingConnector[*v1alpha1.Restore] {
+	return &managedkind.BelongingConnector[*v1alpha1.Restore]{
+		Deps:        d,
+		ClusterName: func(r *v1alpha1.Restore) string { return r.Spec.ForProvider.ClusterName },
+		New: func(d managedkind.Deps, b *managedkind.Belonging) managed.TypedExternalClient[*v1alpha1.Restore] {
+			return &external{Deps: d, session: b.Session, cluster: b.Cluster}
+		},
 	}
-	o, err := c.Open(ctx, r, r.Spec.ForProvider.ClusterName)
-	if err != nil {
-		return nil, err
-	}
-	return &external{Deps: c.Deps, session: o.Session, cluster: o.Cluster}, nil
 }
