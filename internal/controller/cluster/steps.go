@@ -47,6 +47,7 @@ const (
 	reasonIncluded           event.Reason = "IncludedProcessGroups"
 	reasonBounced            event.Reason = "BouncedProcesses"
 	detailNewDatabase                     = "newDatabase"
+	detailInitial                         = "initial"
 	annotationPrefix                      = "foundationdb.crossplane.io/"
 	coordinatorDescriptionID              = 8
 )
@@ -246,7 +247,8 @@ func (e *external) bootstrapStep(cr *v1alpha1.Cluster, o *observation) *step {
 	return &step{
 		reason:  reasonCoordinators,
 		message: "chose initial coordinators " + joinAddrs(coords),
-		action:  &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators"},
+		action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators",
+			Details: map[string]any{detailInitial: true}},
 		run: func(ctx context.Context) error {
 			data := workload.ConfigMap(cr, cs.String(), densities(cr, o.groups)).Data
 			return e.writeConfigMap(ctx, cr, data)

@@ -98,11 +98,11 @@ func TestCheck(t *testing.T) {
 		},
 		"NoPolicyApplies": {
 			reason: "A decision no policy applied to is counted without a policy.",
-			in:     policy.Input{Action: policy.Action{Type: v1alpha1.ActionChangeCoordinators}},
+			in:     policy.Input{Action: policy.Action{Type: v1alpha1.ActionCreateProcessGroup}},
 			want: want{
-				record:    &fdbv1alpha1.PolicyDecision{Action: "ChangeCoordinators", Result: "Allowed", Message: "change-coordinators allowed", Time: metav1.NewTime(now)},
-				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyAllowed, Message: "change-coordinators allowed", ObservedGeneration: 7},
-				metric:    [3]string{"", "ChangeCoordinators", "Allowed"},
+				record:    &fdbv1alpha1.PolicyDecision{Action: "CreateProcessGroup", Result: "Allowed", Message: "create-process-group allowed", Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyAllowed, Message: "create-process-group allowed", ObservedGeneration: 7},
+				metric:    [3]string{"", "CreateProcessGroup", "Allowed"},
 			},
 		},
 	}
