@@ -27,6 +27,12 @@ const (
 	// DetailAllowNonEmptyDestination (StartRestore): the Restore's
 	// spec.forProvider.allowNonEmptyDestination.
 	DetailAllowNonEmptyDestination = "allowNonEmptyDestination"
+	// DetailNewDatabase (ConfigureDatabase): the action is `configure new`,
+	// creating the database.
+	DetailNewDatabase = "newDatabase"
+	// DetailInitial (ChangeCoordinators): the coordinators are the first of
+	// a database that does not exist yet.
+	DetailInitial = "initial"
 )
 
 // AnnotationAllowStopLastBackup, set to "true" on a Backup, lets the built-in

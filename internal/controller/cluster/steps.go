@@ -46,8 +46,6 @@ const (
 	reasonExcluded           event.Reason = "ExcludedProcessGroups"
 	reasonIncluded           event.Reason = "IncludedProcessGroups"
 	reasonBounced            event.Reason = "BouncedProcesses"
-	detailNewDatabase                     = "newDatabase"
-	detailInitial                         = "initial"
 	annotationPrefix                      = "foundationdb.crossplane.io/"
 	coordinatorDescriptionID              = 8
 )
@@ -248,7 +246,7 @@ func (e *external) bootstrapStep(cr *v1alpha1.Cluster, o *observation) *step {
 		reason:  reasonCoordinators,
 		message: "chose initial coordinators " + joinAddrs(coords),
 		action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators",
-			Details: map[string]any{detailInitial: true}},
+			Details: map[string]any{policy.DetailInitial: true}},
 		run: func(ctx context.Context) error {
 			data := workload.ConfigMap(cr, cs.String(), densities(cr, o.groups)).Data
 			return e.writeConfigMap(ctx, cr, data)
@@ -290,7 +288,7 @@ func (e *external) configureNewStep(cr *v1alpha1.Cluster, o *observation) *step 
 	return &step{
 		reason:  reasonConfigured,
 		message: fmt.Sprintf("created the database: configure new %s %s", cfg.RedundancyMode, cfg.StorageEngine),
-		action:  &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "new database", Details: map[string]any{detailNewDatabase: true}},
+		action:  &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "new database", Details: map[string]any{policy.DetailNewDatabase: true}},
 		run: func(ctx context.Context) error {
 			err := e.session.FDB.Configure(ctx, cfg, true)
 			if errors.Is(err, fdb.ErrAlreadyExists) {
