@@ -22,6 +22,7 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 controlplane: ## Build (or reuse) every control-plane binary; prints their directories.
 	@hack/controlplane.sh --all
