@@ -1,9 +1,8 @@
 // Package fdb defines the administration interface the provider uses to talk
 // to one FoundationDB cluster, the typed model of the cluster's machine
 // readable status ("status json"), the typed errors every implementation
-// returns, and pure helpers the controllers use to derive decisions from a
-// status (which processes belong to an instance, which exclusions are
-// complete).
+// returns, and pure helpers that derive facts from a status (which processes
+// belong to an instance, the exclusion list).
 //
 // Implementations live in sub-packages: fdbcli executes the version specific
 // fdbcli, fdbbackup and fdbrestore binaries, sim is a deterministic simulator
@@ -30,13 +29,6 @@ type Client interface {
 
 	// Include removes targets from the exclusion list.
 	Include(ctx context.Context, targets []ProcessAddress) error
-
-	// Exclusions returns the exclusion list, sorted.
-	Exclusions(ctx context.Context) ([]ProcessAddress, error)
-
-	// StillInUse returns the targets, sorted, whose processes still hold
-	// data or serve a role. See the pure StillInUse for the derivation.
-	StillInUse(ctx context.Context, targets []ProcessAddress) ([]ProcessAddress, error)
 
 	// Kill restarts the processes listening on the IP:port targets in one
 	// batch, so that the batch costs a single recovery.
@@ -77,10 +69,6 @@ type Client interface {
 
 	// AbortRestore aborts the restore on a tag.
 	AbortRestore(ctx context.Context, tag string) error
-
-	// VersionSupported returns nil when the client can administer a
-	// cluster running version, ErrUnsupportedVersion otherwise.
-	VersionSupported(version string) error
 }
 
 // DefaultBackupTag is the tag fdbbackup and fdbrestore use when none is given.

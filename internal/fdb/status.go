@@ -47,14 +47,9 @@ const (
 	RecoveryConfigurationNeverCreated      = "configuration_never_created"
 )
 
-// Status message names (cluster.messages[].name) that change decisions.
-const (
-	MessageStatusIncomplete        = "status_incomplete"
-	MessageUnreadableConfiguration = "unreadable_configuration"
-	MessageFullReplicationTimeout  = "full_replication_timeout"
-	MessageStorageServersError     = "storage_servers_error"
-	MessageLogServersError         = "log_servers_error"
-)
+// MessageStatusIncomplete is the status message (cluster.messages[].name)
+// of a status that lacks the cluster view.
+const MessageStatusIncomplete = "status_incomplete"
 
 // Status is the subset of `status json` the provider reads. JSON names
 // follow the published schema, so real output unmarshals into it; fields

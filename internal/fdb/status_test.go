@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -20,8 +21,7 @@ type summary struct {
 	LogGenerations                         int
 	Instances                              map[string][]string // instance → process addresses
 	Exclusions                             []fdb.ProcessAddress
-	Report                                 fdb.ExclusionReport
-	InUse                                  []fdb.ProcessAddress
+	Excluded                               []string // processes reporting excluded: "address roles…"
 	Data                                   string
 	MinReplicas                            int
 	MovingBytes                            int64
@@ -29,14 +29,6 @@ type summary struct {
 	Coordinators                           int
 	BackupTags                             []string
 	WorstDataLagSeconds                    float64
-}
-
-// probe are the targets every fixture is classified against.
-var probe = []fdb.ProcessAddress{
-	"10.1.0.1:4501",
-	fdb.InstanceTarget("storage-2"),
-	fdb.InstanceTarget("storage-5"),
-	fdb.InstanceTarget("stateless-1"),
 }
 
 func summarize(s *fdb.Status) summary {
@@ -50,8 +42,6 @@ func summarize(s *fdb.Status) summary {
 		LogGenerations:      len(s.Cluster.Logs),
 		Instances:           map[string][]string{},
 		Exclusions:          fdb.Exclusions(s),
-		Report:              fdb.ClassifyExclusions(s, probe),
-		InUse:               fdb.StillInUse(s, probe),
 		Data:                s.Cluster.Data.State.Name,
 		MinReplicas:         s.Cluster.Data.State.MinReplicasRemaining,
 		MovingBytes:         s.Cluster.Data.MovingData.InFlightBytes + s.Cluster.Data.MovingData.InQueueBytes,
@@ -63,6 +53,12 @@ func summarize(s *fdb.Status) summary {
 			sum.Instances[id] = append(sum.Instances[id], p.Address)
 		}
 	}
+	for _, p := range s.Cluster.Processes {
+		if p.Excluded {
+			sum.Excluded = append(sum.Excluded, strings.Join(append([]string{p.Address}, roles(p)...), " "))
+		}
+	}
+	slices.Sort(sum.Excluded)
 	for _, c := range s.Client.Coordinators.Coordinators {
 		if c.Reachable {
 			sum.Coordinators++
@@ -73,6 +69,15 @@ func summarize(s *fdb.Status) summary {
 	}
 	slices.Sort(sum.BackupTags)
 	return sum
+}
+
+// roles returns the roles p serves.
+func roles(p fdb.Process) []string {
+	var out []string
+	for _, r := range p.Roles {
+		out = append(out, r.Role)
+	}
+	return out
 }
 
 // instances returns the layout of the healthy fixtures: five storage pods,
@@ -91,8 +96,6 @@ func TestParseStatusFixtures(t *testing.T) {
 		Available: true, Healthy: true, Quorum: true,
 		Recovery: fdb.RecoveryFullyRecovered, Generations: 1, LogGenerations: 1,
 		Instances: instances(),
-		Report:    fdb.ExclusionReport{NotExcluded: fdb.SortedAddresses(probe)},
-		InUse:     fdb.SortedAddresses(probe),
 		Data:      fdb.DataHealthy, MinReplicas: 3,
 		FaultTolerance: fdb.FaultTolerance{
 			MaxZoneFailuresWithoutLosingAvailability: 1,
@@ -112,21 +115,14 @@ func TestParseStatusFixtures(t *testing.T) {
 		"healthy_triple.json": healthy,
 		"recovery_in_progress.json": edit(func(s *summary) {
 			s.Healthy, s.Recovery, s.Generations, s.LogGenerations = false, fdb.RecoveryAcceptingCommits, 3, 3
-			s.Report.Blocked = "a recovery is in progress with 3 active generations"
 		}),
 		"unavailable.json": {
 			Incomplete: true, Instances: map[string][]string{},
-			Report:       fdb.ExclusionReport{Blocked: "status is incomplete", NotExcluded: fdb.SortedAddresses(probe)},
 			Coordinators: 1,
 		},
 		"exclusions_in_progress.json": edit(func(s *summary) {
 			s.Exclusions = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("storage-2")}
-			s.Report = fdb.ExclusionReport{
-				NotExcluded:   []fdb.ProcessAddress{fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-5")},
-				InProgress:    []fdb.ProcessAddress{"10.1.0.1:4501"},
-				FullyExcluded: []fdb.ProcessAddress{fdb.InstanceTarget("storage-2")},
-			}
-			s.InUse = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-5")}
+			s.Excluded = []string{"10.1.0.1:4501 storage", "10.1.0.2:4501"}
 			s.Data, s.MovingBytes = fdb.DataHealthyRemovingServer, 402653184
 		}),
 		"missing_processes.json": edit(func(s *summary) {
@@ -134,11 +130,6 @@ func TestParseStatusFixtures(t *testing.T) {
 			delete(s.Instances, "storage-5")
 			delete(s.Instances, "log-3")
 			s.Exclusions = []fdb.ProcessAddress{fdb.InstanceTarget("storage-5")}
-			s.Report = fdb.ExclusionReport{
-				NotExcluded: []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-2")},
-				Missing:     []fdb.ProcessAddress{fdb.InstanceTarget("storage-5")},
-			}
-			s.InUse = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-2")}
 			s.Data, s.MinReplicas, s.MovingBytes = fdb.DataHealing, 2, 1207959552
 			s.FaultTolerance = fdb.FaultTolerance{MaxZoneFailuresWithoutLosingData: 1}
 		}),
@@ -150,8 +141,6 @@ func TestParseStatusFixtures(t *testing.T) {
 			}
 			delete(s.Instances, "storage-4")
 			delete(s.Instances, "storage-5")
-			s.Report = fdb.ExclusionReport{NotExcluded: fdb.SortedAddresses(probe)}
-			s.InUse = []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("stateless-1"), fdb.InstanceTarget("storage-2")}
 		}),
 	}
 	for name, want := range cases {
@@ -188,29 +177,6 @@ func TestParseStatusErrors(t *testing.T) {
 			_, err := fdb.ParseStatus([]byte(tc.out))
 			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
 				t.Errorf("ParseStatus: got %v, want %v", err, tc.wantErr)
-			}
-		})
-	}
-}
-
-func TestClassifyExclusionsBlockedByMessages(t *testing.T) {
-	out, err := os.ReadFile(filepath.Join("testdata", "exclusions_in_progress.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{
-		fdb.MessageUnreadableConfiguration, fdb.MessageFullReplicationTimeout,
-		fdb.MessageStorageServersError, fdb.MessageLogServersError,
-	} {
-		t.Run(name, func(t *testing.T) {
-			s, err := fdb.ParseStatus(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Cluster.Messages = append(s.Cluster.Messages, fdb.Message{Name: name})
-			want := fdb.ExclusionReport{Blocked: "status reports " + name, NotExcluded: fdb.SortedAddresses(probe)}
-			if diff := cmp.Diff(want, fdb.ClassifyExclusions(s, probe)); diff != "" {
-				t.Errorf("ClassifyExclusions (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -2,9 +2,7 @@ package fdbcli
 
 import (
 	"context"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -53,7 +51,6 @@ const (
 	errGetRestoreStatus   = "cannot get restore status"
 	errParseRestoreStatus = "cannot parse restore status"
 	errAbortRestore       = "cannot abort restore"
-	reasonNoBinary        = "no fdbcli binary for"
 	reasonKillLocality    = "kill needs IP:port addresses, not"
 	reasonNoCoordinators  = "no coordinators given"
 )
@@ -68,9 +65,6 @@ type Config struct {
 	// BinaryDir holds one directory of binaries per major.minor version,
 	// like the operator's $FDB_BINARY_DIR.
 	BinaryDir string
-	// Binaries is BinaryDir as a file system, for VersionSupported;
-	// os.DirFS(BinaryDir) when nil.
-	Binaries fs.StatFS
 	// TempDir receives the temporary cluster files; os.TempDir() when
 	// empty.
 	TempDir string
@@ -105,9 +99,6 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.Runner == nil {
 		cfg.Runner = ExecRunner{}
-	}
-	if cfg.Binaries == nil {
-		cfg.Binaries = os.DirFS(cfg.BinaryDir).(fs.StatFS)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -243,16 +234,6 @@ func (c *Client) Include(ctx context.Context, targets []fdb.ProcessAddress) erro
 	return errors.Wrap(err, errInclude)
 }
 
-// Exclusions implements fdb.Client from `status json`.
-func (c *Client) Exclusions(ctx context.Context) ([]fdb.ProcessAddress, error) {
-	return fdb.ReadExclusions(ctx, c)
-}
-
-// StillInUse implements fdb.Client from `status json`.
-func (c *Client) StillInUse(ctx context.Context, targets []fdb.ProcessAddress) ([]fdb.ProcessAddress, error) {
-	return fdb.ReadStillInUse(ctx, c, targets)
-}
-
 // Kill implements fdb.Client with one `kill; kill <addrs>; sleep 5`.
 func (c *Client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	if len(targets) == 0 {
@@ -356,17 +337,4 @@ func (c *Client) RestoreStatus(ctx context.Context, tag string) (*fdb.RestoreSta
 func (c *Client) AbortRestore(ctx context.Context, tag string) error {
 	_, err := c.tool(ctx, toolRestore, func(f string) []string { return restoreTagArgs("abort", f, tag) })
 	return errors.Wrap(err, errAbortRestore)
-}
-
-// VersionSupported implements fdb.Client: the version must be at least
-// fdb.MinimumVersion and BinaryDir/<major.minor>/fdbcli must exist.
-func (c *Client) VersionSupported(version string) error {
-	v, err := fdb.CheckVersion(version)
-	if err != nil {
-		return err
-	}
-	if _, err := fs.Stat(c.cfg.Binaries, path.Join(v.MajorMinor(), toolCLI)); err != nil {
-		return errors.Wrapf(fdb.ErrUnsupportedVersion, "%s %s: %v", reasonNoBinary, v.MajorMinor(), err)
-	}
-	return nil
 }

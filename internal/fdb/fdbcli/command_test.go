@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,7 +54,6 @@ func newTestClient(t *testing.T, r Runner, logDir string) *Client {
 		ConnectionString: testConnectionString,
 		Version:          "7.1.27",
 		BinaryDir:        "/fdb",
-		Binaries:         fstest.MapFS{"7.1/fdbcli": {}},
 		TempDir:          t.TempDir(),
 		LogDir:           logDir,
 		Runner:           r,
@@ -248,10 +246,6 @@ func TestClientErrors(t *testing.T) {
 			r:       recorder{output: "what?"},
 			call:    func(c *Client) error { _, err := c.RestoreStatus(ctx, "x"); return err },
 			wantErr: fdb.ErrUnexpectedOutput,
-		},
-		"MissingBinaryVersion": {
-			call:    func(c *Client) error { return c.VersionSupported("7.3.43") },
-			wantErr: fdb.ErrUnsupportedVersion,
 		},
 	}
 	for name, tc := range cases {

@@ -137,6 +137,36 @@ func (c *Cluster) Status(t testing.TB) *fdb.Status {
 	return s
 }
 
+// NotFullyExcluded returns the targets, sorted, that are not safe to
+// remove yet: those that select no process of s, and those that select a
+// process not reported excluded or still serving a role (holding data
+// included).
+func NotFullyExcluded(s *fdb.Status, targets []fdb.ProcessAddress) []fdb.ProcessAddress {
+	var out []fdb.ProcessAddress
+	for _, t := range fdb.SortedAddresses(targets) {
+		if !fullyExcluded(s, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// fullyExcluded reports whether t selects at least one process of s and
+// every process it selects is excluded and serves no role.
+func fullyExcluded(s *fdb.Status, t fdb.ProcessAddress) bool {
+	selected := false
+	for _, p := range s.Cluster.Processes {
+		if !t.Matches(p) {
+			continue
+		}
+		if !p.Excluded || len(p.Roles) > 0 {
+			return false
+		}
+		selected = true
+	}
+	return selected
+}
+
 // WaitFor steps the clock a second at a time until done holds, failing the
 // test after limit.
 func (c *Cluster) WaitFor(t testing.TB, limit time.Duration, done func(s *fdb.Status) bool) {

@@ -32,7 +32,6 @@ func RunContract(t *testing.T, factory Factory) {
 		{"ChangeCoordinators", contractChangeCoordinators},
 		{"Backup", contractBackup},
 		{"Restore", contractRestore},
-		{"VersionSupported", contractVersionSupported},
 		{"QuorumLoss", contractQuorumLoss},
 		{"ContextDone", contractContextDone},
 	}
@@ -127,31 +126,20 @@ func contractExcludeInclude(t *testing.T, c *Cluster, client fdb.Client) {
 	byAddress := fdb.ProcessAddress(c.Groups[1].IP + ":4501")
 	targets := []fdb.ProcessAddress{byLocality, byAddress}
 	wantErr(t, "Exclude", client.Exclude(ctx, targets), nil)
-	got, err := client.Exclusions(ctx)
-	wantErr(t, "Exclusions", err, nil)
-	if diff := cmp.Diff(fdb.SortedAddresses(targets), got); diff != "" {
-		t.Errorf("Exclusions (-want +got):\n%s", diff)
+	s := mustStatus(t, client)
+	if diff := cmp.Diff(fdb.SortedAddresses(targets), fdb.Exclusions(s)); diff != "" {
+		t.Errorf("exclusions (-want +got):\n%s", diff)
 	}
-	inUse, err := client.StillInUse(ctx, targets)
-	wantErr(t, "StillInUse", err, nil)
-	if diff := cmp.Diff(fdb.SortedAddresses(targets), inUse); diff != "" {
-		t.Errorf("StillInUse right after Exclude (-want +got):\n%s", diff)
+	if diff := cmp.Diff(fdb.SortedAddresses(targets), NotFullyExcluded(s, targets)); diff != "" {
+		t.Errorf("not fully excluded right after Exclude (-want +got):\n%s", diff)
 	}
 	c.Clock.Step(10 * time.Minute)
-	inUse, err = client.StillInUse(ctx, targets)
-	wantErr(t, "StillInUse", err, nil)
-	if len(inUse) != 0 {
-		t.Errorf("StillInUse after data moved: %v, want none", inUse)
-	}
-	report := fdb.ClassifyExclusions(mustStatus(t, client), targets)
-	if diff := cmp.Diff(fdb.ExclusionReport{FullyExcluded: fdb.SortedAddresses(targets)}, report); diff != "" {
-		t.Errorf("ClassifyExclusions (-want +got):\n%s", diff)
+	if got := NotFullyExcluded(mustStatus(t, client), targets); len(got) != 0 {
+		t.Errorf("not fully excluded after data moved: %v, want none", got)
 	}
 	wantErr(t, "Include", client.Include(ctx, targets), nil)
-	got, err = client.Exclusions(ctx)
-	wantErr(t, "Exclusions", err, nil)
-	if len(got) != 0 {
-		t.Errorf("Exclusions after Include: %v, want none", got)
+	if got := fdb.Exclusions(mustStatus(t, client)); len(got) != 0 {
+		t.Errorf("exclusions after Include: %v, want none", got)
 	}
 }
 
@@ -298,19 +286,6 @@ func contractRestore(t *testing.T, c *Cluster, client fdb.Client) {
 	wantErr(t, "AbortRestore unknown", client.AbortRestore(ctx, "unknown"), fdb.ErrNotFound)
 }
 
-func contractVersionSupported(t *testing.T, _ *Cluster, client fdb.Client) {
-	cases := map[string]error{
-		"7.1.27": nil,
-		"7.3.43": nil,
-		"6.3.24": fdb.ErrUnsupportedVersion,
-		"7.1":    fdb.ErrUnsupportedVersion,
-		"banana": fdb.ErrUnsupportedVersion,
-	}
-	for v, want := range cases {
-		wantErr(t, "VersionSupported("+v+")", client.VersionSupported(v), want)
-	}
-}
-
 func contractQuorumLoss(t *testing.T, c *Cluster, client fdb.Client) {
 	ctx := context.Background()
 	c.Create(t, fdb.RedundancyTriple)
@@ -325,8 +300,6 @@ func contractQuorumLoss(t *testing.T, c *Cluster, client fdb.Client) {
 	if s.Client.Coordinators.QuorumReachable || !s.Incomplete() {
 		t.Errorf("quorum reachable %v, incomplete %v: want false, true", s.Client.Coordinators.QuorumReachable, s.Incomplete())
 	}
-	_, err := client.Exclusions(ctx)
-	wantErr(t, "Exclusions", err, fdb.ErrUnavailable)
 	wantErr(t, "Exclude", client.Exclude(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")}), fdb.ErrUnavailable)
 }
 

@@ -189,16 +189,6 @@ func (s *Sim) applyExclusions(recovers func(p *process) bool) {
 	s.evaluate()
 }
 
-// Exclusions implements fdb.Client.
-func (s *Sim) Exclusions(ctx context.Context) ([]fdb.ProcessAddress, error) {
-	return fdb.ReadExclusions(ctx, s)
-}
-
-// StillInUse implements fdb.Client.
-func (s *Sim) StillInUse(ctx context.Context, targets []fdb.ProcessAddress) ([]fdb.ProcessAddress, error) {
-	return fdb.ReadStillInUse(ctx, s, targets)
-}
-
 // Kill implements fdb.Client: the processes restart at once with their
 // group's current version and command line. Killing a process of the
 // transaction system causes one recovery per call.
@@ -263,13 +253,6 @@ func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress
 	s.triggerRecovery()
 	s.evaluate()
 	return s.conn.String(), nil
-}
-
-// VersionSupported implements fdb.Client: every version from
-// fdb.MinimumVersion on is simulated.
-func (s *Sim) VersionSupported(version string) error {
-	_, err := fdb.CheckVersion(version)
-	return err
 }
 
 // SetConnectionString seeds the coordinators, as the provider does when it

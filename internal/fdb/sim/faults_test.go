@@ -217,7 +217,7 @@ func TestSlowDataMovement(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Clock.Step(time.Minute)
-			done := len(fdb.ClassifyExclusions(c.Status(t), target).FullyExcluded) == 1
+			done := len(fdbtest.NotFullyExcluded(c.Status(t), target)) == 0
 			if done != tc.wantDone {
 				t.Errorf("fully excluded after a minute: %v, want %v", done, tc.wantDone)
 			}
