@@ -26,7 +26,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/localcluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
 )
 
 // Quickstart facts: what the run applies and where.
@@ -190,7 +190,7 @@ func (r *Run) install(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot load kubeconfig: %w", err)
 	}
-	s, err := testenv.Scheme()
+	s, err := scheme.New()
 	if err != nil {
 		return err
 	}

@@ -20,9 +20,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/go-logr/logr"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,7 +28,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/crossplane-contrib/provider-foundationdb/apis"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
 )
 
 // Environment variables that locate and require the control plane.
@@ -54,18 +52,6 @@ func Root() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// Scheme returns a scheme with the Kubernetes built-in types, CRDs and the
-// provider's APIs.
-func Scheme() (*kruntime.Scheme, error) {
-	s := kruntime.NewScheme()
-	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
-		if err := add(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
 // Available reports whether the control-plane binaries are configured; when
 // they are not, it says why.
 func Available() (bool, string) {
@@ -84,7 +70,7 @@ func Available() (bool, string) {
 // Start starts a control plane with the provider's CRDs installed. The caller
 // must Stop it.
 func Start() (*Env, error) {
-	s, err := Scheme()
+	s, err := scheme.New()
 	if err != nil {
 		return nil, err
 	}
