@@ -244,7 +244,9 @@ func (r *Run) startProvider() error {
 		return fmt.Errorf("cannot create provider log: %w", err)
 	}
 	defer log.Close() //nolint:errcheck // the child holds its own descriptor
-	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--poll=15s", "--metrics-bind-address=0", "--health-probe-bind-address=0")
+	// The run starts a single replica, which needs no leader election.
+	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--leader-election=false", "--poll=15s",
+		"--metrics-bind-address=0", "--health-probe-bind-address=0")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+r.Kubeconfig())
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
