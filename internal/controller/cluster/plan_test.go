@@ -1,0 +1,1032 @@
+package cluster
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// In converged(5) group storage-N runs one process, storage-N-1, at
+// 10.0.0.(N+1):4501 in zone b, c, a, b, c for N = 1…5; storage-1, -2 and -3
+// are the coordinators.
+const convergedCS = "db:01234567@10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501"
+
+// A mutation changes one thing of a converged cluster or its observation.
+type mutation func(cr *v1alpha1.Cluster, o *observation)
+
+// observed is converged(n) with the mutations applied in order.
+func observed(n int, ms ...mutation) (*v1alpha1.Cluster, *observation) {
+	cr, o := converged(n)
+	for _, m := range ms {
+		m(cr, o)
+	}
+	return cr, o
+}
+
+// groupNamed returns the observed group with the ID; it panics when there is
+// none, a mistake in the test.
+func groupNamed(o *observation, id string) *v1alpha1.ProcessGroup {
+	for i := range o.groups {
+		if groupID(&o.groups[i]) == id {
+			return &o.groups[i]
+		}
+	}
+	panic("no process group " + id)
+}
+
+// processOf returns the status key and entry of the group's process.
+func processOf(o *observation, id string) (string, fdb.Process) {
+	for k, p := range o.status.Cluster.Processes {
+		if p.Locality.InstanceID == id {
+			return k, p
+		}
+	}
+	panic("no process of group " + id)
+}
+
+// storage asks for n storage groups.
+func storage(n int) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.ProcessCounts.Storage = n }
+}
+
+// logs asks for n log groups.
+func logs(n int) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.ProcessCounts.Log = n }
+}
+
+// stateless asks for n stateless groups.
+func stateless(n int) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.ProcessCounts.Stateless = n }
+}
+
+// currentConfigMap makes the ConfigMap hold what the spec and the groups
+// ask for, as after the ConfigMap step of an earlier reconcile.
+func currentConfigMap() mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.configMap = workload.ConfigMap(cr, o.connectionString(), densities(cr, o.groups)).Data
+	}
+}
+
+// removing begins the removal of the groups (their ProcessGroups are being
+// deleted).
+func removing(ids ...string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for _, id := range ids {
+			groupNamed(o, id).SetDeletionTimestamp(ptr.To(metav1.NewTime(time.Unix(1, 0))))
+		}
+	}
+}
+
+// excluded adds the targets to the database's exclusion list and marks the
+// processes they select excluded, as FoundationDB reports them.
+func excluded(targets ...fdb.ProcessAddress) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for _, t := range targets {
+			es := fdb.ExcludedServer{Address: t}
+			if _, _, ok := t.Locality(); ok {
+				es = fdb.ExcludedServer{Locality: t}
+			}
+			o.status.Cluster.Configuration.ExcludedServers = append(o.status.Cluster.Configuration.ExcludedServers, es)
+			for k, p := range o.status.Cluster.Processes {
+				if t.Matches(p) {
+					p.Excluded = true
+					o.status.Cluster.Processes[k] = p
+				}
+			}
+		}
+	}
+}
+
+// instance is the exclusion target of a group.
+func instance(id string) fdb.ProcessAddress { return fdb.InstanceTarget(id) }
+
+// notReporting drops the groups' processes from the status.
+func notReporting(ids ...string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for _, id := range ids {
+			k, _ := processOf(o, id)
+			delete(o.status.Cluster.Processes, k)
+		}
+	}
+}
+
+// gone makes the groups disappear entirely: ProcessGroup, pod and
+// processes, as after a removal finished or a group was deleted by hand.
+func gone(ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		for _, id := range ids {
+			notReporting(id)(cr, o)
+			delete(o.pods, workload.PodName(cr, id))
+			for i := range o.groups {
+				if groupID(&o.groups[i]) == id {
+					o.groups = append(o.groups[:i], o.groups[i+1:]...)
+					break
+				}
+			}
+		}
+	}
+}
+
+// unavailable makes the database not serve transactions.
+func unavailable() mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) { o.status.Client.DatabaseStatus.Available = false }
+}
+
+// noDatabase is the world before the first coordinators: pods running, no
+// cluster file, no admin client, no status; the ConfigMap holds the monitor
+// configuration only.
+func noDatabase() mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.status, o.database, o.clusterFile = nil, false, ""
+		o.configMap = workload.ConfigMap(cr, "", map[v1alpha1.ProcessClass]int{v1alpha1.ProcessClassStorage: 1}).Data
+	}
+}
+
+// unconfigured is a reachable database that was never configured: the
+// processes report, the status has no configuration.
+func unconfigured() mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		o.status.Cluster.Configuration = fdb.Configuration{}
+	}
+}
+
+// coordinators makes the groups' processes the coordinators, in the
+// database, the cluster file and the ConfigMap.
+func coordinators(ids ...string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		var addrs []fdb.ProcessAddress
+		for _, id := range ids {
+			addrs = append(addrs, fdb.ProcessAddress(groupNamed(o, id).Status.AtProvider.Addresses[0]))
+		}
+		cs := fdb.ConnectionString{Description: "db", ID: "01234567", Coordinators: fdb.SortedAddresses(addrs)}.String()
+		o.status.Cluster.ConnectionString, o.clusterFile, o.configMap[workload.KeyClusterFile] = cs, cs, cs
+	}
+}
+
+// zone moves a group to another zone: its spec, its observed zone, its
+// process's locality and command line, and its pod.
+func zone(id, z string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		pg := groupNamed(o, id)
+		pg.Spec.ForProvider.FaultDomain, pg.Status.AtProvider.FaultDomain = z, z
+		k, p := processOf(o, id)
+		ip, _, _ := strings.Cut(pg.Status.AtProvider.Addresses[0], ":")
+		p.Locality.ZoneID = z
+		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, ip, z)
+		o.status.Cluster.Processes[k] = p
+		pod := workload.Pod(cr, pg, id)
+		pod.Status = o.pods[pod.Name].Status
+		o.pods[pod.Name] = pod
+	}
+}
+
+// addGroup adds a converged group of one process at ip:4501.
+func addGroup(class v1alpha1.ProcessClass, id, z, ip string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		pg := newGroup(cr, class, id, z)
+		pg.Status.AtProvider = v1alpha1.ProcessGroupObservation{Addresses: []string{ip + ":4501"}, ProcessIDs: []string{id + "-1"}, FaultDomain: z}
+		o.groups = append(o.groups, *pg)
+		pod := workload.Pod(cr, pg, id)
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
+		o.pods[pod.Name] = pod
+		o.status.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: string(class), UptimeSeconds: 3600,
+			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, ip, z),
+			Locality:    fdb.Locality{InstanceID: id, ProcessID: id + "-1", ZoneID: z}}
+	}
+}
+
+// knob adds a custom parameter to every class: every command line changes,
+// and with it the monitor configuration in the ConfigMap.
+func knob(param string) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) {
+		cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {CustomParameters: []string{param}}}
+	}
+}
+
+// staleCommandLine makes a group's process report a command line other
+// than the one it should run.
+func staleCommandLine(id string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		k, p := processOf(o, id)
+		p.CommandLine += " --knob_old=1"
+		o.status.Cluster.Processes[k] = p
+	}
+}
+
+// uptime sets how long a group's process has run.
+func uptime(id string, seconds float64) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		k, p := processOf(o, id)
+		p.UptimeSeconds = seconds
+		o.status.Cluster.Processes[k] = p
+	}
+}
+
+// engine asks for another storage engine.
+func engine(e string) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) {
+		cr.Spec.ForProvider.DatabaseConfiguration.StorageEngine = e
+	}
+}
+
+// podDrifted makes a group's pod run a spec other than the one it should.
+func podDrifted(id string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.pods[workload.PodName(cr, id)].Annotations[workload.AnnotationSpec] = "0000000000000000"
+	}
+}
+
+// granted makes the Cluster hold a disruption grant after this reconcile.
+func granted(domain string, generation int64) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		o.grant = &disruption.Grant{Domain: domain, Generation: generation}
+	}
+}
+
+// regrant decides the disruption grant from the observation, as observe
+// does after reading the world.
+func regrant() mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) { o.grant, o.holdWhy = o.nextGrant(cr) }
+}
+
+// monitorConfigMap is the ConfigMap data the fixture's spec needs with
+// cluster file cs and one-process pods of the classes.
+func monitorConfigMap(cs string, classes ...v1alpha1.ProcessClass) map[string]string {
+	cr, _ := converged(0)
+	d := map[v1alpha1.ProcessClass]int{}
+	for _, c := range classes {
+		d[c] = 1
+	}
+	return workload.ConfigMap(cr, cs, d).Data
+}
+
+// groupRef is what the tests compare of a ProcessGroup in a step.
+type groupRef struct{ ID, Class, Zone string }
+
+// refs are groups of a step: "storage-6@a" is storage-6 in zone a.
+func refs(class v1alpha1.ProcessClass, idAtZone ...string) []*v1alpha1.ProcessGroup {
+	var out []*v1alpha1.ProcessGroup
+	for _, s := range idAtZone {
+		id, z, _ := strings.Cut(s, "@")
+		pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: id}}
+		pg.Spec.ForProvider.ProcessClass, pg.Spec.ForProvider.FaultDomain = class, z
+		out = append(out, pg)
+	}
+	return out
+}
+
+// compareGroups compares the groups of steps by ID, class and zone.
+var compareGroups = cmp.Transformer("groups", func(in []*v1alpha1.ProcessGroup) []groupRef {
+	if in == nil {
+		return nil
+	}
+	out := make([]groupRef, len(in))
+	for i, pg := range in {
+		out[i] = groupRef{ID: pg.ID(), Class: string(pg.Spec.ForProvider.ProcessClass), Zone: pg.Zone()}
+	}
+	return out
+})
+
+func addrs(a ...string) []fdb.ProcessAddress {
+	out := make([]fdb.ProcessAddress, len(a))
+	for i, s := range a {
+		out[i] = fdb.ProcessAddress(s)
+	}
+	return out
+}
+
+func waiting(msg string) *clusterStep {
+	return &clusterStep{Step: step.Step{Message: msg}, Kind: kindWait}
+}
+
+// TestPlanSteps plans one change of a converged cluster per case and
+// compares the whole step.
+func TestPlanSteps(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		n      int // storage groups of the converged cluster; 5 when 0
+		mutate []mutation
+		want   *clusterStep
+	}{
+		"Converged": {
+			reason: "A cluster exactly as its spec says needs no step.",
+		},
+		"ConfigMapMissing": {
+			reason: "A missing ConfigMap is written with the cluster file and a monitor configuration per class.",
+			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) { o.configMap = nil }},
+			want: &clusterStep{
+				Step: step.Step{Reason: "UpdatedConfigMap", Message: "updated ConfigMap db-config"},
+				Kind: kindWriteConfigMap, ConfigMap: monitorConfigMap(convergedCS, v1alpha1.ProcessClassStorage),
+			},
+		},
+		"ConfigMapEdited": {
+			reason: "A ConfigMap whose data was edited is rewritten, extra keys dropped.",
+			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) {
+				o.configMap["fdbmonitor-conf-storage-density-1"] = "[general]\n"
+				o.configMap["extra"] = "x"
+			}},
+			want: &clusterStep{
+				Step: step.Step{Reason: "UpdatedConfigMap", Message: "updated ConfigMap db-config"},
+				Kind: kindWriteConfigMap, ConfigMap: monitorConfigMap(convergedCS, v1alpha1.ProcessClassStorage),
+			},
+		},
+		"ConfigMapBehindDatabase": {
+			reason: "The cluster file follows the connection string the database reports, not the one the provider wrote.",
+			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) {
+				o.status.Cluster.ConnectionString = "db:01234567@10.0.0.4:4501,10.0.0.5:4501,10.0.0.6:4501"
+			}},
+			want: &clusterStep{
+				Step: step.Step{Reason: "UpdatedConfigMap", Message: "updated ConfigMap db-config"},
+				Kind: kindWriteConfigMap, ConfigMap: monitorConfigMap("db:01234567@10.0.0.4:4501,10.0.0.5:4501,10.0.0.6:4501", v1alpha1.ProcessClassStorage),
+			},
+		},
+		"ConfigMapForNewClass": {
+			reason: "A class the spec now asks for gets its monitor configuration.",
+			mutate: []mutation{logs(1)},
+			want: &clusterStep{
+				Step: step.Step{Reason: "UpdatedConfigMap", Message: "updated ConfigMap db-config"},
+				Kind: kindWriteConfigMap, ConfigMap: monitorConfigMap(convergedCS, v1alpha1.ProcessClassStorage, v1alpha1.ProcessClassLog),
+			},
+		},
+		"ConfigMapKeepsClassOfExistingGroups": {
+			reason: "The monitor configuration of a class the spec no longer asks for stays while groups of it exist.",
+			mutate: []mutation{addGroup(v1alpha1.ProcessClassLog, "log-1", "a", "10.0.1.1"), removing("log-1"),
+				func(_ *v1alpha1.Cluster, o *observation) { o.configMap = nil }},
+			want: &clusterStep{
+				Step: step.Step{Reason: "UpdatedConfigMap", Message: "updated ConfigMap db-config"},
+				Kind: kindWriteConfigMap, ConfigMap: monitorConfigMap(convergedCS, v1alpha1.ProcessClassStorage, v1alpha1.ProcessClassLog),
+			},
+		},
+		"CreateGroups": {
+			reason: "Missing groups get the lowest free IDs and the emptiest zones first, ties by zone name.",
+			mutate: []mutation{storage(8)},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "CreatedProcessGroups", Message: "created storage process groups storage-6, storage-7, storage-8",
+					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-6", "storage-7", "storage-8"}, ProcessClass: "storage"},
+				},
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-6@a", "storage-7@a", "storage-8@b"),
+			},
+		},
+		"CreateGroupsSkipExcludedIDs": {
+			reason: "An ID still in the exclusion list is not reused: the exclusion would exclude the new group.",
+			mutate: []mutation{storage(6), excluded(instance("storage-6"))},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "CreatedProcessGroups", Message: "created storage process groups storage-7",
+					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-7"}, ProcessClass: "storage"},
+				},
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-7@a"),
+			},
+		},
+		"CreateGroupsReuseFreeID": {
+			reason: "The ID of a group that is gone and not excluded is free again.",
+			mutate: []mutation{gone("storage-4")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "CreatedProcessGroups", Message: "created storage process groups storage-4",
+					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-4"}, ProcessClass: "storage"},
+				},
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-4@a"),
+			},
+		},
+		"CreateGroupsReplaceRemoval": {
+			reason: "A group being removed no longer counts but keeps its ID; its replacement goes to the emptiest zone.",
+			mutate: []mutation{removing("storage-5")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "CreatedProcessGroups", Message: "created storage process groups storage-6",
+					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-6"}, ProcessClass: "storage"},
+				},
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-6@a"),
+			},
+		},
+		"CreateGroupsOneClassAtATime": {
+			reason: "One class per pass, in the fixed class order: log before stateless.",
+			mutate: []mutation{logs(1), stateless(2), currentConfigMap()},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "CreatedProcessGroups", Message: "created log process groups log-1",
+					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"log-1"}, ProcessClass: "log"},
+				},
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassLog, "log-1@a"),
+			},
+		},
+		"FirstCoordinators": {
+			reason: "Without a cluster file the coordinators are chosen from the pods, one per zone, and written with the cluster file.",
+			mutate: []mutation{noDatabase()},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ChangedCoordinators", Message: "chose initial coordinators 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501",
+					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
+						Reason: "initial coordinators", Details: map[string]any{policy.DetailInitial: true}},
+				},
+				Kind:      kindFirstCoordinators,
+				ConfigMap: monitorConfigMap(convergedCS, v1alpha1.ProcessClassStorage),
+				Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"),
+			},
+		},
+		"FirstCoordinatorsWaitForZones": {
+			reason: "With running pods in only two zones the first coordinators wait.",
+			mutate: []mutation{noDatabase(), func(_ *v1alpha1.Cluster, o *observation) {
+				groupNamed(o, "storage-2").Status.AtProvider.Addresses = nil
+				groupNamed(o, "storage-5").Status.AtProvider.Addresses = nil
+			}},
+			want: waiting("waiting for pods to run before choosing coordinators: cannot choose coordinators: 3 needed in distinct zones, 2 eligible zones"),
+		},
+		"FirstCoordinatorsSkipRemovals": {
+			reason: "A group being removed is no first coordinator: without storage-3 zone a has none.",
+			mutate: []mutation{noDatabase(), storage(4), removing("storage-3")},
+			want:   waiting("waiting for pods to run before choosing coordinators: cannot choose coordinators: 3 needed in distinct zones, 2 eligible zones"),
+		},
+		"ConfigureNew": {
+			reason: "A reachable database that was never configured is created with the spec's configuration.",
+			mutate: []mutation{unconfigured()},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ConfiguredDatabase", Message: "created the database: configure new double ssd-2",
+					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "new database", Details: map[string]any{policy.DetailNewDatabase: true}},
+				},
+				Kind:          kindConfigureNew,
+				Configuration: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 1},
+			},
+		},
+		"NoConfigureNewWithoutDatabase": {
+			reason: "Without an admin client the database is not created, though the cluster file exists.",
+			mutate: []mutation{noDatabase(), func(_ *v1alpha1.Cluster, o *observation) {
+				o.clusterFile = convergedCS
+				o.configMap[workload.KeyClusterFile] = convergedCS
+			}},
+		},
+		"RemoveGroups": {
+			reason: "Extra groups are removed one per fullest zone; removal is gated where each group is deleted, not here.",
+			mutate: []mutation{storage(3)},
+			want: &clusterStep{
+				Step: step.Step{Reason: "RemovingProcessGroups", Message: "removing storage process groups storage-4, storage-5"},
+				Kind: kindRemoveGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-4@b", "storage-5@c"),
+			},
+		},
+		"RemoveNonCoordinatorsFirst": {
+			reason: "Of the fullest zones' groups, a non-coordinator is removed before higher-numbered coordinators.",
+			mutate: []mutation{coordinators("storage-3", "storage-4", "storage-5"), storage(4)},
+			want: &clusterStep{
+				Step: step.Step{Reason: "RemovingProcessGroups", Message: "removing storage process groups storage-2"},
+				Kind: kindRemoveGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-2@c"),
+			},
+		},
+		"RemoveFromFullestZone": {
+			reason: "The group removed comes from the fullest zone (c), not the highest number (storage-6 in zone a).",
+			n:      6,
+			mutate: []mutation{zone("storage-4", "c"), storage(5), currentConfigMap()},
+			want: &clusterStep{
+				Step: step.Step{Reason: "RemovingProcessGroups", Message: "removing storage process groups storage-5"},
+				Kind: kindRemoveGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-5@c"),
+			},
+		},
+		"RemoveSkipsRemovals": {
+			reason: "Groups already being removed do not count and are not chosen again.",
+			mutate: []mutation{storage(3), removing("storage-5")},
+			want: &clusterStep{
+				Step: step.Step{Reason: "RemovingProcessGroups", Message: "removing storage process groups storage-4"},
+				Kind: kindRemoveGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-4@b"),
+			},
+		},
+		"CoordinatorBeingRemoved": {
+			reason: "A coordinator in a group being removed is replaced, one per zone, by process ID.",
+			mutate: []mutation{storage(4), removing("storage-1")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "ChangedCoordinators",
+					Message: "changed coordinators to 10.0.0.3:4501,10.0.0.4:4501,10.0.0.5:4501: coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible",
+					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"},
+						Reason: "coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible"},
+				},
+				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
+			},
+		},
+		"CoordinatorExcluded": {
+			reason: "An excluded coordinator is replaced.",
+			mutate: []mutation{excluded("10.0.0.3:4501")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "ChangedCoordinators",
+					Message: "changed coordinators to 10.0.0.2:4501,10.0.0.4:4501,10.0.0.6:4501: coordinator 10.0.0.3:4501 is missing, excluded, being removed or not eligible",
+					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"},
+						Reason: "coordinator 10.0.0.3:4501 is missing, excluded, being removed or not eligible"},
+				},
+				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
+			},
+		},
+		"CoordinatorMissing": {
+			reason: "A coordinator whose process does not report is replaced by a process in its zone.",
+			n:      6,
+			mutate: []mutation{notReporting("storage-3")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "ChangedCoordinators",
+					Message: "changed coordinators to 10.0.0.2:4501,10.0.0.3:4501,10.0.0.7:4501: coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible",
+					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.7:4501"},
+						Reason: "coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible"},
+				},
+				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.7:4501"),
+			},
+		},
+		"CoordinatorsShareZone": {
+			reason: "Two coordinators in one zone are replaced by one per zone.",
+			mutate: []mutation{coordinators("storage-1", "storage-2", "storage-4")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "ChangedCoordinators",
+					Message: "changed coordinators to 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501: two coordinators share zone b",
+					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
+						Reason: "two coordinators share zone b"},
+				},
+				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"),
+			},
+		},
+		"CoordinatorsCannotMove": {
+			reason: "When no valid set can be chosen (zone a has no other process) the planner waits and says why.",
+			mutate: []mutation{notReporting("storage-3")},
+			want: waiting("coordinators must change (coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible) " +
+				"but cannot choose coordinators: 3 needed in distinct zones, 2 eligible zones"),
+		},
+		"NoCoordinatorChangeWhileUnavailable": {
+			reason: "Coordinators are not changed while the database is unavailable.",
+			n:      6,
+			mutate: []mutation{notReporting("storage-3"), unavailable()},
+		},
+		"Exclude": {
+			reason: "Groups being removed are excluded by their instance ID locality, in one batch.",
+			mutate: []mutation{storage(3), removing("storage-4", "storage-5")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ExcludedProcessGroups", Message: "excluded storage process groups storage-4, storage-5",
+					Action: &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: []string{"storage-4", "storage-5"}, ProcessClass: "storage", Reason: "removal"},
+				},
+				Kind: kindExclude, Addresses: addrs("locality_instance_id:storage-4", "locality_instance_id:storage-5"),
+			},
+		},
+		"ExcludeOneClassAtATime": {
+			reason: "Removals of two classes are excluded one class per pass, lowest class name first.",
+			mutate: []mutation{addGroup(v1alpha1.ProcessClassLog, "log-1", "a", "10.0.1.1"), currentConfigMap(), storage(4), removing("storage-5", "log-1")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ExcludedProcessGroups", Message: "excluded log process groups log-1",
+					Action: &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: []string{"log-1"}, ProcessClass: "log", Reason: "removal"},
+				},
+				Kind: kindExclude, Addresses: addrs("locality_instance_id:log-1"),
+			},
+		},
+		"ExcludeOnlyNotExcluded": {
+			reason: "A group already excluded is not excluded again; the other one is.",
+			mutate: []mutation{storage(3), removing("storage-4", "storage-5"), excluded(instance("storage-4"))},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ExcludedProcessGroups", Message: "excluded storage process groups storage-5",
+					Action: &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: []string{"storage-5"}, ProcessClass: "storage", Reason: "removal"},
+				},
+				Kind: kindExclude, Addresses: addrs("locality_instance_id:storage-5"),
+			},
+		},
+		"ExcludedRemovalWaitsForItsDelete": {
+			reason: "Once a removal is excluded the Cluster has nothing to do: the group's own Delete finishes it.",
+			mutate: []mutation{storage(4), removing("storage-5"), excluded(instance("storage-5"))},
+		},
+		"Configure": {
+			reason: "A configuration that drifted from the spec is changed to the spec's.",
+			mutate: []mutation{engine("ssd-redwood-1")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ConfiguredDatabase", Message: "changed the database configuration to double ssd-redwood-1",
+					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"},
+				},
+				Kind:          kindConfigure,
+				Configuration: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-redwood-1", UsableRegions: 1},
+			},
+		},
+		"ConfigureCount": {
+			reason: "A count the spec sets and the database runs otherwise is configured.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.DatabaseConfiguration.Logs = ptr.To(4) }},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ConfiguredDatabase", Message: "changed the database configuration to double ssd-2",
+					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"},
+				},
+				Kind:          kindConfigure,
+				Configuration: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 1, Logs: 4},
+			},
+		},
+		"UnsetCountsAreFoundationDBsChoice": {
+			reason: "Counts the spec leaves unset are whatever the database runs.",
+			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) {
+				c := &o.status.Cluster.Configuration.DatabaseConfiguration
+				c.Logs, c.CommitProxies, c.GrvProxies, c.Resolvers = 3, 2, 1, 1
+			}},
+		},
+		"Bounce": {
+			reason: "Processes whose command line changed are restarted in one kill; the policy sees the shortest uptime.",
+			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), uptime("storage-2", 120)},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "BouncedProcesses",
+					Message: "restarted the processes of storage-1, storage-2, storage-3, storage-4, storage-5 to apply their new command lines",
+					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"},
+						Reason: "command line changed", Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(120)}},
+				},
+				Kind: kindBounce, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"),
+			},
+		},
+		"BounceOnlyDiffering": {
+			reason: "Only the processes whose command line differs are restarted.",
+			mutate: []mutation{staleCommandLine("storage-3"), uptime("storage-2", 120)},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "BouncedProcesses",
+					Message: "restarted the processes of storage-3 to apply their new command lines",
+					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-3"},
+						Reason: "command line changed", Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(3600)}},
+				},
+				Kind: kindBounce, Addresses: addrs("10.0.0.4:4501"),
+			},
+		},
+		"BounceSkipsRemovals": {
+			reason: "Processes of groups being removed are not restarted.",
+			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), storage(4), removing("storage-5"), excluded(instance("storage-5"))},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "BouncedProcesses",
+					Message: "restarted the processes of storage-1, storage-2, storage-3, storage-4 to apply their new command lines",
+					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-1", "storage-2", "storage-3", "storage-4"},
+						Reason: "command line changed", Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(3600)}},
+				},
+				Kind: kindBounce, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
+			},
+		},
+		"NoBounceWhileUnavailable": {
+			reason: "Processes are not restarted while the database is unavailable.",
+			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), unavailable()},
+		},
+		"Include": {
+			reason: "Exclusions of groups that are gone are included in one batch; address exclusions are left alone.",
+			mutate: []mutation{excluded(instance("storage-7"), instance("storage-6"), "10.0.0.99:4501")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "IncludedProcessGroups", Message: "included removed process groups storage-6, storage-7",
+					Action: &policy.Action{Type: apiv1alpha1.ActionInclude, Targets: []string{"storage-6", "storage-7"}, Reason: "removal finished"},
+				},
+				Kind: kindInclude, Addresses: addrs("locality_instance_id:storage-6", "locality_instance_id:storage-7"),
+			},
+		},
+		"NoIncludeOfExistingGroup": {
+			reason: "The exclusion of a group that still exists is kept.",
+			mutate: []mutation{excluded(instance("storage-5"))},
+		},
+		"DisruptionGrant": {
+			reason: "While a fault domain holds the grant the cluster waits for it.",
+			mutate: []mutation{granted("b", 1)},
+			want:   waiting("fault domain b may recreate its pods (disruption grant of generation 1)"),
+		},
+		"DisruptionHold": {
+			reason: "While no domain may be disrupted the cluster waits and says why.",
+			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) {
+				o.holdWhy = "waiting for fault domains b, c to recover before disrupting another"
+			}},
+			want: waiting("waiting for fault domains b, c to recover before disrupting another"),
+		},
+		"PodDriftTakesTheGrant": {
+			reason: "A pod whose spec drifted makes its zone take the grant, and the cluster waits for it.",
+			mutate: []mutation{podDrifted("storage-2"), regrant()},
+			want:   waiting("fault domain c may recreate its pods (disruption grant of generation 1)"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n := tc.n
+			if n == 0 {
+				n = 5
+			}
+			cr, o := observed(n, tc.mutate...)
+			if diff := cmp.Diff(tc.want, next(cr, o), compareGroups); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestPlanOrder makes two or more steps apply at once; the one the planner
+// considers first wins.
+func TestPlanOrder(t *testing.T) {
+	type want struct {
+		Kind    kind
+		Message string
+	}
+	cases := map[string]struct {
+		reason string
+		mutate []mutation
+		want   *want
+	}{
+		"ConfigMapBeforeCreateGroups": {
+			reason: "The monitor configuration of a new class is written before its pods, which mount it, exist.",
+			mutate: []mutation{logs(1)},
+			want:   &want{kindWriteConfigMap, "updated ConfigMap db-config"},
+		},
+		"ConfigMapBeforeBounce": {
+			reason: "A new command line is written to the ConfigMap before the processes restart to pick it up.",
+			mutate: []mutation{knob("knob_max_trace_lines=1000")},
+			want:   &want{kindWriteConfigMap, "updated ConfigMap db-config"},
+		},
+		"ConfigMapBeforeEverything": {
+			reason: "Without a ConfigMap nothing else is planned.",
+			mutate: []mutation{storage(7), removing("storage-1"), engine("ssd-redwood-1"), excluded(instance("storage-9")), granted("a", 1),
+				func(_ *v1alpha1.Cluster, o *observation) { o.configMap = nil }},
+			want: &want{kindWriteConfigMap, "updated ConfigMap db-config"},
+		},
+		"CreateGroupsBeforeFirstCoordinators": {
+			reason: "Groups are created before the first coordinators are chosen from their pods.",
+			mutate: []mutation{noDatabase(), storage(6)},
+			want:   &want{kindCreateGroups, "created storage process groups storage-6"},
+		},
+		"CreateGroupsBeforeRemoveGroups": {
+			reason: "A class below its count grows before another class above its count shrinks.",
+			mutate: []mutation{addGroup(v1alpha1.ProcessClassLog, "log-1", "a", "10.0.1.1"), currentConfigMap(), storage(6)},
+			want:   &want{kindCreateGroups, "created storage process groups storage-6"},
+		},
+		"CreateGroupsBeforeCoordinators": {
+			reason: "A coordinator's group that is gone is replaced before the coordinators move.",
+			mutate: []mutation{gone("storage-3")},
+			want:   &want{kindCreateGroups, "created storage process groups storage-3"},
+		},
+		"FirstCoordinatorsBeforeConfigureNew": {
+			reason: "The database is created only once there is a cluster file.",
+			mutate: []mutation{unconfigured(), func(_ *v1alpha1.Cluster, o *observation) {
+				o.clusterFile, o.status.Cluster.ConnectionString = "", ""
+				o.configMap = monitorConfigMap("", v1alpha1.ProcessClassStorage)
+			}},
+			want: &want{kindFirstCoordinators, "chose initial coordinators 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501"},
+		},
+		"ConfigureNewBeforeRemoveGroups": {
+			reason: "The database is created before groups are removed.",
+			mutate: []mutation{unconfigured(), storage(3)},
+			want:   &want{kindConfigureNew, "created the database: configure new double ssd-2"},
+		},
+		"RemoveGroupsBeforeCoordinators": {
+			reason: "Groups are marked for removal before coordinators move.",
+			mutate: []mutation{storage(4), coordinators("storage-1", "storage-2", "storage-4")},
+			want:   &want{kindRemoveGroups, "removing storage process groups storage-5"},
+		},
+		"CoordinatorsBeforeExclude": {
+			reason: "A coordinator moves off a group being removed before that group is excluded.",
+			mutate: []mutation{storage(4), removing("storage-1")},
+			want: &want{kindChangeCoordinators,
+				"changed coordinators to 10.0.0.3:4501,10.0.0.4:4501,10.0.0.5:4501: coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible"},
+		},
+		"CoordinatorsWaitBlocksExclude": {
+			reason: "While the coordinators cannot move off a group being removed, the group is not excluded.",
+			mutate: []mutation{storage(4), removing("storage-3")},
+			want: &want{kindWait,
+				"coordinators must change (coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible) but cannot choose coordinators: 3 needed in distinct zones, 2 eligible zones"},
+		},
+		"ExcludeBeforeConfigure": {
+			reason: "A removal's exclusion comes before a configuration change.",
+			mutate: []mutation{storage(4), removing("storage-5"), engine("ssd-redwood-1")},
+			want:   &want{kindExclude, "excluded storage process groups storage-5"},
+		},
+		"ExcludeBeforeInclude": {
+			reason: "A removal is excluded before finished removals are included.",
+			mutate: []mutation{storage(4), removing("storage-5"), excluded(instance("storage-9"))},
+			want:   &want{kindExclude, "excluded storage process groups storage-5"},
+		},
+		"IncludeWaitsForRemoval": {
+			reason: "Finished removals are not included while another removal is in flight.",
+			mutate: []mutation{storage(4), removing("storage-5"), excluded(instance("storage-5"), instance("storage-9"))},
+		},
+		"ConfigureBeforeBounce": {
+			reason: "The configuration changes before processes restart.",
+			mutate: []mutation{engine("ssd-redwood-1"), knob("knob_max_trace_lines=1000"), currentConfigMap()},
+			want:   &want{kindConfigure, "changed the database configuration to double ssd-redwood-1"},
+		},
+		"BounceBeforeInclude": {
+			reason: "Processes restart before finished removals are included.",
+			mutate: []mutation{staleCommandLine("storage-1"), excluded(instance("storage-9"))},
+			want:   &want{kindBounce, "restarted the processes of storage-1 to apply their new command lines"},
+		},
+		"BounceBeforeDisruptionWait": {
+			reason: "The wait for a disruption grant comes last.",
+			mutate: []mutation{staleCommandLine("storage-1"), granted("b", 1)},
+			want:   &want{kindBounce, "restarted the processes of storage-1 to apply their new command lines"},
+		},
+		"IncludeBeforeDisruptionWait": {
+			reason: "The wait for a disruption grant comes after the inclusion.",
+			mutate: []mutation{excluded(instance("storage-9")), granted("b", 1)},
+			want:   &want{kindInclude, "included removed process groups storage-9"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			var got *want
+			if s := next(cr, o); s != nil {
+				got = &want{s.Kind, s.Message}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestStepCreateGroupsNewGroup checks the whole ProcessGroup a create step
+// makes.
+func TestStepCreateGroupsNewGroup(t *testing.T) {
+	cr, o := observed(5, storage(6), func(cr *v1alpha1.Cluster, _ *observation) {
+		cr.Spec.ForProvider.StorageServersPerPod = 2
+	}, currentConfigMap())
+	s := next(cr, o)
+	if s == nil || s.Kind != kindCreateGroups || len(s.Groups) != 1 {
+		t.Fatalf("next(...) = %+v, want one group to create", s)
+	}
+	want := &v1alpha1.ProcessGroup{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "db-storage-6", Namespace: "ns",
+			Labels: map[string]string{
+				workload.LabelCluster: "db", workload.LabelProcessClass: "storage", workload.LabelProcessGroup: "storage-6",
+				workload.LabelManagedBy: workload.ManagedBy,
+			},
+			Annotations: map[string]string{"crossplane.io/external-name": "storage-6"},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "foundationdb.m.crossplane.io/v1alpha1", Kind: "Cluster", Name: "db", UID: "0123456789abcdef",
+				Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+			}},
+		},
+		Spec: v1alpha1.ProcessGroupSpec{ForProvider: v1alpha1.ProcessGroupParameters{
+			ClusterReference: v1alpha1.ClusterReference{ClusterName: "db"},
+			ProcessClass:     v1alpha1.ProcessClassStorage, ProcessesPerPod: 2, FaultDomain: "a",
+		}},
+	}
+	if diff := cmp.Diff(want, s.Groups[0]); diff != "" {
+		t.Errorf("the new group: -want, +got:\n%s", diff)
+	}
+}
+
+// TestPlanMembers checks the groups as the disruption grant sees them.
+func TestPlanMembers(t *testing.T) {
+	member := func(id, zone string) disruption.Member { return disruption.Member{Group: id, Zone: zone} }
+	all := func(change func(ms []disruption.Member)) []disruption.Member {
+		ms := []disruption.Member{member("storage-1", "b"), member("storage-2", "c"), member("storage-3", "a"), member("storage-4", "b"), member("storage-5", "c")}
+		change(ms)
+		return ms
+	}
+	cases := map[string]struct {
+		reason string
+		mutate []mutation
+		want   []disruption.Member
+	}{
+		"Converged": {
+			reason: "Every group of a converged cluster is a member that neither wants nor suffers a disruption.",
+			want:   all(func([]disruption.Member) {}),
+		},
+		"PodDrifted": {
+			reason: "A pod whose spec annotation differs from the pod the group should run wants a disruption.",
+			mutate: []mutation{podDrifted("storage-2")},
+			want:   all(func(ms []disruption.Member) { ms[1].Wants = true }),
+		},
+		"SpecChanged": {
+			reason: "A Cluster spec change that changes every pod makes every group want a disruption.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.Version = "7.3.69" }},
+			want: all(func(ms []disruption.Member) {
+				for i := range ms {
+					ms[i].Wants = true
+				}
+			}),
+		},
+		"PodMissing": {
+			reason: "A group without a pod is disrupted and wants nothing: there is no pod to replace.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, o *observation) { delete(o.pods, workload.PodName(cr, "storage-3")) }},
+			want:   all(func(ms []disruption.Member) { ms[2].Disrupted = true }),
+		},
+		"PodNotRunning": {
+			reason: "A group whose pod is not running is disrupted.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, o *observation) {
+				o.pods[workload.PodName(cr, "storage-4")].Status.Phase = corev1.PodPending
+			}},
+			want: all(func(ms []disruption.Member) { ms[3].Disrupted = true }),
+		},
+		"PodTerminating": {
+			reason: "A group whose pod is terminating is disrupted.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, o *observation) {
+				o.pods[workload.PodName(cr, "storage-1")].DeletionTimestamp = ptr.To(metav1.NewTime(time.Unix(1, 0)))
+			}},
+			want: all(func(ms []disruption.Member) { ms[0].Disrupted = true }),
+		},
+		"NotReporting": {
+			reason: "A group whose processes do not report in the status is disrupted, though its pod runs.",
+			mutate: []mutation{notReporting("storage-5")},
+			want:   all(func(ms []disruption.Member) { ms[4].Disrupted = true }),
+		},
+		"RemovalsAreNoMembers": {
+			reason: "Groups being removed are not members.",
+			mutate: []mutation{removing("storage-2", "storage-4")},
+			want:   []disruption.Member{member("storage-1", "b"), member("storage-3", "a"), member("storage-5", "c")},
+		},
+		"ZoneFromSpec": {
+			reason: "A group whose zone was not observed yet is in the zone its pod was placed in.",
+			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) {
+				groupNamed(o, "storage-3").Status.AtProvider.FaultDomain = ""
+			}},
+			want: all(func([]disruption.Member) {}),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			if diff := cmp.Diff(tc.want, o.members(cr)); diff != "" {
+				t.Errorf("\n%s\nmembers(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestPlanNextGrant checks the disruption grant a reconcile decides on.
+func TestPlanNextGrant(t *testing.T) {
+	holding := func(domain string, generation int64) mutation {
+		return func(cr *v1alpha1.Cluster, _ *observation) {
+			cr.Status.AtProvider.Disruption = &v1alpha1.DisruptionGrant{Domain: domain, Generation: generation}
+		}
+	}
+	generation := func(g int64) mutation {
+		return func(cr *v1alpha1.Cluster, _ *observation) { cr.SetGeneration(g) }
+	}
+	noStatus := func(_ *v1alpha1.Cluster, o *observation) { o.status = nil }
+	cases := map[string]struct {
+		reason string
+		mutate []mutation
+		grant  *disruption.Grant
+		why    string
+	}{
+		"Converged": {
+			reason: "Nothing wants a disruption: no grant, nothing to explain.",
+		},
+		"Drift": {
+			reason: "A drifted pod's zone is granted under the Cluster's generation.",
+			mutate: []mutation{generation(3), podDrifted("storage-4")},
+			grant:  &disruption.Grant{Domain: "b", Generation: 3},
+		},
+		"LowestZone": {
+			reason: "Of two zones that want a disruption the lowest-sorting is granted.",
+			mutate: []mutation{podDrifted("storage-2"), podDrifted("storage-1")},
+			grant:  &disruption.Grant{Domain: "b", Generation: 1},
+		},
+		"KeepWhileDisrupted": {
+			reason: "The current grant is kept while its zone's pod is recreated, under the new generation.",
+			mutate: []mutation{holding("c", 1), generation(2), podDrifted("storage-1"),
+				func(cr *v1alpha1.Cluster, o *observation) { delete(o.pods, workload.PodName(cr, "storage-5")) }},
+			grant: &disruption.Grant{Domain: "c", Generation: 2},
+		},
+		"RevokeWhenDone": {
+			reason: "A grant whose zone is healthy and as its spec says is revoked.",
+			mutate: []mutation{holding("c", 1)},
+		},
+		"Hold": {
+			reason: "While two zones are disrupted no other zone may disrupt, and the reason names them.",
+			mutate: []mutation{podDrifted("storage-3"), notReporting("storage-1"),
+				func(cr *v1alpha1.Cluster, o *observation) {
+					o.pods[workload.PodName(cr, "storage-2")].Status.Phase = corev1.PodPending
+				}},
+			why: "waiting for fault domains b, c to recover before disrupting another",
+		},
+		"NoStatusKeepsGrant": {
+			reason: "Without a status the grant stays exactly as recorded, its generation included.",
+			mutate: []mutation{holding("c", 1), generation(2), podDrifted("storage-1"), noStatus},
+			grant:  &disruption.Grant{Domain: "c", Generation: 1},
+		},
+		"NoStatusNoGrant": {
+			reason: "Without a status and without a grant none is made, though a pod drifted.",
+			mutate: []mutation{podDrifted("storage-1"), noStatus},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			grant, why := o.nextGrant(cr)
+			if diff := cmp.Diff(tc.grant, grant); diff != "" {
+				t.Errorf("\n%s\nnextGrant(...) grant: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.why, why); diff != "" {
+				t.Errorf("\n%s\nnextGrant(...) why: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
