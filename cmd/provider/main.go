@@ -11,16 +11,14 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
+	safestart "github.com/crossplane/crossplane-runtime/v2/pkg/gate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -30,12 +28,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/crossplane-contrib/provider-foundationdb/apis"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/version"
 )
 
@@ -59,7 +58,7 @@ func parseFlags(args []string) (flags, error) {
 	var f flags
 	fs := flag.NewFlagSet("provider", flag.ContinueOnError)
 	fs.BoolVar(&f.debug, "debug", false, "Run with debug logging.")
-	fs.BoolVar(&f.leaderElection, "leader-election", false, "Use leader election for the controller manager.")
+	fs.BoolVar(&f.leaderElection, "leader-election", true, "Use leader election for the controller manager, so that only one provider pod acts at a time; turn it off only for a single local run.")
 	fs.DurationVar(&f.syncInterval, "sync", time.Hour, "How often all resources are resynced from the cache.")
 	fs.DurationVar(&f.pollInterval, "poll", time.Minute, "How often each managed resource is checked for drift.")
 	fs.DurationVar(&f.pollStateMetric, "poll-state-metric", 5*time.Second, "How often the managed-resource state metrics are recorded.")
@@ -108,15 +107,13 @@ func run(f flags) error {
 		return fmt.Errorf("cannot get API server rest config: %w", err)
 	}
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, apis.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return fmt.Errorf("cannot add APIs to scheme: %w", err)
-		}
+	s, err := scheme.New()
+	if err != nil {
+		return err
 	}
 
 	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
-		Scheme:                     scheme,
+		Scheme:                     s,
 		LeaderElection:             f.leaderElection,
 		LeaderElectionID:           "crossplane-leader-election-provider-foundationdb",
 		LeaderElectionResourceLock: "leases",
@@ -154,7 +151,11 @@ func run(f flags) error {
 
 	features := &feature.Flags{}
 	features.Enable(feature.EnableBetaManagementPolicies)
-	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Policies: policy.SharedStore()}
+	engine, err := policy.NewEngine()
+	if err != nil {
+		return fmt.Errorf("cannot create the safety-policy engine: %w", err)
+	}
+	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()}}
 	o.Options = controller.Options{
 		Logger:                  log,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),
@@ -166,7 +167,9 @@ func run(f flags) error {
 			MRMetrics:               mrMetrics,
 			MRStateMetrics:          stateMetrics,
 		},
-		Gate: new(gate.Gate[schema.GroupVersionKind]),
+		// crossplane-runtime's safe-start: managed kinds start once their
+		// CRD is established.
+		Gate: new(safestart.Gate[schema.GroupVersionKind]),
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		return fmt.Errorf("cannot set up the CRD gate: %w", err)

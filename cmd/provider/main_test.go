@@ -13,6 +13,7 @@ func TestParseFlags(t *testing.T) {
 	defaults := flags{
 		syncInterval: time.Hour, pollInterval: time.Minute, pollStateMetric: 5 * time.Second,
 		maxReconcileRate: 10, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
+		leaderElection: true,
 	}
 	cases := map[string]struct {
 		args    []string
@@ -27,6 +28,10 @@ func TestParseFlags(t *testing.T) {
 				f.debug, f.leaderElection, f.pollInterval, f.maxReconcileRate, f.fdbBackend = true, true, 10*time.Second, 3, "sim"
 				return f
 			}(),
+		},
+		"LocalRunWithoutLeaderElection": {
+			args: []string{"--leader-election=false"},
+			want: func() flags { f := defaults; f.leaderElection = false; return f }(),
 		},
 		"UnknownBackend":  {args: []string{"--fdb-backend=mock"}, wantErr: `--fdb-backend must be real or sim, not "mock"`},
 		"ZeroRate":        {args: []string{"--max-reconcile-rate=0"}, wantErr: "--max-reconcile-rate must be at least 1"},

@@ -29,25 +29,28 @@ var managedKinds = []struct {
 	{v1alpha1.RestoreGroupVersionKind, restore.Setup},
 }
 
-// Setup adds every controller to the manager. With a safe-start gate in the
-// options, the controller of each managed kind starts only once its CRD is
-// established; without one, all start at once.
+// Setup adds every controller to the manager. With crossplane-runtime's
+// safe-start in the options (its controller.Options.Gate, the only "gate"
+// here that is not the safety-policy gate), the controller of each managed
+// kind starts only once its CRD is established; without it, all start at
+// once.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	if err := config.Setup(mgr, o.Options); err != nil {
 		return err
 	}
-	if err := safetypolicy.Setup(mgr, o.Options); err != nil {
+	if err := safetypolicy.Setup(mgr, o); err != nil {
 		return err
 	}
 	log := o.Logger.WithValues("component", "safe-start")
+	safeStart := o.Options.Gate
 	for _, k := range managedKinds {
-		if o.Gate == nil {
+		if safeStart == nil {
 			if err := k.setup(mgr, o); err != nil {
 				return errors.Wrapf(err, "cannot set up the %s controller", k.gvk.Kind)
 			}
 			continue
 		}
-		o.Gate.Register(func() {
+		safeStart.Register(func() {
 			if err := k.setup(mgr, o); err != nil {
 				log.Info("cannot set up controller", "kind", k.gvk.Kind, "error", err)
 			}

@@ -33,6 +33,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
@@ -64,20 +65,27 @@ func Start(env *testenv.Env) (*Harness, error) {
 	// Tests count events, so client-go's spam filter (25 per object, then
 	// one per five minutes) must not drop them.
 	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events}) //nolint:staticcheck // the only way to tune the spam filter
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events}) //lint:ignore SA1019 the only way to tune the spam filter
+	if err != nil {
+		return nil, err
+	}
+	engine, err := policy.NewEngine(policy.WithClock(h.Clock))
 	if err != nil {
 		return nil, err
 	}
 	o := options.Options{
 		Options: controller.Options{
-			Logger:                  logging.NewNopLogger(),
-			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
-			PollInterval:            time.Second,
-			MaxConcurrentReconciles: 4,
+			Logger:            logging.NewNopLogger(),
+			GlobalRateLimiter: ratelimiter.NewGlobal(1000),
+			PollInterval:      time.Second,
+			// As many as the provider runs with by default
+			// (--max-reconcile-rate), so scenarios see the same concurrency.
+			MaxConcurrentReconciles: 10,
 		},
 		FDB:         h.Backend,
 		Clock:       h.Clock,
-		Policies:    policy.NewStore(),
+		Engine:      engine,
+		Policies:    safetypolicy.Source{Cache: mgr.GetCache()},
 		ActivePoll:  100 * time.Millisecond,
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
 	}

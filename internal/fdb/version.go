@@ -68,3 +68,21 @@ func (v Version) MajorMinor() string {
 func (v Version) String() string {
 	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
 }
+
+// RunningVersion is the version most of the status's processes run (ties:
+// the lowest); "" when none reports one.
+func RunningVersion(s *Status) string {
+	count := map[string]int{}
+	for _, p := range s.Cluster.Processes {
+		if p.Version != "" {
+			count[p.Version]++
+		}
+	}
+	best := ""
+	for v, n := range count {
+		if n > count[best] || (n == count[best] && v < best) {
+			best = v
+		}
+	}
+	return best
+}

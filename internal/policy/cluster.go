@@ -20,13 +20,13 @@ var dataRoles = []string{"storage", "log"}
 // roleCoordinator marks a coordinator among a process group's roles.
 const roleCoordinator = "coordinator"
 
-// FromCluster returns the input for an action on a Cluster: its spec, the
-// health recorded in its status, its safety settings, its process groups and
-// the Cluster itself as object. Callers that hold a fresher FoundationDB
-// status should overwrite the observed fields, notably Cluster.DataMovement,
-// which the Cluster's status does not record (FromCluster derives its Healthy
-// from health.healthy and health.fullReplication).
-func FromCluster(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, now time.Time, a Action) (Input, error) {
+// NewInput returns the input for action a on Cluster cr: its spec, its
+// safety settings, its process groups, and what status (the database's
+// status read in this reconcile) says of the database. With a nil status the
+// observed fields stay unknown (zero) and Observed is false: a decision never
+// rests on a status recorded by an earlier reconcile. The Cluster is the
+// object; callers acting on another resource replace it.
+func NewInput(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, status *fdb.Status, now time.Time, a Action) (Input, error) {
 	params, err := DecodeParams(cr.Spec.ForProvider.Safety.Params)
 	if err != nil {
 		return Input{}, err
@@ -35,40 +35,30 @@ func FromCluster(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, now
 	if err != nil {
 		return Input{}, err
 	}
-	fp, at := cr.Spec.ForProvider, cr.Status.AtProvider
-	pc := fp.ProcessCounts
+	fp := cr.Spec.ForProvider
 	in := Input{
 		Action: a,
 		Cluster: Cluster{
-			Name:           cr.Name,
-			Namespace:      cr.Namespace,
-			Version:        fp.Version,
-			RunningVersion: at.RunningVersion,
-			RedundancyMode: string(fp.DatabaseConfiguration.RedundancyMode),
-			DesiredCounts: map[string]int64{
-				string(fdbv1alpha1.ProcessClassStorage):           int64(pc.Storage),
-				string(fdbv1alpha1.ProcessClassLog):               int64(pc.Log),
-				string(fdbv1alpha1.ProcessClassTransaction):       int64(pc.Transaction),
-				string(fdbv1alpha1.ProcessClassStateless):         int64(pc.Stateless),
-				string(fdbv1alpha1.ProcessClassClusterController): int64(pc.ClusterController),
-			},
+			Name:                          cr.Name,
+			Namespace:                     cr.Namespace,
+			Version:                       fp.Version,
+			RedundancyMode:                string(fp.DatabaseConfiguration.RedundancyMode),
+			DesiredCounts:                 map[string]int64{},
 			MinimumUptimeSecondsForBounce: int64(fp.Automation.MinimumUptimeSecondsForBounce),
-			Available:                     at.Health.Available,
-			Healthy:                       at.Health.Healthy,
-			RecoveryState:                 at.Health.RecoveryState,
-			ActiveGenerations:             int64(at.Health.ActiveGenerations),
-			SecondsSinceLastRecovery:      at.Health.SecondsSinceLastRecovery,
-			FaultTolerance:                int64(at.Health.FaultTolerance),
 			DesiredFaultTolerance:         DesiredFaultTolerance(string(fp.DatabaseConfiguration.RedundancyMode)),
-			DataMovement:                  DataMovement{Healthy: at.Health.Healthy && at.Health.FullReplication},
-			Coordinators:                  at.Coordinators,
 		},
 		Params:   params,
 		Policies: fp.Safety.Policies,
 		Object:   obj,
 	}
+	for class, n := range fp.ProcessCounts.ByClass() {
+		in.Cluster.DesiredCounts[string(class)] = int64(n)
+	}
+	if status != nil {
+		in.observe(status)
+	}
 	for i := range groups {
-		in.ProcessGroups = append(in.ProcessGroups, FromProcessGroup(&groups[i], at.Coordinators, now))
+		in.ProcessGroups = append(in.ProcessGroups, FromProcessGroup(&groups[i], in.Cluster.Coordinators, now))
 	}
 	return in, nil
 }
@@ -109,14 +99,12 @@ func ObjectOf(o runtime.Object) (map[string]any, error) {
 	return u, errors.Wrap(err, errConvertObject)
 }
 
-// Observe overwrites the observed fields of the input's cluster with a
-// status read in this reconcile: decisions never rest on a status recorded
-// by an earlier one.
-func (in *Input) Observe(s *fdb.Status) {
-	if s == nil {
-		return
-	}
+// observe fills the observed fields of the input's cluster from a status
+// read in this reconcile.
+func (in *Input) observe(s *fdb.Status) {
 	c, ft := &in.Cluster, s.Cluster.FaultTolerance
+	in.Observed = true
+	c.RunningVersion = fdb.RunningVersion(s)
 	c.Available = s.Client.DatabaseStatus.Available
 	c.Healthy = s.Client.DatabaseStatus.Healthy
 	c.RecoveryState = s.Cluster.RecoveryState.Name
@@ -127,5 +115,10 @@ func (in *Input) Observe(s *fdb.Status) {
 		InFlightBytes: s.Cluster.Data.MovingData.InFlightBytes,
 		InQueueBytes:  s.Cluster.Data.MovingData.InQueueBytes,
 		Healthy:       s.Cluster.Data.State.Healthy,
+	}
+	if cs, err := fdb.ParseConnectionString(s.Cluster.ConnectionString); err == nil {
+		for _, a := range cs.Coordinators {
+			c.Coordinators = append(c.Coordinators, string(a))
+		}
 	}
 }

@@ -12,9 +12,10 @@ import (
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
-func TestFromCluster(t *testing.T) {
+func TestNewInput(t *testing.T) {
 	cr := &fdbv1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "prod", Namespace: "db"},
 		Spec: fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{
@@ -24,15 +25,21 @@ func TestFromCluster(t *testing.T) {
 			Safety:                fdbv1alpha1.SafetySettings{Policies: []string{"team"}, Params: &runtime.RawExtension{Raw: []byte(`{"maxActiveGenerations": 5}`)}},
 			Automation:            fdbv1alpha1.AutomationOptions{MinimumUptimeSecondsForBounce: 600},
 		}},
+		// A status recorded by an earlier reconcile is never evidence.
 		Status: fdbv1alpha1.ClusterStatus{AtProvider: fdbv1alpha1.ClusterObservation{
-			RunningVersion: "7.3.63",
-			Health: fdbv1alpha1.ClusterHealth{
-				Available: true, Healthy: true, FullReplication: true, FaultTolerance: 2,
-				RecoveryState: "fully_recovered", ActiveGenerations: 1, SecondsSinceLastRecovery: 900,
-			},
-			Coordinators: []string{"10.0.0.2:4500"},
+			RunningVersion: "7.1.0",
+			Health:         fdbv1alpha1.ClusterHealth{Available: false, FaultTolerance: 0, SecondsSinceLastRecovery: 1},
+			Coordinators:   []string{"10.0.0.9:4500"},
 		}},
 	}
+	status := &fdb.Status{}
+	status.Client.DatabaseStatus.Available, status.Client.DatabaseStatus.Healthy = true, true
+	status.Cluster.ConnectionString = "prod:abc@10.0.0.2:4500"
+	status.Cluster.Processes = map[string]fdb.Process{"p1": {Version: "7.3.63"}}
+	status.Cluster.RecoveryState.Name, status.Cluster.RecoveryState.ActiveGenerations = "fully_recovered", 1
+	status.Cluster.RecoveryState.SecondsSinceLastRecovered = 900
+	status.Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingData, status.Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingAvailability = 2, 2
+	status.Cluster.Data.State.Healthy = true
 	now := time.Date(2025, 1, 1, 0, 10, 0, 0, time.UTC)
 	data := fdbv1alpha1.ProcessGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: "prod-storage-1"},
@@ -51,7 +58,7 @@ func TestFromCluster(t *testing.T) {
 	}
 	meta.SetExternalName(&drained, "log-1")
 
-	got, err := FromCluster(cr, []fdbv1alpha1.ProcessGroup{data, drained}, now, Action{Type: v1alpha1.ActionExclude})
+	got, err := NewInput(cr, []fdbv1alpha1.ProcessGroup{data, drained}, status, now, Action{Type: v1alpha1.ActionExclude})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +80,12 @@ func TestFromCluster(t *testing.T) {
 		},
 		Params:   map[string]any{"maxActiveGenerations": int64(5)},
 		Policies: []string{"team"},
+		Observed: true,
 	}
 	if diff := cmp.Diff(want, got, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "Object" }, cmp.Ignore())); diff != "" {
-		t.Errorf("FromCluster(...): -want, +got:\n%s", diff)
+		t.Errorf("NewInput(...): -want, +got:\n%s", diff)
 	}
 	if name, _, _ := unstructured.NestedString(got.Object, "metadata", "name"); name != "prod" {
-		t.Errorf("FromCluster(...).Object: want metadata.name prod, got %q", name)
+		t.Errorf("NewInput(...).Object: want metadata.name prod, got %q", name)
 	}
 }

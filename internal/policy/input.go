@@ -65,6 +65,10 @@ type Input struct {
 	// Object is the managed resource being reconciled, as unstructured
 	// content.
 	Object map[string]any `json:"object,omitempty"`
+	// Observed is true when the cluster's observed fields come from the
+	// database status read in this reconcile. Not a CEL variable: an action
+	// that RequiresStatus is denied without it.
+	Observed bool `json:"-"`
 }
 
 // An Action is a mutation a controller is about to make.

@@ -1,13 +1,13 @@
 package policy
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"sigs.k8s.io/yaml"
@@ -83,56 +83,9 @@ func Assemble(defaults, objects []Policy, selected []string) []Policy {
 	return out
 }
 
-var (
-	sharedEngine = sync.OnceValues(func() (*Engine, error) { return NewEngine() })
-	sharedStore  = NewStore()
-)
+// Static is a fixed list of SafetyPolicy objects, e.g. read from files; it
+// is a source of policies for a gate.
+type Static []Policy
 
-// SharedEngine returns the process-wide engine that the SafetyPolicy
-// controller and every gate use, so that each policy compiles once.
-func SharedEngine() (*Engine, error) {
-	return sharedEngine()
-}
-
-// SharedStore returns the process-wide store that the SafetyPolicy
-// controller fills and every gate reads.
-func SharedStore() *Store {
-	return sharedStore
-}
-
-// A Store holds the SafetyPolicy objects of the API server, as the
-// SafetyPolicy controller last saw them. It is safe for concurrent use.
-type Store struct {
-	mu       sync.RWMutex
-	policies map[string]Policy
-}
-
-// NewStore returns an empty store.
-func NewStore() *Store {
-	return &Store{policies: map[string]Policy{}}
-}
-
-// Put adds or replaces a policy.
-func (s *Store) Put(p Policy) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.policies[p.Name] = p
-}
-
-// Delete removes a policy.
-func (s *Store) Delete(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.policies, name)
-}
-
-// List returns the policies, in no particular order.
-func (s *Store) List() []Policy {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := make([]Policy, 0, len(s.policies))
-	for _, p := range s.policies {
-		out = append(out, p)
-	}
-	return out
-}
+// List returns the policies.
+func (s Static) List(context.Context) ([]Policy, error) { return s, nil }

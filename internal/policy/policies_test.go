@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,30 +62,6 @@ func TestAssemble(t *testing.T) {
 				t.Errorf("\n%s\nAssemble(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
-	}
-}
-
-func TestStore(t *testing.T) {
-	s := NewStore()
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Go(func() {
-			s.Put(Policy{Name: fmt.Sprintf("p%d", i)})
-			_ = s.List()
-			if i%2 == 1 {
-				s.Delete(fmt.Sprintf("p%d", i))
-			}
-		})
-	}
-	wg.Wait()
-	s.Put(Policy{Name: "p0", Key: "v2"})
-	got := map[string]string{}
-	for _, p := range s.List() {
-		got[p.Name] = p.Key
-	}
-	want := map[string]string{"p0": "v2", "p2": "", "p4": "", "p6": ""}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("List(): -want, +got:\n%s", diff)
 	}
 }
 

@@ -179,11 +179,7 @@ func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[v1alp
 // spec: storage pods run storageServersPerPod processes, others one.
 func Densities(c *v1alpha1.Cluster) map[v1alpha1.ProcessClass]int {
 	out := map[v1alpha1.ProcessClass]int{}
-	pc := c.Spec.ForProvider.ProcessCounts
-	for class, n := range map[v1alpha1.ProcessClass]int{
-		v1alpha1.ProcessClassStorage: pc.Storage, v1alpha1.ProcessClassLog: pc.Log, v1alpha1.ProcessClassTransaction: pc.Transaction,
-		v1alpha1.ProcessClassStateless: pc.Stateless, v1alpha1.ProcessClassClusterController: pc.ClusterController,
-	} {
+	for class, n := range c.Spec.ForProvider.ProcessCounts.ByClass() {
 		if n > 0 {
 			out[class] = ProcessesPerPod(c, class)
 		}

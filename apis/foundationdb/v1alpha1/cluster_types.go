@@ -296,6 +296,27 @@ type ClusterObservation struct {
 	// LastPolicyDecision is the last safety-policy decision for this cluster.
 	// +optional
 	LastPolicyDecision *PolicyDecision `json:"lastPolicyDecision,omitempty"`
+
+	// Disruption is the grant that lets the process groups of one fault
+	// domain disrupt their pods (delete and recreate them); absent while no
+	// domain may. The Cluster grants at most one domain at a time and
+	// revokes the grant once that domain is healthy again.
+	// +optional
+	Disruption *DisruptionGrant `json:"disruption,omitempty"`
+}
+
+// A DisruptionGrant lets the process groups of one fault domain disrupt
+// their pods.
+type DisruptionGrant struct {
+	// Domain is the fault domain: a zone, or group/<id> for a group whose
+	// zone is unknown.
+	Domain string `json:"domain"`
+	// Generation is the Cluster's metadata.generation the grant was made
+	// under: a group acts only while the Cluster it planned against is of
+	// that generation.
+	Generation int64 `json:"generation"`
+	// Since is when the domain was granted.
+	Since metav1.Time `json:"since"`
 }
 
 // A ClusterSpec defines the desired state of a Cluster.

@@ -99,6 +99,10 @@ type ProcessGroupObservation struct {
 	// +listType=map
 	// +listMapKey=type
 	ProcessGroupConditions []ProcessGroupCondition `json:"processGroupConditions,omitempty"`
+
+	// LastPolicyDecision is the last safety-policy decision for this group.
+	// +optional
+	LastPolicyDecision *PolicyDecision `json:"lastPolicyDecision,omitempty"`
 }
 
 // A ProcessGroupSpec defines the desired state of a ProcessGroup.

@@ -19,6 +19,7 @@ import (
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -60,7 +61,7 @@ type external struct {
 
 	// obs and step are what Observe saw and planned, for the other methods.
 	obs  *observation
-	step *step
+	step *backupStep
 }
 
 // observation is what one reconcile knows of a backup, read once.
@@ -75,6 +76,9 @@ type observation struct {
 	backup     *fdb.BackupStatus
 	layer      fdb.BackupLayer
 	unreadable string
+	// status is the database status read in this reconcile, the evidence
+	// of every decision; nil when it could not be read.
+	status *fdb.Status
 	// clusterGone: the Backup's Cluster does not exist.
 	clusterGone bool
 }
@@ -112,7 +116,7 @@ func (e *external) observe(ctx context.Context, b *v1alpha1.Backup) (*observatio
 			o.unreadable = fmt.Sprintf(msgUnreadable, err)
 			return o, nil
 		}
-		o.layer = status.Cluster.Layers.Backup
+		o.status, o.layer = status, status.Cluster.Layers.Backup
 	}
 	return o, nil
 }
@@ -366,19 +370,11 @@ func (e *external) stop(ctx context.Context, b *v1alpha1.Backup, msg string, res
 	})
 }
 
-// gated passes an action on the backup through the safety-policy gate,
-// records the decision in atProvider and, when allowed, runs it and records
-// an event.
+// gated takes action t on the backup through the gate-and-record path, with
+// the database status read in this reconcile as evidence.
 func (e *external) gated(ctx context.Context, b *v1alpha1.Backup, t apiv1alpha1.ActionType, msg string, details map[string]any, reason event.Reason, run func() error) error {
-	a := policy.Action{Type: t, Targets: []string{workload.BackupTag(b)}, Reason: msg, Details: details}
-	decision, err := e.Check(ctx, b, e.cluster, nil, a)
-	b.Status.AtProvider.LastPolicyDecision = decision
-	if err != nil {
-		return err
-	}
-	if err := run(); err != nil {
-		return err
-	}
-	e.Record.Event(b, event.Normal(reason, msg))
-	return nil
+	s := step.Step{Reason: reason, Message: msg,
+		Action: &policy.Action{Type: t, Targets: []string{workload.BackupTag(b)}, Reason: msg, Details: details}}
+	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status}
+	return e.Take(ctx, b, ev, s, func(context.Context) error { return run() })
 }

@@ -55,8 +55,8 @@ type facts struct {
 	Period  int
 }
 
-// step is the planned mutation and what it is for.
-type step struct {
+// backupStep is the planned mutation and what it is for.
+type backupStep struct {
 	kind    stepKind
 	message string
 }
@@ -68,30 +68,30 @@ type step struct {
 // while the agents are paused resumes them as part of stopping (see
 // stepStop), as a discontinued backup finishes only once its snapshot
 // does.
-func next(f facts) *step {
+func next(f facts) *backupStep {
 	switch {
 	case f.ClusterGone:
-		return &step{stepWait, msgClusterGone}
+		return &backupStep{stepWait, msgClusterGone}
 	case !f.AgentsExist:
-		return &step{stepCreateAgents, fmt.Sprintf("creating %d backup agents", f.AgentCount)}
+		return &backupStep{stepCreateAgents, fmt.Sprintf("creating %d backup agents", f.AgentCount)}
 	case !f.AgentsCurrent:
-		return &step{stepUpdateAgents, "updating the backup agents' spec"}
+		return &backupStep{stepUpdateAgents, "updating the backup agents' spec"}
 	case f.AgentReplicas != f.AgentCount:
-		return &step{stepUpdateAgents, fmt.Sprintf("scaling the backup agents from %d to %d", f.AgentReplicas, f.AgentCount)}
+		return &backupStep{stepUpdateAgents, fmt.Sprintf("scaling the backup agents from %d to %d", f.AgentReplicas, f.AgentCount)}
 	case f.Unreadable != "":
-		return &step{stepWait, f.Unreadable}
+		return &backupStep{stepWait, f.Unreadable}
 	case f.State != v1alpha1.BackupStopped && !f.Running:
-		return &step{stepStart, fmt.Sprintf("starting the backup on tag %q", f.Tag)}
+		return &backupStep{stepStart, fmt.Sprintf("starting the backup on tag %q", f.Tag)}
 	case f.State == v1alpha1.BackupStopped && f.Running && f.Paused:
-		return &step{stepStop, fmt.Sprintf("stopping the backup on tag %q and resuming the paused agents: it completes after its current snapshot", f.Tag)}
+		return &backupStep{stepStop, fmt.Sprintf("stopping the backup on tag %q and resuming the paused agents: it completes after its current snapshot", f.Tag)}
 	case f.State == v1alpha1.BackupStopped && f.Running:
-		return &step{stepStop, fmt.Sprintf("stopping the backup on tag %q: it completes after its current snapshot", f.Tag)}
+		return &backupStep{stepStop, fmt.Sprintf("stopping the backup on tag %q: it completes after its current snapshot", f.Tag)}
 	case f.State == v1alpha1.BackupPaused && !f.Paused:
-		return &step{stepPause, "pausing the cluster's backup agents"}
+		return &backupStep{stepPause, "pausing the cluster's backup agents"}
 	case f.State == v1alpha1.BackupRunning && f.Paused:
-		return &step{stepResume, "resuming the cluster's backup agents"}
+		return &backupStep{stepResume, "resuming the cluster's backup agents"}
 	case f.State != v1alpha1.BackupStopped && f.Period > 0 && f.Period != f.SnapshotPeriod:
-		return &step{stepModify, fmt.Sprintf("changing the snapshot period of tag %q from %ds to %ds", f.Tag, f.Period, f.SnapshotPeriod)}
+		return &backupStep{stepModify, fmt.Sprintf("changing the snapshot period of tag %q from %ds to %ds", f.Tag, f.Period, f.SnapshotPeriod)}
 	}
 	return nil
 }

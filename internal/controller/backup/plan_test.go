@@ -27,7 +27,7 @@ func TestNext(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		facts  facts
-		want   *step
+		want   *backupStep
 	}{
 		"Settled": {
 			reason: "a running backup as its spec says needs nothing",
@@ -38,47 +38,47 @@ func TestNext(t *testing.T) {
 			facts: settled(func(f *facts) {
 				f.ClusterGone, f.AgentsExist, f.Running, f.Unreadable = true, false, false, msgClusterGone
 			}),
-			want: &step{stepWait, msgClusterGone},
+			want: &backupStep{stepWait, msgClusterGone},
 		},
 		"NoAgents": {
 			reason: "the agents come first",
 			facts:  settled(func(f *facts) { f.AgentsExist, f.Running = false, false }),
-			want:   &step{stepCreateAgents, "creating 2 backup agents"},
+			want:   &backupStep{stepCreateAgents, "creating 2 backup agents"},
 		},
 		"AgentsDrifted": {
 			reason: "an agents Deployment whose spec drifted is updated before anything else",
 			facts:  settled(func(f *facts) { f.AgentsCurrent, f.State = false, v1alpha1.BackupStopped }),
-			want:   &step{stepUpdateAgents, "updating the backup agents' spec"},
+			want:   &backupStep{stepUpdateAgents, "updating the backup agents' spec"},
 		},
 		"ScaleAgents": {
 			reason: "the agent count is the Deployment's replicas",
 			facts:  settled(func(f *facts) { f.AgentCount = 5 }),
-			want:   &step{stepUpdateAgents, "scaling the backup agents from 2 to 5"},
+			want:   &backupStep{stepUpdateAgents, "scaling the backup agents from 2 to 5"},
 		},
 		"Unreadable": {
 			reason: "without the backup layer nothing else is planned",
 			facts:  settled(func(f *facts) { f.Unreadable, f.Running = "database unavailable", false }),
-			want:   &step{stepWait, "database unavailable"},
+			want:   &backupStep{stepWait, "database unavailable"},
 		},
 		"Start": {
 			reason: "a backup to run that does not is started",
 			facts:  settled(func(f *facts) { f.Running, f.Period = false, 0 }),
-			want:   &step{stepStart, `starting the backup on tag "default"`},
+			want:   &backupStep{stepStart, `starting the backup on tag "default"`},
 		},
 		"StartPaused": {
 			reason: "a backup to pause is started first",
 			facts:  settled(func(f *facts) { f.State, f.Running, f.Period = v1alpha1.BackupPaused, false, 0 }),
-			want:   &step{stepStart, `starting the backup on tag "default"`},
+			want:   &backupStep{stepStart, `starting the backup on tag "default"`},
 		},
 		"Stop": {
 			reason: "a backup to stop that runs is stopped",
 			facts:  settled(func(f *facts) { f.State = v1alpha1.BackupStopped }),
-			want:   &step{stepStop, `stopping the backup on tag "default": it completes after its current snapshot`},
+			want:   &backupStep{stepStop, `stopping the backup on tag "default": it completes after its current snapshot`},
 		},
 		"StopPaused": {
 			reason: "stopping a paused backup resumes the agents so it can finish",
 			facts:  settled(func(f *facts) { f.State, f.Paused = v1alpha1.BackupStopped, true }),
-			want:   &step{stepStop, `stopping the backup on tag "default" and resuming the paused agents: it completes after its current snapshot`},
+			want:   &backupStep{stepStop, `stopping the backup on tag "default" and resuming the paused agents: it completes after its current snapshot`},
 		},
 		"StoppedAndPaused": {
 			reason: "a stopped backup leaves the cluster-wide pause alone",
@@ -91,7 +91,7 @@ func TestNext(t *testing.T) {
 		"Pause": {
 			reason: "a running backup to pause pauses the agents",
 			facts:  settled(func(f *facts) { f.State = v1alpha1.BackupPaused }),
-			want:   &step{stepPause, "pausing the cluster's backup agents"},
+			want:   &backupStep{stepPause, "pausing the cluster's backup agents"},
 		},
 		"Paused": {
 			reason: "a paused backup to pause needs nothing",
@@ -100,17 +100,17 @@ func TestNext(t *testing.T) {
 		"Resume": {
 			reason: "a backup to run with paused agents resumes them",
 			facts:  settled(func(f *facts) { f.Paused = true }),
-			want:   &step{stepResume, "resuming the cluster's backup agents"},
+			want:   &backupStep{stepResume, "resuming the cluster's backup agents"},
 		},
 		"Modify": {
 			reason: "a running backup with another snapshot period is modified",
 			facts:  settled(func(f *facts) { f.SnapshotPeriod = 60 }),
-			want:   &step{stepModify, `changing the snapshot period of tag "default" from 600s to 60s`},
+			want:   &backupStep{stepModify, `changing the snapshot period of tag "default" from 600s to 60s`},
 		},
 		"ModifyAfterResume": {
 			reason: "one step per reconcile: resuming comes before modifying",
 			facts:  settled(func(f *facts) { f.SnapshotPeriod, f.Paused = 60, true }),
-			want:   &step{stepResume, "resuming the cluster's backup agents"},
+			want:   &backupStep{stepResume, "resuming the cluster's backup agents"},
 		},
 		"UnknownPeriod": {
 			reason: "a period FoundationDB does not report is not modified",
@@ -119,7 +119,7 @@ func TestNext(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, next(tc.facts), cmp.AllowUnexported(step{})); diff != "" {
+			if diff := cmp.Diff(tc.want, next(tc.facts), cmp.AllowUnexported(backupStep{})); diff != "" {
 				t.Errorf("%s\nnext: -want, +got:\n%s", tc.reason, diff)
 			}
 		})

@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -33,7 +33,7 @@ type external struct {
 
 	// obs and step are what Observe saw and planned, for Update.
 	obs  *observation
-	step *step
+	step *clusterStep
 }
 
 // Observe reads the cluster's world once, fills atProvider and plans the
@@ -47,9 +47,8 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 		return managed.ExternalObservation{}, nil
 	}
 	e.obs = obs
-	cs := e.connectionString(obs)
-	cr.Status.AtProvider = obs.atProvider(cs, cr.Status.AtProvider)
-	e.step = e.next(cr, obs)
+	e.step = next(cr, obs)
+	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, metav1.NewTime(e.Clock.Now()))
 
 	switch {
 	case obs.available() && obs.configured():
@@ -57,17 +56,18 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	case obs.statusErr != nil:
 		cr.SetConditions(xpv2.Unavailable().WithMessage(obs.statusErr.Error()))
 	case e.step != nil:
-		cr.SetConditions(xpv2.Creating().WithMessage(e.step.message))
+		cr.SetConditions(xpv2.Creating().WithMessage(e.step.Message))
 	default:
 		cr.SetConditions(xpv2.Unavailable())
 	}
 	if e.step == nil {
 		cr.SetConditions(xpv2.ObserveMatched())
 	} else {
-		cr.SetConditions(xpv2.UpdateRequested().WithMessage(e.step.message))
+		cr.SetConditions(xpv2.UpdateRequested().WithMessage(e.step.Message))
 	}
 
 	var details managed.ConnectionDetails
+	cs := obs.connectionString()
 	if cs != "" {
 		details = managed.ConnectionDetails{KeyClusterFile: []byte(cs + "\n"), KeyConnectionString: []byte(cs)}
 	}
@@ -80,24 +80,14 @@ func (e *external) Create(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 	return managed.ExternalCreation{}, e.writeConfigMap(ctx, cr, workload.ConfigMap(cr, "", workload.Densities(cr)).Data)
 }
 
-// Update takes the step Observe planned, once the safety policies allow it.
+// Update takes the step Observe planned through the gate-and-record path.
 func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.ExternalUpdate, error) {
 	s := e.step
-	if s == nil || s.run == nil {
+	if s == nil {
 		return managed.ExternalUpdate{}, nil
 	}
-	if s.action != nil {
-		decision, err := e.Check(ctx, cr, cr, e.obs.status, *s.action)
-		cr.Status.AtProvider.LastPolicyDecision = decision
-		if err != nil {
-			return managed.ExternalUpdate{}, err
-		}
-	}
-	if err := s.run(ctx); err != nil {
-		return managed.ExternalUpdate{}, err
-	}
-	e.Record.Event(cr, event.Normal(s.reason, s.message))
-	return managed.ExternalUpdate{}, nil
+	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status}
+	return managed.ExternalUpdate{}, e.Take(ctx, cr, ev, s.Step, func(ctx context.Context) error { return e.execute(ctx, cr, s) })
 }
 
 // Delete tears down what the Cluster created: its ProcessGroups (which,

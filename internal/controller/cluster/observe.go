@@ -3,33 +3,51 @@ package cluster
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 const (
-	errListGroups = "cannot list the cluster's ProcessGroups"
-	errListNodes  = "cannot list the target cluster's nodes"
+	errListNodes = "cannot list the target cluster's nodes"
+	errListPods  = "cannot list the cluster's pods"
 )
 
 // observation is everything one reconcile knows of a Cluster's world, read
-// once.
+// once. The planner decides from it alone.
 type observation struct {
 	// groups are the cluster's ProcessGroups, sorted by ID.
 	groups []v1alpha1.ProcessGroup
+	// pods are the cluster's pods by name.
+	pods map[string]*corev1.Pod
 	// status is the database's status; nil when there is no database yet
 	// or it could not be read (statusErr says why).
 	status    *fdb.Status
 	statusErr error
 	// zones are the fault domains of the target cluster's Ready nodes.
 	zones []string
+	// configMap is the data of the cluster's ConfigMap; nil when there is
+	// none.
+	configMap map[string]string
+	// clusterFile is the connection string the ConfigMap's cluster file
+	// holds; "" before the first coordinators are chosen.
+	clusterFile string
+	// database is true when the provider can reach the database: there is
+	// a cluster file and an admin client.
+	database bool
+	// grant is the disruption grant the Cluster holds after this
+	// reconcile; holdWhy says why no domain may disrupt while some group
+	// needs to.
+	grant   *disruption.Grant
+	holdWhy string
 }
 
 // groupID is the process group ID of a ProcessGroup.
@@ -39,31 +57,49 @@ func groupID(pg *v1alpha1.ProcessGroup) string { return pg.ID() }
 func deleting(pg *v1alpha1.ProcessGroup) bool { return pg.GetDeletionTimestamp() != nil }
 
 func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observation, error) {
-	obs := &observation{}
-	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.Kube.List(ctx, groups, client.InNamespace(cr.GetNamespace()), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
-		return nil, errors.Wrap(err, errListGroups)
+	o := &observation{clusterFile: e.session.ConnectionString, database: e.session.FDB != nil}
+	if cm := e.session.ConfigMap; cm != nil {
+		o.configMap = cm.Data
 	}
-	obs.groups = groups.Items
-	sort.Slice(obs.groups, func(i, j int) bool { return groupID(&obs.groups[i]) < groupID(&obs.groups[j]) })
+	var err error
+	if o.groups, err = managedkind.Groups(ctx, e.Kube, cr.GetNamespace(), cr.GetName()); err != nil {
+		return nil, err
+	}
+	if o.zones, err = e.readyZones(ctx, cr); err != nil {
+		return nil, err
+	}
+	pods := &corev1.PodList{}
+	if err := e.session.Target.List(ctx, pods, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+		return nil, errors.Wrap(err, errListPods)
+	}
+	o.pods = make(map[string]*corev1.Pod, len(pods.Items))
+	for i := range pods.Items {
+		o.pods[pods.Items[i].Name] = &pods.Items[i]
+	}
+	if o.database {
+		o.status, o.statusErr = e.session.FDB.Status(ctx)
+	}
+	o.grant, o.holdWhy = o.nextGrant(cr)
+	return o, nil
+}
 
+// readyZones are the fault domains of the target cluster's Ready nodes,
+// sorted.
+func (e *external) readyZones(ctx context.Context, cr *v1alpha1.Cluster) ([]string, error) {
 	nodes := &corev1.NodeList{}
 	if err := e.session.Target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
 	seen := map[string]bool{}
+	var zones []string
 	for _, n := range nodes.Items {
 		if z := n.Labels[workload.FaultDomainKey(cr)]; z != "" && nodeReady(&n) && !seen[z] {
 			seen[z] = true
-			obs.zones = append(obs.zones, z)
+			zones = append(zones, z)
 		}
 	}
-	sort.Strings(obs.zones)
-
-	if e.session.FDB != nil {
-		obs.status, obs.statusErr = e.session.FDB.Status(ctx)
-	}
-	return obs, nil
+	sort.Strings(zones)
+	return zones, nil
 }
 
 func nodeReady(n *corev1.Node) bool {
@@ -73,6 +109,45 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// nextGrant is the disruption grant the Cluster holds after this reconcile
+// (see disruption.Next). Without a status read in this reconcile it cannot
+// tell whether a domain is healthy again: the grant stays as it was.
+func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string) {
+	current := disruption.FromAPI(cr.Status.AtProvider.Disruption)
+	if o.status == nil {
+		return current, ""
+	}
+	return disruption.Next(current, o.members(cr), cr.GetGeneration())
+}
+
+// members are the groups that are not being removed, as the disruption
+// grant sees them: a group wants a disruption when its pod's spec drifted;
+// it is disrupted when its pod is missing, not running or terminating, or
+// its processes do not report in the status.
+func (o *observation) members(cr *v1alpha1.Cluster) []disruption.Member {
+	reporting := map[string]bool{}
+	for _, p := range o.status.Cluster.Processes {
+		reporting[p.Locality.InstanceID] = true
+	}
+	var out []disruption.Member
+	for i := range o.groups {
+		pg := &o.groups[i]
+		if deleting(pg) {
+			continue
+		}
+		id := groupID(pg)
+		pod := o.pods[workload.PodName(cr, id)]
+		out = append(out, disruption.Member{
+			Group: id,
+			Zone:  pg.Zone(),
+			Wants: pod != nil && pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec],
+			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
+				!reporting[id],
+		})
+	}
+	return out
 }
 
 // configured reports whether the database was created (configure new).
@@ -96,16 +171,33 @@ func (o *observation) removing() map[string]bool {
 	return out
 }
 
-// atProvider is the observed state of the cluster.
-func (o *observation) atProvider(connectionString string, previous v1alpha1.ClusterObservation) v1alpha1.ClusterObservation {
+// connectionString is the cluster file the ConfigMap should hold: what the
+// database reports once it runs, else what the provider wrote.
+func (o *observation) connectionString() string {
+	if o.status != nil && o.status.Cluster.ConnectionString != "" {
+		return o.status.Cluster.ConnectionString
+	}
+	return o.clusterFile
+}
+
+// atProvider is the observed state of the cluster, with the disruption
+// grant the planner decided on; previous is the state recorded before.
+func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav1.Time) v1alpha1.ClusterObservation {
+	cs := o.connectionString()
 	at := v1alpha1.ClusterObservation{
-		ConnectionString:   connectionString,
+		ConnectionString:   cs,
 		Configured:         o.configured(),
 		LastPolicyDecision: previous.LastPolicyDecision,
 		ProcessGroups:      v1alpha1.ProcessGroupCounts{Total: len(o.groups), ByClass: map[string]int{}},
 	}
-	if cs, err := fdb.ParseConnectionString(connectionString); err == nil {
-		for _, c := range cs.Coordinators {
+	if g := o.grant; g != nil {
+		at.Disruption = &v1alpha1.DisruptionGrant{Domain: g.Domain, Generation: g.Generation, Since: now}
+		if p := previous.Disruption; p != nil && p.Domain == g.Domain {
+			at.Disruption.Since = p.Since
+		}
+	}
+	if parsed, err := fdb.ParseConnectionString(cs); err == nil {
+		for _, c := range parsed.Coordinators {
 			at.Coordinators = append(at.Coordinators, string(c))
 		}
 	}
@@ -130,24 +222,7 @@ func (o *observation) atProvider(connectionString string, previous v1alpha1.Clus
 			ActiveGenerations:        s.Cluster.RecoveryState.ActiveGenerations,
 			SecondsSinceLastRecovery: int64(s.Cluster.RecoveryState.SecondsSinceLastRecovered),
 		}
-		at.RunningVersion = runningVersion(s)
+		at.RunningVersion = fdb.RunningVersion(s)
 	}
 	return at
-}
-
-// runningVersion is the version most processes run (ties: the lowest).
-func runningVersion(s *fdb.Status) string {
-	count := map[string]int{}
-	for _, p := range s.Cluster.Processes {
-		if p.Version != "" {
-			count[p.Version]++
-		}
-	}
-	best := ""
-	for v, n := range count {
-		if n > count[best] || (n == count[best] && strings.Compare(v, best) < 0) {
-			best = v
-		}
-	}
-	return best
 }

@@ -8,6 +8,9 @@ package managedkind
 import (
 	"context"
 
+	"slices"
+	"strings"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
@@ -23,8 +26,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -32,13 +33,15 @@ import (
 const (
 	errGetCluster = "cannot get the resource's Cluster"
 	errListGroups = "cannot list the cluster's ProcessGroups"
-	errBuildInput = "cannot build the safety-policy input"
 )
 
 // Deps are what every external client of the provider works with.
 type Deps struct {
 	// Kube is the client of the control plane the managed resources live in.
 	Kube client.Client
+	// Live reads that control plane without a cache: for the few reads a
+	// disruption is fenced with.
+	Live client.Reader
 	// Connector opens a session on a target cluster and database.
 	Connector *connector.Connector
 	// Gate decides on every mutation.
@@ -55,12 +58,13 @@ type Deps struct {
 func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, obj T,
 	newConnector func(Deps) managed.TypedExternalConnector[T], watch func(*builder.Builder) *builder.Builder, extra ...managed.ReconcilerOption) error {
 	name := managed.ControllerName(gvk.Kind)
+	//lint:ignore SA1019 crossplane-runtime's event.NewAPIRecorder takes the old record.EventRecorder
 	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
 	g, err := o.PolicyGate(rec)
 	if err != nil {
 		return err
 	}
-	deps := Deps{Kube: mgr.GetClient(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec}
+	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk),
 		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...)
 
@@ -92,33 +96,15 @@ func (d Deps) ClusterOf(ctx context.Context, mg client.Object, name string) (cr 
 	return cr, cr.GetDeletionTimestamp() != nil, nil
 }
 
-// Check passes action a on mg, a resource of Cluster cr, through the gate.
-// The input holds cr, all its ProcessGroups (mg's own observation where mg
-// is one of them), the status read in this reconcile (nil when none could
-// be) and mg as the object. It returns the record for mg's
-// atProvider.lastPolicyDecision and, when a policy denies the action, a
-// *gate.DeniedError.
-func (d Deps) Check(ctx context.Context, mg resource.Managed, cr *v1alpha1.Cluster, status *fdb.Status, a policy.Action) (*v1alpha1.PolicyDecision, error) {
+// Groups lists the ProcessGroups of the Cluster named cluster in namespace,
+// sorted by ID.
+func Groups(ctx context.Context, r client.Reader, namespace, cluster string) ([]v1alpha1.ProcessGroup, error) {
 	groups := &v1alpha1.ProcessGroupList{}
-	if err := d.Kube.List(ctx, groups, client.InNamespace(cr.GetNamespace()), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+	if err := r.List(ctx, groups, client.InNamespace(namespace), client.MatchingLabels{workload.LabelCluster: cluster}); err != nil {
 		return nil, errors.Wrap(err, errListGroups)
 	}
-	if self, ok := mg.(*v1alpha1.ProcessGroup); ok {
-		for i := range groups.Items {
-			if groups.Items[i].ID() == self.ID() {
-				groups.Items[i] = *self
-			}
-		}
-	}
-	in, err := policy.FromCluster(cr, groups.Items, d.Clock.Now(), a)
-	if err != nil {
-		return nil, errors.Wrap(err, errBuildInput)
-	}
-	in.Observe(status)
-	if in.Object, err = policy.ObjectOf(mg); err != nil {
-		return nil, errors.Wrap(err, errBuildInput)
-	}
-	return d.Gate.Check(ctx, mg, in)
+	slices.SortFunc(groups.Items, func(a, b v1alpha1.ProcessGroup) int { return strings.Compare(a.ID(), b.ID()) })
+	return groups.Items, nil
 }
 
 // Belonging is what a resource that belongs to a Cluster works with during

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -21,8 +22,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 )
+
+const errNoPolicies = "cannot set up the safety-policy gate: the options name no policy engine or SafetyPolicy source"
 
 // DefaultActivePoll is how often a resource that is not yet Ready, or whose
 // last step was waiting, is reconciled.
@@ -38,7 +42,12 @@ type Options struct {
 	// Clock is the time every decision uses.
 	Clock clock.PassiveClock
 
-	// Policies are the SafetyPolicy objects the gate adds to the defaults.
+	// Engine compiles and evaluates safety policies, for the SafetyPolicy
+	// controller and every gate: each policy compiles once.
+	Engine *policy.Engine
+
+	// Policies are the SafetyPolicy objects the gates add to the defaults
+	// (safetypolicy.Source: the manager's cache, once synced).
 	Policies gate.Source
 
 	// ActivePoll is the reconcile cadence while a resource converges;
@@ -97,10 +106,10 @@ func (o Options) ReconcilerOptions(name string, rec managed.ReconcilerOption) []
 // PolicyGate returns the safety-policy gate of a controller that records events
 // with rec.
 func (o Options) PolicyGate(rec event.Recorder) (*gate.Gate, error) {
-	if o.Policies == nil {
-		return gate.New(rec)
+	if o.Engine == nil || o.Policies == nil {
+		return nil, errors.New(errNoPolicies)
 	}
-	return gate.New(rec, gate.WithSource(o.Policies))
+	return gate.New(rec, o.Engine, o.Policies)
 }
 
 // Connector returns what opens sessions on target clusters and databases

@@ -3,20 +3,16 @@ package processgroup
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
-	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -25,19 +21,14 @@ const (
 	errCreatePVC   = "cannot create the group's volume claim"
 	errDeletePod   = "cannot delete the group's pod"
 	errDeletePVC   = "cannot delete the group's volume claim"
-	errListGroups  = "cannot list the cluster's ProcessGroups"
-	errListPods    = "cannot list the cluster's pods"
+	errGetCluster  = "cannot read the group's Cluster for its disruption grant"
 	errClusterGone = "cannot create a process group whose Cluster is deleted or missing"
-	reasonRecreate = event.Reason("RecreatingPod")
-	reasonRemoved  = event.Reason("RemovedProcessGroup")
-	reasonTeardown = event.Reason("DeletedWithCluster")
-	msgWaitExclude = "waiting for the cluster to exclude the group before it is removed"
-	msgWaitZone    = "waiting to recreate the pod: pods in zone %s are being recreated"
-	msgWaitTurn    = "waiting to recreate the pod: zone %s goes first"
 	msgNotRunning  = "the pod is not running"
 	msgNoProcesses = "the pod runs but its processes do not report to the database"
 	msgUnavailable = "the database is not available"
-	msgStillInUse  = "refusing to remove a group that still serves roles %v: data, a role or a coordinator would be lost"
+	msgNoGrant     = "no fault domain holds the disruption grant yet"
+	msgOtherDomain = "fault domain %s holds the disruption grant, this group is in %s"
+	msgStaleGrant  = "the disruption grant (generation %d) and the Cluster this group planned against (generation %d) differ"
 )
 
 // external works against one ProcessGroup's pod, volume and processes
@@ -48,11 +39,12 @@ type external struct {
 	cluster     *v1alpha1.Cluster
 	clusterGone bool
 
-	obs *observation
+	obs  *observation
+	step groupStep
 }
 
-// Observe reads the group's world once and fills atProvider. It writes
-// nothing.
+// Observe reads the group's world once, fills atProvider and plans the
+// next step. It writes nothing.
 func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalObservation, error) {
 	o, err := e.observe(ctx, pg)
 	if err != nil {
@@ -62,7 +54,12 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 	if o.pod == nil && o.pvc == nil {
 		return managed.ExternalObservation{}, nil
 	}
-	pg.Status.AtProvider = e.atProvider(pg, o, e.Clock.Now())
+	o.at = e.atProvider(pg, o, e.Clock.Now())
+	pg.Status.AtProvider = o.at
+	if o.grantWhy, err = e.grant(ctx, pg, o); err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	e.step = next(pg, o, e.clusterGone)
 
 	switch {
 	case !o.running():
@@ -74,26 +71,45 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 	default:
 		pg.SetConditions(xpv2.Available())
 	}
-	if e.clusterGone {
-		// Without its Cluster the group has no desired pod to converge to:
-		// it is only observed, and deleted on request.
-		pg.SetConditions(xpv2.ObserveMatched())
-		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
-	}
 	// Processes with an incorrect command line are the Cluster's to
-	// restart, in one batch across groups.
-	upToDate := o.pod != nil && !e.has(pg, v1alpha1.IncorrectPodSpec) &&
-		!(pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil)
-	if upToDate {
+	// restart, in one batch across groups. Without its Cluster the group
+	// has no desired pod to converge to: it is only observed, and deleted
+	// on request.
+	upToDate := e.step.Kind == kindUnchanged || e.step.Kind == kindRemove || e.step.Kind == kindTeardown
+	switch {
+	case upToDate:
 		pg.SetConditions(xpv2.ObserveMatched())
-	} else {
-		pg.SetConditions(xpv2.UpdateRequested())
+	case e.step.Waits():
+		pg.SetConditions(xpv2.UpdateRestricted().WithMessage(e.step.Message))
+	default:
+		pg.SetConditions(xpv2.UpdateRequested().WithMessage(e.step.Message))
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: upToDate}, nil
 }
 
-func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditionType) bool {
-	return slices.ContainsFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == t })
+// grant says why the group may not disrupt its pod now ("" when it may),
+// for a group whose pod's spec drifted. It reads the Cluster fresh from the
+// API server, not from the cache: the group acts only while the Cluster's
+// disruption grant names its fault domain, under the generation of the
+// Cluster this reconcile planned against.
+func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *observation) (string, error) {
+	if e.clusterGone || pg.GetDeletionTimestamp() != nil || !o.has(v1alpha1.IncorrectPodSpec) {
+		return "", nil
+	}
+	live := &v1alpha1.Cluster{}
+	if err := e.Live.Get(ctx, client.ObjectKeyFromObject(e.cluster), live); err != nil {
+		return "", errors.Wrap(err, errGetCluster)
+	}
+	g, domain := disruption.FromAPI(live.Status.AtProvider.Disruption), disruption.DomainOf(pg.Zone(), o.id)
+	switch {
+	case disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain):
+		return "", nil
+	case g == nil:
+		return msgNoGrant, nil
+	case g.Domain != domain:
+		return fmt.Sprintf(msgOtherDomain, g.Domain, domain), nil
+	}
+	return fmt.Sprintf(msgStaleGrant, g.Generation, e.cluster.GetGeneration()), nil
 }
 
 // Create creates the group's volume claim (stateful classes) and pod.
@@ -102,6 +118,44 @@ func (e *external) Create(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 		return managed.ExternalCreation{}, errors.New(errClusterGone)
 	}
 	return managed.ExternalCreation{}, e.ensure(ctx, pg)
+}
+
+// Update takes the step Observe planned through the gate-and-record path.
+func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, e.take(ctx, pg)
+}
+
+// Delete removes the group: once the cluster excluded it and it holds
+// nothing, its pod and volume claim are deleted. When its whole Cluster is
+// being deleted, they are deleted right away.
+func (e *external) Delete(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalDelete, error) {
+	if e.step.Waits() {
+		pg.SetConditions(xpv2.Deleting().WithMessage(e.step.Message))
+	}
+	return managed.ExternalDelete{}, e.take(ctx, pg)
+}
+
+// take takes the planned step, with the status read in this reconcile as
+// the evidence of its decision.
+func (e *external) take(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
+	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status}
+	return e.Take(ctx, pg, ev, e.step.Step, func(ctx context.Context) error { return e.execute(ctx, pg) })
+}
+
+// execute makes the mutation of the planned step; the gate allowed it.
+func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
+	switch e.step.Kind {
+	case kindEnsure:
+		return e.ensure(ctx, pg)
+	case kindRecreate:
+		// Only the pod this reconcile saw drift: if it was recreated since,
+		// the UID differs and nothing is deleted.
+		uid := e.obs.pod.UID
+		return errors.Wrap(client.IgnoreNotFound(e.session.Target.Delete(ctx, e.obs.pod, client.Preconditions{UID: &uid})), errDeletePod)
+	case kindRemove, kindTeardown:
+		return e.teardown(ctx)
+	}
+	return nil
 }
 
 func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
@@ -114,114 +168,6 @@ func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error 
 		return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, e.obs.want)), errCreatePod)
 	}
 	return nil
-}
-
-// Update creates what is missing and recreates a pod whose spec drifted
-// (one fault domain at a time across the cluster) once the safety policies
-// allow it.
-func (e *external) Update(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalUpdate, error) {
-	o := e.obs
-	if o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil) {
-		return managed.ExternalUpdate{}, e.ensure(ctx, pg)
-	}
-	if e.has(pg, v1alpha1.IncorrectPodSpec) {
-		busy, err := e.zoneBusy(ctx, pg)
-		if err != nil || busy != "" {
-			pg.SetConditions(xpv2.UpdateRestricted().WithMessage(busy))
-			return managed.ExternalUpdate{}, err
-		}
-		// A pod that runs another version is an upgrade; any other spec
-		// change a plain pod deletion.
-		a := policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass), Reason: "pod spec changed"}
-		if o.pod.Spec.Containers[0].Image != o.want.Spec.Containers[0].Image {
-			a.Type, a.Reason = apiv1alpha1.ActionUpgrade, "upgrade to "+e.cluster.Spec.ForProvider.Version
-		}
-		if err := e.check(ctx, pg, a); err != nil {
-			return managed.ExternalUpdate{}, err
-		}
-		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, o.pod)); err != nil {
-			return managed.ExternalUpdate{}, errors.Wrap(err, errDeletePod)
-		}
-		e.Record.Event(pg, event.Normal(reasonRecreate, "deleted pod "+o.pod.Name+" to recreate it with the new spec"))
-		return managed.ExternalUpdate{}, nil
-	}
-	return managed.ExternalUpdate{}, nil
-}
-
-// zoneBusy says why the group must wait before its pod is recreated, or
-// returns "" when it may go now. Pods are recreated one fault domain at a
-// time across the cluster: the group waits while another zone has a pod
-// that is missing, not running or terminating, and while another zone that
-// sorts first still has pods whose spec drifted. It judges from the pods
-// themselves, not from other groups' recorded conditions, which may not
-// yet say that their pods drifted too.
-func (e *external) zoneBusy(ctx context.Context, pg *v1alpha1.ProcessGroup) (string, error) {
-	sel := client.MatchingLabels{workload.LabelCluster: e.cluster.GetName()}
-	groups := &v1alpha1.ProcessGroupList{}
-	if err := e.Kube.List(ctx, groups, client.InNamespace(pg.GetNamespace()), sel); err != nil {
-		return "", errors.Wrap(err, errListGroups)
-	}
-	pods := &corev1.PodList{}
-	if err := e.session.Target.List(ctx, pods, client.InNamespace(workload.Namespace(e.cluster)), sel); err != nil {
-		return "", errors.Wrap(err, errListPods)
-	}
-	byName := map[string]*corev1.Pod{}
-	for i := range pods.Items {
-		byName[pods.Items[i].Name] = &pods.Items[i]
-	}
-	mine := pg.Spec.ForProvider.FaultDomain
-	for i := range groups.Items {
-		other := &groups.Items[i]
-		zone := other.Spec.ForProvider.FaultDomain
-		if other.ID() == pg.ID() || zone == mine || other.GetDeletionTimestamp() != nil {
-			continue
-		}
-		pod := byName[workload.PodName(e.cluster, other.ID())]
-		if pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning {
-			return fmt.Sprintf(msgWaitZone, zone), nil
-		}
-		drifted := pod.Annotations[workload.AnnotationSpec] != workload.Pod(e.cluster, other, other.ID()).Annotations[workload.AnnotationSpec]
-		if drifted && zone < mine {
-			return fmt.Sprintf(msgWaitTurn, zone), nil
-		}
-	}
-	return "", nil
-}
-
-// check passes an action on the group through the safety-policy gate.
-func (e *external) check(ctx context.Context, pg *v1alpha1.ProcessGroup, a policy.Action) error {
-	_, err := e.Check(ctx, pg, e.cluster, e.obs.status, a)
-	return err
-}
-
-// Delete removes the group: once the cluster excluded it and it holds
-// nothing, its pod and volume claim are deleted. When its whole Cluster is
-// being deleted, they are deleted right away.
-func (e *external) Delete(ctx context.Context, pg *v1alpha1.ProcessGroup) (managed.ExternalDelete, error) {
-	o := e.obs
-	if e.clusterGone {
-		e.Record.Event(pg, event.Normal(reasonTeardown, "deleting the pod and volume of a group whose Cluster is deleted"))
-		return managed.ExternalDelete{}, e.teardown(ctx)
-	}
-	if !pg.Status.AtProvider.Excluded {
-		pg.SetConditions(xpv2.Deleting().WithMessage(msgWaitExclude))
-		return managed.ExternalDelete{}, nil
-	}
-	a := policy.Action{Type: apiv1alpha1.ActionRemoveProcessGroup, Targets: []string{o.id}, ProcessClass: string(pg.Spec.ForProvider.ProcessClass), Reason: "removal"}
-	if err := e.check(ctx, pg, a); err != nil {
-		return managed.ExternalDelete{}, err
-	}
-	// Policies can be replaced; this invariant cannot: a group that still
-	// keeps data, serves a role or is a coordinator is never removed, even
-	// when a policy allows it.
-	if roles := pg.Status.AtProvider.Roles; len(roles) > 0 {
-		return managed.ExternalDelete{}, errors.Errorf(msgStillInUse, roles)
-	}
-	if err := e.teardown(ctx); err != nil {
-		return managed.ExternalDelete{}, err
-	}
-	e.Record.Event(pg, event.Normal(reasonRemoved, "deleted the pod and volume of fully excluded group "+o.id))
-	return managed.ExternalDelete{}, nil
 }
 
 // teardown deletes the group's pod, then its volume claim.

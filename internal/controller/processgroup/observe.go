@@ -38,6 +38,17 @@ type observation struct {
 	// group's processes in it.
 	status *fdb.Status
 	procs  []fdb.Process
+	// version is the FoundationDB version the Cluster asks for.
+	version string
+	// at is the group's observed state; grantWhy says why the group may
+	// not disrupt its pod now ("" when it may or need not).
+	at       v1alpha1.ProcessGroupObservation
+	grantWhy string
+}
+
+// has reports whether the group's observed state has condition t.
+func (o *observation) has(t v1alpha1.ProcessGroupConditionType) bool {
+	return slices.ContainsFunc(o.at.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == t })
 }
 
 // get reads an object of the target cluster; it returns nil when absent.
@@ -55,7 +66,7 @@ func get[T client.Object](ctx context.Context, c client.Client, key client.Objec
 
 func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*observation, error) {
 	c, id := e.cluster, pg.ID()
-	o := &observation{id: id, want: workload.Pod(c, pg, id)}
+	o := &observation{id: id, want: workload.Pod(c, pg, id), version: c.Spec.ForProvider.Version}
 	ns := workload.Namespace(c)
 	var err error
 	if o.pod, err = get(ctx, e.session.Target, client.ObjectKey{Namespace: ns, Name: workload.PodName(c, id)}, &corev1.Pod{}, errGetPod); err != nil {
@@ -156,10 +167,11 @@ func nodeReady(n *corev1.Node) bool {
 func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now time.Time) v1alpha1.ProcessGroupObservation {
 	prev := pg.Status.AtProvider
 	at := v1alpha1.ProcessGroupObservation{
-		FaultDomain:   o.zone(workload.FaultDomainKey(e.cluster)),
-		Excluded:      o.excluded(),
-		ExclusionTime: prev.ExclusionTime,
-		RemovalTime:   prev.RemovalTime,
+		FaultDomain:        o.zone(workload.FaultDomainKey(e.cluster)),
+		Excluded:           o.excluded(),
+		ExclusionTime:      prev.ExclusionTime,
+		RemovalTime:        prev.RemovalTime,
+		LastPolicyDecision: prev.LastPolicyDecision,
 	}
 	if o.pod != nil {
 		at.PodName = o.pod.Name

@@ -11,42 +11,57 @@ import (
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // Setup adds a controller that reconciles ProcessGroups. The groups of a
-// Cluster are also reconciled when the Cluster changes, status included:
-// a group waiting to be removed learns at once that the Cluster excluded
-// it, instead of at its next backoff.
+// Cluster are also reconciled when what they need of it changes (see
+// clusterChanged), not on its every status write.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{},
 		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.ProcessGroup] {
 			return newConnector(d)
 		},
 		func(b *builder.Builder) *builder.Builder {
-			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())))
+			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())),
+				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }}))
 		})
+}
+
+// clusterChanged reports whether a Cluster changed in what its groups act
+// on: its spec (generation), its deletion, or its disruption grant.
+func clusterChanged(old, cur client.Object) bool {
+	o, ok1 := old.(*v1alpha1.Cluster)
+	n, ok2 := cur.(*v1alpha1.Cluster)
+	if !ok1 || !ok2 {
+		return true
+	}
+	return o.GetGeneration() != n.GetGeneration() ||
+		(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
+		!equality.Semantic.DeepEqual(o.Status.AtProvider.Disruption, n.Status.AtProvider.Disruption)
 }
 
 // groupsOf maps a Cluster to its ProcessGroups.
 func groupsOf(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		groups := &v1alpha1.ProcessGroupList{}
-		if err := c.List(ctx, groups, client.InNamespace(o.GetNamespace()), client.MatchingLabels{workload.LabelCluster: o.GetName()}); err != nil {
+		groups, err := managedkind.Groups(ctx, c, o.GetNamespace(), o.GetName())
+		if err != nil {
 			return nil
 		}
-		out := make([]reconcile.Request, len(groups.Items))
-		for i := range groups.Items {
-			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&groups.Items[i])}
+		out := make([]reconcile.Request, len(groups))
+		for i := range groups {
+			out[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&groups[i])}
 		}
 		return out
 	}

@@ -11,25 +11,23 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
-	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 const (
-	errNoDatabase     = "cannot start the restore: the destination cluster has no database yet"
-	errRestoreStatus  = "cannot get the restore's status"
-	errDatabaseStatus = "cannot read the destination database's status"
-	errStartRestore   = "cannot start the restore"
-	errAbortRestore   = "cannot abort the restore"
+	errNoDatabase    = "cannot start the restore: the destination cluster has no database yet"
+	errRestoreStatus = "cannot get the restore's status"
+	errStartRestore  = "cannot start the restore"
+	errAbortRestore  = "cannot abort the restore"
 
-	msgRecordGone = "FoundationDB no longer reports the restore on tag %q; it is not started again"
-	msgNoAgents   = "no backup agents run for cluster %s: restores need them, and a Backup of the cluster provides them"
-	msgAborted    = "the restore was aborted"
-	msgUnknown    = "FoundationDB reports the restore in state %q"
+	msgRecordGone   = "FoundationDB no longer reports the restore on tag %q; it is not started again"
+	msgNoAgents     = "no backup agents run for cluster %s: restores need them, and a Backup of the cluster provides them"
+	msgAborted      = "the restore was aborted"
+	msgStartPending = "the restore is to start"
+	msgUnknown      = "FoundationDB reports the restore in state %q"
 
 	reasonStarted event.Reason = "StartedRestore"
 	reasonAborted event.Reason = "AbortedRestore"
@@ -41,9 +39,8 @@ type external struct {
 	session *connector.Session
 	cluster *v1alpha1.Cluster
 
-	// restore is what Observe saw of the restore; nil when FoundationDB
-	// does not report it.
-	restore *fdb.RestoreStatus
+	// obs is what Observe saw.
+	obs observation
 }
 
 // tag is the restore tag of a Restore: its external name, which is its name
@@ -94,11 +91,18 @@ func state(s fdb.RestoreState) (v1alpha1.RestoreState, bool) {
 
 // Observe reads the restore's state from the destination database and
 // fills atProvider. It writes nothing. A restore exists once FoundationDB
-// reports it; a Restore that started one keeps existing when the record
-// disappears, so that it is never started twice. While the Restore is being
+// reports it, and one that is still to start is reported as existing but
+// not up to date, so that Update starts it; a Restore that started one
+// keeps existing when the record disappears, so that it is never started
+// twice. While the Restore is being
 // deleted, a finished (completed or aborted) restore counts as gone.
 func (e *external) Observe(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalObservation, error) {
 	deleting, started := meta.WasDeleted(r), r.Status.AtProvider.State != ""
+	e.obs.database = e.session.FDB != nil
+	if e.obs.database {
+		// The evidence of both gated steps: read once, nil when unreadable.
+		e.obs.status, _ = e.session.FDB.Status(ctx)
+	}
 	if e.session.FDB == nil {
 		if deleting || !started {
 			return managed.ExternalObservation{}, nil
@@ -108,16 +112,21 @@ func (e *external) Observe(ctx context.Context, r *v1alpha1.Restore) (managed.Ex
 	}
 	rs, err := e.session.FDB.RestoreStatus(ctx, tag(r))
 	switch {
+	case errors.Is(err, fdb.ErrNotFound) && deleting:
+		return managed.ExternalObservation{}, nil
+	case errors.Is(err, fdb.ErrNotFound) && !started:
+		// The restore is to start: Update starts it once the policies
+		// allow it, and records their decision (a failed Create would lose
+		// it: the runtime refreshes the resource to mark the failure).
+		r.SetConditions(xpv2.Creating().WithMessage(msgStartPending), xpv2.UpdateRequested().WithMessage(msgStartPending))
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: false}, nil
 	case errors.Is(err, fdb.ErrNotFound):
-		if deleting || !started {
-			return managed.ExternalObservation{}, nil
-		}
 		r.SetConditions(xpv2.Unavailable().WithMessage(fmt.Sprintf(msgRecordGone, tag(r))), xpv2.ObserveMatched())
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	case err != nil:
 		return managed.ExternalObservation{}, errors.Wrap(err, errRestoreStatus)
 	}
-	e.restore = rs
+	e.obs.restore = rs
 	if deleting && rs.State.Terminal() {
 		return managed.ExternalObservation{}, nil
 	}
@@ -139,7 +148,7 @@ func (e *external) Observe(ctx context.Context, r *v1alpha1.Restore) (managed.Ex
 		r.SetConditions(xpv2.Unavailable().WithMessage(msgAborted))
 	default:
 		msg := fmt.Sprintf("the restore is %s, %d%% done", st, at.Progress)
-		if s, err := e.session.FDB.Status(ctx); err == nil && s.Cluster.Layers.Backup.InstancesRunning == 0 {
+		if s := e.obs.status; s != nil && s.Cluster.Layers.Backup.InstancesRunning == 0 {
 			msg += "; " + fmt.Sprintf(msgNoAgents, e.cluster.GetName())
 		}
 		r.SetConditions(xpv2.Creating().WithMessage(msg))
@@ -148,64 +157,44 @@ func (e *external) Observe(ctx context.Context, r *v1alpha1.Restore) (managed.Ex
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 }
 
-// Create starts the restore once the safety policies allow it. They see
-// whether the destination database holds data (its status reports a
-// key-value size above zero) and whether the Restore allows a destination
-// that does.
-func (e *external) Create(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalCreation, error) {
-	if e.session.FDB == nil {
-		return managed.ExternalCreation{}, errors.New(errNoDatabase)
-	}
-	st, err := e.session.FDB.Status(ctx)
-	if err != nil {
-		return managed.ExternalCreation{}, errors.Wrap(err, errDatabaseStatus)
-	}
-	details := map[string]any{
-		policy.DetailDestinationHasData:       st.Cluster.Data.TotalKVSizeBytes > 0,
-		policy.DetailAllowNonEmptyDestination: r.Spec.ForProvider.AllowNonEmptyDestination,
-	}
-	url := workload.BlobStoreStatusURL(r.Spec.ForProvider.BlobStore, r.GetName())
-	msg := fmt.Sprintf("restoring %s into cluster %s on tag %q", url, e.cluster.GetName(), tag(r))
-	if err := e.check(ctx, r, apiv1alpha1.ActionStartRestore, msg, details); err != nil {
-		return managed.ExternalCreation{}, err
-	}
-	if err := e.session.FDB.StartRestore(ctx, request(r)); err != nil && !errors.Is(err, fdb.ErrAlreadyExists) {
-		return managed.ExternalCreation{}, errors.Wrap(err, errStartRestore)
-	}
-	e.Record.Event(r, event.Normal(reasonStarted, "started "+msg))
-	return managed.ExternalCreation{}, nil
+// Create does not start anything: without a database the Restore waits
+// (Observe reports a restore to start once there is one, and Update starts
+// it).
+func (e *external) Create(context.Context, *v1alpha1.Restore) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, errors.New(errNoDatabase)
 }
 
-// Update does nothing: a Restore's spec cannot change once it is created.
-func (e *external) Update(context.Context, *v1alpha1.Restore) (managed.ExternalUpdate, error) {
-	return managed.ExternalUpdate{}, nil
+// Update starts the restore once the safety policies allow it. They see
+// whether the destination database holds data (its status read in this
+// reconcile reports a key-value size above zero) and whether the Restore
+// allows a destination that does. A Restore's spec cannot change once it is
+// created, so there is nothing else to update.
+func (e *external) Update(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, e.take(ctx, r, func(ctx context.Context) error {
+		if err := e.session.FDB.StartRestore(ctx, request(r)); err != nil && !errors.Is(err, fdb.ErrAlreadyExists) {
+			return errors.Wrap(err, errStartRestore)
+		}
+		return nil
+	})
 }
 
 // Delete aborts a restore that has not finished, once the safety policies
 // allow it. A finished restore is left as it is.
 func (e *external) Delete(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalDelete, error) {
-	if e.restore == nil || e.restore.State.Terminal() {
-		return managed.ExternalDelete{}, nil
-	}
-	msg := fmt.Sprintf("aborting the %s restore on tag %q: the Restore is being deleted", e.restore.State, tag(r))
-	if err := e.check(ctx, r, apiv1alpha1.ActionAbortRestore, msg, nil); err != nil {
-		return managed.ExternalDelete{}, err
-	}
-	if err := e.session.FDB.AbortRestore(ctx, tag(r)); err != nil && !errors.Is(err, fdb.ErrNotFound) {
-		return managed.ExternalDelete{}, errors.Wrap(err, errAbortRestore)
-	}
-	e.Record.Event(r, event.Normal(reasonAborted, msg))
-	return managed.ExternalDelete{}, nil
+	return managed.ExternalDelete{}, e.take(ctx, r, func(ctx context.Context) error {
+		if err := e.session.FDB.AbortRestore(ctx, tag(r)); err != nil && !errors.Is(err, fdb.ErrNotFound) {
+			return errors.Wrap(err, errAbortRestore)
+		}
+		return nil
+	})
 }
 
 // Disconnect releases nothing: sessions hold no connections.
 func (e *external) Disconnect(context.Context) error { return nil }
 
-// check passes an action on the restore through the safety-policy gate and
-// records the decision in atProvider.
-func (e *external) check(ctx context.Context, r *v1alpha1.Restore, t apiv1alpha1.ActionType, msg string, details map[string]any) error {
-	a := policy.Action{Type: t, Targets: []string{tag(r)}, Reason: msg, Details: details}
-	decision, err := e.Check(ctx, r, e.cluster, nil, a)
-	r.Status.AtProvider.LastPolicyDecision = decision
-	return err
+// take takes the step the planner calls for through the gate-and-record
+// path, with the status read in this reconcile as evidence.
+func (e *external) take(ctx context.Context, r *v1alpha1.Restore, run func(context.Context) error) error {
+	s := next(r, e.cluster.GetName(), e.obs)
+	return e.Take(ctx, r, managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status}, s, run)
 }

@@ -131,7 +131,9 @@ func TestRestore(t *testing.T) {
 		eventually(t, 30*time.Second, "restore denied", func() (bool, string) {
 			get(t, r)
 			synced := r.GetCondition(xpv2.TypeSynced)
-			return synced.Status == corev1.ConditionFalse && strings.Contains(synced.Message, denial) &&
+			d := r.Status.AtProvider.LastPolicyDecision
+			recorded := d != nil && d.Action == "StartRestore" && d.Result == "Denied" && d.Rule == "fdb-restore/empty-destination"
+			return synced.Status == corev1.ConditionFalse && strings.Contains(synced.Message, denial) && recorded &&
 				controllertest.ContainsAny(h.Events(t, r), "PolicyDenied: "+denial), describe(t, r)
 		})
 		if _, err := db.RestoreStatus(ctx, "from-nightly"); !errors.Is(err, fdb.ErrNotFound) {

@@ -6,13 +6,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
@@ -23,13 +26,29 @@ func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // TestStatusOnARealAPIServer runs the controller against a real API server:
 // a policy that does not compile reports the compiler's message on its
-// status and denies the actions it matches (fail closed); fixing it makes it
-// Ready and lets them pass; deleting it unloads it.
+// status and, listed by the gates' Source, denies the actions it matches
+// (fail closed); fixing it makes it Ready and lets them pass; deleting it
+// unloads it.
 func TestStatusOnARealAPIServer(t *testing.T) {
 	testenv.Require(t, env)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	env.RunController(t, Setup)
+	e, err := policy.NewEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src Source
+	env.RunController(t, func(mgr ctrl.Manager, o controller.Options) error {
+		src = Source{Cache: mgr.GetCache()}
+		return Setup(mgr, options.Options{Options: o, Engine: e, Policies: src})
+	})
+	list := func() []policy.Policy {
+		ps, err := src.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps
+	}
 
 	sp := &v1alpha1.SafetyPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "broken"},
@@ -56,7 +75,7 @@ func TestStatusOnARealAPIServer(t *testing.T) {
 		}
 	}
 	loaded := func() bool {
-		for _, p := range policy.SharedStore().List() {
+		for _, p := range list() {
 			if p.Name == "broken" {
 				return true
 			}
@@ -65,12 +84,8 @@ func TestStatusOnARealAPIServer(t *testing.T) {
 	}
 
 	decide := func() policy.Decision {
-		e, err := policy.SharedEngine()
-		if err != nil {
-			t.Fatal(err)
-		}
 		in := policy.Input{Action: policy.Action{Type: v1alpha1.ActionExclude}, Cluster: policy.Cluster{Available: true}}
-		return e.Decide(ctx, policy.SharedStore().List(), in)
+		return e.Decide(ctx, list(), in)
 	}
 	ready(corev1.ConditionFalse, "availble")
 	if d := decide(); d.Result != policy.ResultDenied || !strings.Contains(d.Message, "broken") {

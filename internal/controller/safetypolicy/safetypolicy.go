@@ -1,34 +1,38 @@
-// Package safetypolicy compiles SafetyPolicies as they change, reports in
-// their status whether they compiled, and keeps the policy store that every
-// safety gate reads current.
+// Package safetypolicy compiles SafetyPolicies as they change and reports in
+// their status whether they compiled, and is the source every safety gate
+// lists them from: the manager's cache, once it synced.
 package safetypolicy
 
 import (
 	"context"
 	"strings"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
 const (
 	errGetPolicy    = "cannot get SafetyPolicy"
 	errUpdateStatus = "cannot update SafetyPolicy status"
+	errNoEngine     = "cannot set up the SafetyPolicy controller: the options name no policy engine"
+	errInformer     = "cannot get the SafetyPolicy informer"
+	errNotSynced    = "the SafetyPolicy informer has not synced"
+	errListPolicies = "cannot list SafetyPolicies"
 )
 
 // Reasons of a SafetyPolicy's Ready condition.
@@ -37,15 +41,14 @@ const (
 	ReasonCompileFailed xpv2.ConditionReason = "CompileFailed"
 )
 
-// Setup adds a controller that reconciles SafetyPolicies into the shared
-// engine and store (policy.SharedEngine, policy.SharedStore).
-func Setup(mgr ctrl.Manager, o controller.Options) error {
+// Setup adds a controller that compiles SafetyPolicies with the options'
+// engine, the one every gate decides with.
+func Setup(mgr ctrl.Manager, o options.Options) error {
 	name := "safetypolicy/" + strings.ToLower(v1alpha1.SafetyPolicyKind)
-	e, err := policy.SharedEngine()
-	if err != nil {
-		return err
+	if o.Engine == nil {
+		return errors.New(errNoEngine)
 	}
-	r := NewReconciler(mgr.GetClient(), e, policy.SharedStore(), o.Logger.WithValues("controller", name))
+	r := NewReconciler(mgr.GetClient(), o.Engine, o.Logger.WithValues("controller", name))
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
@@ -53,39 +56,30 @@ func Setup(mgr ctrl.Manager, o controller.Options) error {
 		Complete(ratelimiter.NewReconciler(name, errors.WithSilentRequeueOnConflict(r), o.GlobalRateLimiter))
 }
 
-// A Reconciler compiles SafetyPolicies and keeps a store of them.
+// A Reconciler compiles SafetyPolicies and reports the outcome.
 type Reconciler struct {
 	client client.Client
 	engine *policy.Engine
-	store  *policy.Store
 	log    logging.Logger
 }
 
-// NewReconciler returns a reconciler that compiles with e and keeps s.
-func NewReconciler(c client.Client, e *policy.Engine, s *policy.Store, l logging.Logger) *Reconciler {
-	return &Reconciler{client: c, engine: e, store: s, log: l}
+// NewReconciler returns a reconciler that compiles with e.
+func NewReconciler(c client.Client, e *policy.Engine, l logging.Logger) *Reconciler {
+	return &Reconciler{client: c, engine: e, log: l}
 }
 
-// Reconcile compiles a SafetyPolicy, puts it in the store, compiled or not
-// (a policy that does not compile denies the actions it applies to), and
-// reports the outcome as its Ready condition. A deleted policy leaves the
-// store.
+// Reconcile compiles a SafetyPolicy and reports the outcome as its Ready
+// condition. The gates read the policy from the cache themselves, compiled
+// or not: one that does not compile denies the actions it applies to.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	sp := &v1alpha1.SafetyPolicy{}
 	if err := r.client.Get(ctx, req.NamespacedName, sp); err != nil {
-		if kerrors.IsNotFound(err) {
-			r.store.Delete(req.Name)
-			return reconcile.Result{}, nil
-		}
-		return reconcile.Result{}, errors.Wrap(err, errGetPolicy)
+		return reconcile.Result{}, errors.Wrap(client.IgnoreNotFound(err), errGetPolicy)
 	}
 	if meta.WasDeleted(sp) {
-		r.store.Delete(sp.Name)
 		return reconcile.Result{}, nil
 	}
-	p := policy.FromObject(sp)
-	err := r.engine.Compile(p).Err()
-	r.store.Put(p)
+	err := r.engine.Compile(policy.FromObject(sp)).Err()
 	r.log.Debug("Compiled SafetyPolicy", "name", sp.Name, "generation", sp.Generation, "error", err)
 
 	sp.Status.ObservedGeneration = sp.Generation
@@ -106,4 +100,33 @@ func Ready(err error, generation int64) xpv2.Condition {
 		c.Status, c.Reason, c.Message = corev1.ConditionFalse, ReasonCompileFailed, err.Error()
 	}
 	return c
+}
+
+// A Source lists the SafetyPolicy objects for the gates from a cache. Until
+// the cache's SafetyPolicy informer synced (after a start or a leader
+// change) it fails rather than list what it has, so that the gates deny
+// instead of deciding without a stricter replacement of a default or an
+// org-wide policy.
+type Source struct {
+	Cache cache.Cache
+}
+
+// List returns the SafetyPolicy objects as policies.
+func (s Source) List(ctx context.Context) ([]policy.Policy, error) {
+	inf, err := s.Cache.GetInformer(ctx, &v1alpha1.SafetyPolicy{}, cache.BlockUntilSynced(false))
+	if err != nil {
+		return nil, errors.Wrap(err, errInformer)
+	}
+	if !inf.HasSynced() {
+		return nil, errors.New(errNotSynced)
+	}
+	list := &v1alpha1.SafetyPolicyList{}
+	if err := s.Cache.List(ctx, list); err != nil {
+		return nil, errors.Wrap(err, errListPolicies)
+	}
+	out := make([]policy.Policy, len(list.Items))
+	for i := range list.Items {
+		out[i] = policy.FromObject(&list.Items[i])
+	}
+	return out, nil
 }

@@ -60,25 +60,22 @@ func TestReconcile(t *testing.T) {
 	type want struct {
 		err    error
 		status *v1alpha1.SafetyPolicy
-		stored []string
 	}
 	cases := map[string]struct {
 		reason string
 		get    test.MockGetFn
 		update error
-		stored []string
 		want   want
 	}{
 		"Compiled": {
-			reason: "A policy that compiles is stored and Ready=True/Compiled at its generation.",
+			reason: "A policy that compiles is Ready=True/Compiled at its generation.",
 			get:    test.NewMockGetFn(nil, func(o client.Object) error { safetyPolicy().DeepCopyInto(o.(*v1alpha1.SafetyPolicy)); return nil }),
 			want: want{
 				status: safetyPolicy(withStatus(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionTrue, Reason: ReasonCompiled, ObservedGeneration: 2})),
-				stored: []string{"team"},
 			},
 		},
 		"CompileFailed": {
-			reason: "A policy that does not compile is stored too, to fail closed, and Ready=False with the compiler's message.",
+			reason: "A policy that does not compile (the gates deny what it matches) is Ready=False with the compiler's message.",
 			get: test.NewMockGetFn(nil, func(o client.Object) error {
 				safetyPolicy(withExpression("cluster.activeGenerations")).DeepCopyInto(o.(*v1alpha1.SafetyPolicy))
 				return nil
@@ -87,38 +84,33 @@ func TestReconcile(t *testing.T) {
 				status: safetyPolicy(withExpression("cluster.activeGenerations"), withStatus(xpv2.Condition{
 					Type: xpv2.TypeReady, Status: corev1.ConditionFalse, Reason: ReasonCompileFailed, Message: compileErr, ObservedGeneration: 2,
 				})),
-				stored: []string{"team"},
 			},
 		},
 		"NotFound": {
-			reason: "A policy that is gone leaves the store.",
+			reason: "A policy that is gone has no status to write.",
 			get:    test.NewMockGetFn(kerrors.NewNotFound(schema.GroupResource{}, "team")),
-			stored: []string{"team", "other"},
-			want:   want{stored: []string{"other"}},
+			want:   want{},
 		},
 		"Deleting": {
-			reason: "A policy being deleted leaves the store.",
+			reason: "A policy being deleted is not compiled.",
 			get: test.NewMockGetFn(nil, func(o client.Object) error {
 				safetyPolicy(deleting).DeepCopyInto(o.(*v1alpha1.SafetyPolicy))
 				return nil
 			}),
-			stored: []string{"team"},
-			want:   want{},
+			want: want{},
 		},
 		"GetError": {
-			reason: "An error getting the policy is returned and the store kept.",
+			reason: "An error getting the policy is returned.",
 			get:    test.NewMockGetFn(errBoom),
-			stored: []string{"team"},
-			want:   want{err: errors.Wrap(errBoom, errGetPolicy), stored: []string{"team"}},
+			want:   want{err: errors.Wrap(errBoom, errGetPolicy)},
 		},
 		"UpdateStatusError": {
-			reason: "An error updating the status is returned; the store is current anyway.",
+			reason: "An error updating the status is returned.",
 			get:    test.NewMockGetFn(nil, func(o client.Object) error { safetyPolicy().DeepCopyInto(o.(*v1alpha1.SafetyPolicy)); return nil }),
 			update: errBoom,
 			want: want{
 				err:    errors.Wrap(errBoom, errUpdateStatus),
 				status: safetyPolicy(withStatus(xpv2.Condition{Type: xpv2.TypeReady, Status: corev1.ConditionTrue, Reason: ReasonCompiled, ObservedGeneration: 2})),
-				stored: []string{"team"},
 			},
 		},
 	}
@@ -129,10 +121,6 @@ func TestReconcile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store := policy.NewStore()
-			for _, n := range tc.stored {
-				store.Put(policy.Policy{Name: n})
-			}
 			var status *v1alpha1.SafetyPolicy
 			c := &test.MockClient{
 				MockGet: tc.get,
@@ -141,20 +129,13 @@ func TestReconcile(t *testing.T) {
 					return tc.update
 				},
 			}
-			r := NewReconciler(c, e, store, logging.NewNopLogger())
+			r := NewReconciler(c, e, logging.NewNopLogger())
 			_, err = r.Reconcile(context.Background(), reconcile.Request{NamespacedName: types.NamespacedName{Name: "team"}})
 			if diff := cmp.Diff(tc.want.err, err, test.EquateErrors()); diff != "" {
 				t.Errorf("\n%s\nReconcile(...): -want error, +got error:\n%s", tc.reason, diff)
 			}
 			if diff := cmp.Diff(tc.want.status, status, test.EquateConditions()); diff != "" {
 				t.Errorf("\n%s\nstatus update: -want, +got:\n%s", tc.reason, diff)
-			}
-			var stored []string
-			for _, p := range store.List() {
-				stored = append(stored, p.Name)
-			}
-			if diff := cmp.Diff(tc.want.stored, stored); diff != "" {
-				t.Errorf("\n%s\nstore: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

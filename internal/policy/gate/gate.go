@@ -46,9 +46,10 @@ func init() {
 	metrics.Registry.MustRegister(decisions)
 }
 
-// A Source lists the SafetyPolicy objects; *policy.Store is one.
+// A Source lists the SafetyPolicy objects in effect. It fails while it
+// cannot tell them all, e.g. before their informer synced.
 type Source interface {
-	List() []policy.Policy
+	List(ctx context.Context) ([]policy.Policy, error)
 }
 
 // A Gate decides on mutations and records its decisions.
@@ -59,36 +60,14 @@ type Gate struct {
 	recorder event.Recorder
 }
 
-// An Option configures a Gate.
-type Option func(*Gate)
-
-// WithEngine sets the engine; policy.SharedEngine by default.
-func WithEngine(e *policy.Engine) Option {
-	return func(g *Gate) { g.engine = e }
-}
-
-// WithSource sets where SafetyPolicy objects come from; policy.SharedStore
-// by default.
-func WithSource(s Source) Option {
-	return func(g *Gate) { g.source = s }
-}
-
-// New returns a gate that records events with r.
-func New(r event.Recorder, o ...Option) (*Gate, error) {
+// New returns a gate that decides with engine e on the defaults and the
+// policies of source, and records events with r.
+func New(r event.Recorder, e *policy.Engine, source Source) (*Gate, error) {
 	d, err := defaults.Policies()
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{defaults: d, source: policy.SharedStore(), recorder: r}
-	for _, fn := range o {
-		fn(g)
-	}
-	if g.engine == nil {
-		if g.engine, err = policy.SharedEngine(); err != nil {
-			return nil, err
-		}
-	}
-	return g, nil
+	return &Gate{engine: e, source: source, defaults: d, recorder: r}, nil
 }
 
 // A DeniedError says a policy denied an action.
@@ -107,14 +86,17 @@ func IsDenied(err error) bool {
 	return errors.As(err, &d)
 }
 
-// Check decides on in.Action with the policies in effect for the cluster:
-// the defaults, replaced or joined by SafetyPolicy objects as
+// Check decides on in.Action and records the decision. It fails closed: an
+// action that needs the database status is denied when in was built without
+// one, and every action is denied while the SafetyPolicy objects cannot be
+// listed. Otherwise it decides with the policies in effect for the
+// cluster: the defaults, replaced or joined by SafetyPolicy objects as
 // policy.Assemble says. It sets the PolicyAllowed condition on mg, emits a
 // Warning event when the action is denied or warned about, and counts the
 // decision. It returns the record for status.atProvider.lastPolicyDecision
 // and, when the action is denied, a *DeniedError.
 func (g *Gate) Check(ctx context.Context, mg resource.Managed, in policy.Input) (*fdbv1alpha1.PolicyDecision, error) {
-	d := g.engine.Decide(ctx, policy.Assemble(g.defaults, g.source.List(), in.Policies), in)
+	d := g.decide(ctx, in)
 	count(d)
 	mg.SetConditions(Condition(d, mg.GetGeneration()))
 	var err error
@@ -126,6 +108,17 @@ func (g *Gate) Check(ctx context.Context, mg resource.Managed, in policy.Input) 
 		g.recorder.Event(mg, event.Warning(ReasonPolicyWarned, errors.New(d.Message)))
 	}
 	return Record(d), err
+}
+
+func (g *Gate) decide(ctx context.Context, in policy.Input) policy.Decision {
+	if !in.Observed && in.Action.RequiresStatus() {
+		return g.engine.Unobserved(in)
+	}
+	objects, err := g.source.List(ctx)
+	if err != nil {
+		return g.engine.Unloaded(in, err)
+	}
+	return g.engine.Decide(ctx, policy.Assemble(g.defaults, objects, in.Policies), in)
 }
 
 // Condition is the PolicyAllowed condition that describes a decision.
@@ -163,7 +156,9 @@ func Record(d policy.Decision) *fdbv1alpha1.PolicyDecision {
 	return r
 }
 
-// count adds the decision to the metric, once per policy that applied.
+// count adds the decision to the metric, once per policy that applied; a
+// decision no policy applied to counts under the provider's evidence rule
+// that decided it, or under no policy.
 func count(d policy.Decision) {
 	counted := false
 	for _, t := range d.Trace {
@@ -173,6 +168,6 @@ func count(d policy.Decision) {
 		}
 	}
 	if !counted {
-		decisions.WithLabelValues("", string(d.Action), string(d.Result)).Inc()
+		decisions.WithLabelValues(d.Policy, string(d.Action), string(d.Result)).Inc()
 	}
 }

@@ -34,7 +34,15 @@ func exclude(available bool) policy.Input {
 		Action:        policy.Action{Type: v1alpha1.ActionExclude, Targets: []string{"storage-1"}, ProcessClass: "storage"},
 		Cluster:       policy.Cluster{Available: available, ActiveGenerations: 1, SecondsSinceLastRecovery: 3600, DesiredCounts: map[string]int64{"storage": 1}, DesiredFaultTolerance: 1},
 		ProcessGroups: []policy.ProcessGroup{{ID: "storage-1", Class: "storage"}},
+		Observed:      true,
 	}
+}
+
+// unlisted is a source that cannot list the policies yet.
+type unlisted struct{}
+
+func (unlisted) List(context.Context) ([]policy.Policy, error) {
+	return nil, errors.New("the SafetyPolicy informer has not synced")
 }
 
 func manifest(t *testing.T, doc string) policy.Policy {
@@ -51,6 +59,8 @@ func TestCheck(t *testing.T) {
 		"spec": {"actions": ["Exclude"], "enforcement": "Warn", "validations": [{"name": "quiet-hours", "expression": "false", "message": "outside the change window"}]}}`
 	denied := "exclude storage-1 denied by fdb-database-health/database-available: the database is not available"
 	warned := "exclude storage-1 warned by team/quiet-hours: outside the change window"
+	unobserved := "exclude storage-1 denied by provider/status-observed: the database status could not be read in this reconcile, and no decision rests on an earlier one"
+	unloaded := "exclude storage-1 denied by provider/policies-loaded: the SafetyPolicy objects are not loaded yet: the SafetyPolicy informer has not synced"
 
 	type want struct {
 		denied    bool
@@ -60,10 +70,10 @@ func TestCheck(t *testing.T) {
 		metric    [3]string
 	}
 	cases := map[string]struct {
-		reason  string
-		objects []policy.Policy
-		in      policy.Input
-		want    want
+		reason string
+		source Source
+		in     policy.Input
+		want   want
 	}{
 		"Denied": {
 			reason: "A denial returns a DeniedError, sets PolicyAllowed=False, emits a Warning and is counted.",
@@ -77,9 +87,9 @@ func TestCheck(t *testing.T) {
 			},
 		},
 		"Warned": {
-			reason:  "A Warn policy's failure allows, sets PolicyAllowed=True/PolicyWarned and emits a Warning.",
-			objects: []policy.Policy{manifest(t, warn)},
-			in:      exclude(true),
+			reason: "A Warn policy's failure allows, sets PolicyAllowed=True/PolicyWarned and emits a Warning.",
+			source: policy.Static{manifest(t, warn)},
+			in:     exclude(true),
 			want: want{
 				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Warned", Rule: "team/quiet-hours", Message: warned, Time: metav1.NewTime(now)},
 				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyWarned, Message: warned, ObservedGeneration: 7},
@@ -94,6 +104,29 @@ func TestCheck(t *testing.T) {
 				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Allowed", Message: "exclude storage-1 allowed", Time: metav1.NewTime(now)},
 				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyAllowed, Message: "exclude storage-1 allowed", ObservedGeneration: 7},
 				metric:    [3]string{"fdb-exclusion", "Exclude", "Allowed"},
+			},
+		},
+		"StatusNotObserved": {
+			reason: "An action that needs the database status is denied when none was read in this reconcile, whatever the policies say.",
+			in:     func() policy.Input { in := exclude(true); in.Observed = false; return in }(),
+			want: want{
+				denied:    true,
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Denied", Rule: "provider/status-observed", Message: unobserved, Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: unobserved, ObservedGeneration: 7},
+				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(unobserved))},
+				metric:    [3]string{"provider", "Exclude", "Denied"},
+			},
+		},
+		"PoliciesNotLoaded": {
+			reason: "Every action is denied while the SafetyPolicy objects cannot be listed: a stricter one may not be in force yet.",
+			source: unlisted{},
+			in:     exclude(true),
+			want: want{
+				denied:    true,
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Denied", Rule: "provider/policies-loaded", Message: unloaded, Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: unloaded, ObservedGeneration: 7},
+				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(unloaded))},
+				metric:    [3]string{"provider", "Exclude", "Denied"},
 			},
 		},
 		"NoPolicyApplies": {
@@ -112,12 +145,11 @@ func TestCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			store := policy.NewStore()
-			for _, p := range tc.objects {
-				store.Put(p)
+			if tc.source == nil {
+				tc.source = policy.Static{}
 			}
 			rec := &recorder{}
-			g, err := New(rec, WithEngine(e), WithSource(store))
+			g, err := New(rec, e, tc.source)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,43 @@
+package v1alpha1
+
+// SetLastPolicyDecision records the last safety-policy decision on the
+// Cluster's status.
+func (mg *Cluster) SetLastPolicyDecision(d *PolicyDecision) { mg.Status.AtProvider.LastPolicyDecision = d }
+
+// SetLastPolicyDecision records the last safety-policy decision on the
+// ProcessGroup's status.
+func (mg *ProcessGroup) SetLastPolicyDecision(d *PolicyDecision) {
+	mg.Status.AtProvider.LastPolicyDecision = d
+}
+
+// SetLastPolicyDecision records the last safety-policy decision on the
+// Backup's status.
+func (mg *Backup) SetLastPolicyDecision(d *PolicyDecision) { mg.Status.AtProvider.LastPolicyDecision = d }
+
+// SetLastPolicyDecision records the last safety-policy decision on the
+// Restore's status.
+func (mg *Restore) SetLastPolicyDecision(d *PolicyDecision) { mg.Status.AtProvider.LastPolicyDecision = d }
+
+// Zone is the fault domain the group's processes run in: the zone observed
+// from its processes or its pod's node, else the zone its pod was placed
+// in; "" when neither is known.
+func (pg *ProcessGroup) Zone() string {
+	if z := pg.Status.AtProvider.FaultDomain; z != "" {
+		return z
+	}
+	return pg.Spec.ForProvider.FaultDomain
+}
+
+// ProcessClasses are the classes of process groups, in a fixed order.
+var ProcessClasses = []ProcessClass{
+	ProcessClassClusterController, ProcessClassLog, ProcessClassStateless, ProcessClassStorage, ProcessClassTransaction,
+}
+
+// ByClass returns the number of process groups wanted per class, every
+// class included.
+func (pc ProcessCounts) ByClass() map[ProcessClass]int {
+	return map[ProcessClass]int{
+		ProcessClassStorage: pc.Storage, ProcessClassLog: pc.Log, ProcessClassTransaction: pc.Transaction,
+		ProcessClassStateless: pc.Stateless, ProcessClassClusterController: pc.ClusterController,
+	}
+}

@@ -1,0 +1,80 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// Error strings of the mutations.
+const (
+	errUpdateConfigMap = "cannot update the cluster's ConfigMap"
+	errCreateGroup     = "cannot create ProcessGroup"
+	errDeleteGroup     = "cannot delete ProcessGroup"
+	errConfigure       = "cannot configure the database"
+	errExclude         = "cannot exclude process groups"
+	errInclude         = "cannot include process groups"
+	errBounce          = "cannot restart processes"
+	errCoordinators    = "cannot change coordinators"
+	errUnknownStep     = "cannot take a step of unknown kind"
+)
+
+// execute makes the one mutation of step s; the gate already allowed it.
+func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *clusterStep) error {
+	db := e.session.FDB
+	switch s.Kind {
+	case kindWriteConfigMap, kindFirstCoordinators:
+		return e.writeConfigMap(ctx, cr, s.ConfigMap)
+	case kindCreateGroups:
+		for _, pg := range s.Groups {
+			if err := client.IgnoreAlreadyExists(e.Kube.Create(ctx, pg.DeepCopy())); err != nil {
+				return errors.Wrap(err, errCreateGroup)
+			}
+		}
+		return nil
+	case kindRemoveGroups:
+		for _, pg := range s.Groups {
+			if err := client.IgnoreNotFound(e.Kube.Delete(ctx, pg)); err != nil {
+				return errors.Wrap(err, errDeleteGroup)
+			}
+		}
+		return nil
+	case kindConfigureNew:
+		if err := db.Configure(ctx, s.Configuration, true); err != nil && !errors.Is(err, fdb.ErrAlreadyExists) {
+			return errors.Wrap(err, errConfigure)
+		}
+		return nil
+	case kindConfigure:
+		return errors.Wrap(db.Configure(ctx, s.Configuration, false), errConfigure)
+	case kindExclude:
+		return errors.Wrap(db.Exclude(ctx, s.Addresses), errExclude)
+	case kindInclude:
+		return errors.Wrap(db.Include(ctx, s.Addresses), errInclude)
+	case kindBounce:
+		return errors.Wrap(db.Kill(ctx, s.Addresses), errBounce)
+	case kindChangeCoordinators:
+		cs, err := db.ChangeCoordinators(ctx, s.Addresses)
+		if err != nil {
+			return errors.Wrap(err, errCoordinators)
+		}
+		return e.writeConfigMap(ctx, cr, configMapData(cr, cs, e.obs.groups))
+	}
+	return errors.Errorf("%s %q", errUnknownStep, s.Kind)
+}
+
+// writeConfigMap creates or updates the cluster's ConfigMap with data.
+func (e *external) writeConfigMap(ctx context.Context, cr *v1alpha1.Cluster, data map[string]string) error {
+	cm := workload.ConfigMap(cr, "", nil)
+	cm.Data = data
+	if e.session.ConfigMap == nil {
+		return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, cm)), errUpdateConfigMap)
+	}
+	cur := e.session.ConfigMap.DeepCopy()
+	cur.Data, cur.Labels = data, cm.Labels
+	return errors.Wrap(e.session.Target.Update(ctx, cur), errUpdateConfigMap)
+}

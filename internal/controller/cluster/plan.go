@@ -1,0 +1,529 @@
+package cluster
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/plan"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// Event reasons of the steps.
+const (
+	reasonConfigMap    event.Reason = "UpdatedConfigMap"
+	reasonCreateGroups event.Reason = "CreatedProcessGroups"
+	reasonRemoveGroups event.Reason = "RemovingProcessGroups"
+	reasonCoordinators event.Reason = "ChangedCoordinators"
+	reasonConfigured   event.Reason = "ConfiguredDatabase"
+	reasonExcluded     event.Reason = "ExcludedProcessGroups"
+	reasonIncluded     event.Reason = "IncludedProcessGroups"
+	reasonBounced      event.Reason = "BouncedProcesses"
+
+	coordinatorDescriptionID = 8
+)
+
+// kind is what a step of a Cluster does; the executor runs it.
+type kind string
+
+// The kinds of steps, in the order the planner considers them.
+const (
+	kindWait               kind = "Wait"
+	kindWriteConfigMap     kind = "WriteConfigMap"
+	kindCreateGroups       kind = "CreateGroups"
+	kindFirstCoordinators  kind = "FirstCoordinators"
+	kindConfigureNew       kind = "ConfigureNew"
+	kindRemoveGroups       kind = "RemoveGroups"
+	kindChangeCoordinators kind = "ChangeCoordinators"
+	kindExclude            kind = "Exclude"
+	kindConfigure          kind = "Configure"
+	kindBounce             kind = "Bounce"
+	kindInclude            kind = "Include"
+)
+
+// clusterStep is the one step a reconcile of a Cluster takes, with the
+// inputs of its mutation.
+type clusterStep struct {
+	step.Step
+	Kind kind
+	// ConfigMap is the data to write (WriteConfigMap, FirstCoordinators).
+	ConfigMap map[string]string
+	// Groups are the ProcessGroups to create or delete.
+	Groups []*v1alpha1.ProcessGroup
+	// Addresses are what to exclude, include or kill, or the new
+	// coordinators.
+	Addresses []fdb.ProcessAddress
+	// Configuration is the database configuration to apply
+	// (ConfigureNew, Configure).
+	Configuration fdb.DatabaseConfiguration
+}
+
+func wait(format string, args ...any) *clusterStep {
+	return &clusterStep{Step: step.Wait(format, args...), Kind: kindWait}
+}
+
+// planner is one consideration of the planner: the step it calls for, or
+// nil to go on to the next.
+type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
+
+// next plans the one next step for the cluster from its spec and one
+// reconcile's observation, or nil when the cluster is as its spec says. The
+// first consideration that calls for a step wins. The order matters: the
+// ConfigMap before pods that mount it; groups before coordinators;
+// coordinators before `configure new`; coordinators move off groups being
+// removed before those are excluded; inclusions once no removal is in
+// flight, as one batch; last, while a fault domain recreates its pods under
+// the disruption grant, a wait.
+func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	for _, p := range []planner{
+		configMapStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
+		removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep, disruptionStep,
+	} {
+		if s := p(cr, o); s != nil {
+			return s
+		}
+	}
+	return nil
+}
+
+// densities are the monitor configurations the ConfigMap must hold: those
+// of the spec and those of the existing groups.
+func densities(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) map[v1alpha1.ProcessClass]int {
+	out := workload.Densities(cr)
+	for _, pg := range groups {
+		out[pg.Spec.ForProvider.ProcessClass] = max(pg.Spec.ForProvider.ProcessesPerPod, 1)
+	}
+	return out
+}
+
+// configMapData is what the ConfigMap holds with cluster file cs.
+func configMapData(cr *v1alpha1.Cluster, cs string, groups []v1alpha1.ProcessGroup) map[string]string {
+	return workload.ConfigMap(cr, cs, densities(cr, groups)).Data
+}
+
+func configMapStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	want := configMapData(cr, o.connectionString(), o.groups)
+	if o.configMap != nil && maps.Equal(o.configMap, want) {
+		return nil
+	}
+	return &clusterStep{
+		Step: step.Step{Reason: reasonConfigMap, Message: "updated ConfigMap " + workload.ConfigMapName(cr)},
+		Kind: kindWriteConfigMap, ConfigMap: want,
+	}
+}
+
+// active returns the groups of a class whose removal has not begun.
+func (o *observation) active(class v1alpha1.ProcessClass) []*v1alpha1.ProcessGroup {
+	var out []*v1alpha1.ProcessGroup
+	for i := range o.groups {
+		if pg := &o.groups[i]; pg.Spec.ForProvider.ProcessClass == class && !deleting(pg) {
+			out = append(out, pg)
+		}
+	}
+	return out
+}
+
+func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	taken := map[string]bool{}
+	for i := range o.groups {
+		taken[groupID(&o.groups[i])] = true
+	}
+	for _, ex := range o.exclusions() {
+		if _, v, ok := ex.Locality(); ok {
+			taken[v] = true
+		}
+	}
+	want := cr.Spec.ForProvider.ProcessCounts.ByClass()
+	for _, class := range v1alpha1.ProcessClasses {
+		active := o.active(class)
+		missing := want[class] - len(active)
+		if missing <= 0 {
+			continue
+		}
+		perZone := map[string]int{}
+		for _, pg := range active {
+			perZone[pg.Spec.ForProvider.FaultDomain]++
+		}
+		ids := plan.NewGroupIDs(string(class), missing, taken)
+		zones := plan.AssignZones(o.zones, perZone, missing)
+		s := &clusterStep{
+			Step: step.Step{
+				Reason:  reasonCreateGroups,
+				Message: fmt.Sprintf("created %s process groups %s", class, strings.Join(ids, ", ")),
+				Action:  &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: ids, ProcessClass: string(class)},
+			},
+			Kind: kindCreateGroups,
+		}
+		for i, id := range ids {
+			s.Groups = append(s.Groups, newGroup(cr, class, id, zones[i]))
+		}
+		return s
+	}
+	return nil
+}
+
+// newGroup is the ProcessGroup managed resource of a new process group. It
+// shares the Cluster's provider config and management policies, so an
+// orphaned Cluster orphans its groups too.
+func newGroup(cr *v1alpha1.Cluster, class v1alpha1.ProcessClass, id, zone string) *v1alpha1.ProcessGroup {
+	pg := &v1alpha1.ProcessGroup{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            workload.PodName(cr, id),
+			Namespace:       cr.GetNamespace(),
+			Labels:          workload.Labels(cr, class, id),
+			OwnerReferences: []metav1.OwnerReference{meta.AsController(meta.TypedReferenceTo(cr, v1alpha1.ClusterGroupVersionKind))},
+		},
+		Spec: v1alpha1.ProcessGroupSpec{
+			ManagedResourceSpec: xpv2.ManagedResourceSpec{
+				ProviderConfigReference: cr.GetProviderConfigReference(),
+				ManagementPolicies:      cr.GetManagementPolicies(),
+			},
+			ForProvider: v1alpha1.ProcessGroupParameters{
+				ClusterReference: v1alpha1.ClusterReference{ClusterName: cr.GetName()},
+				ProcessClass:     class,
+				ProcessesPerPod:  workload.ProcessesPerPod(cr, class),
+				FaultDomain:      zone,
+			},
+		},
+	}
+	meta.SetExternalName(pg, id)
+	return pg
+}
+
+// podProcesses are the processes the groups' pods run, as the ProcessGroups
+// observed them: what is known before the database exists.
+func podProcesses(groups []v1alpha1.ProcessGroup) []plan.Process {
+	var out []plan.Process
+	for i := range groups {
+		pg := &groups[i]
+		at := pg.Status.AtProvider
+		for n, addr := range at.Addresses {
+			p := plan.Process{Address: fdb.ProcessAddress(addr), Class: string(pg.Spec.ForProvider.ProcessClass), Zone: at.FaultDomain, InstanceID: groupID(pg)}
+			if n < len(at.ProcessIDs) {
+				p.ProcessID = at.ProcessIDs[n]
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// firstCoordinatorsStep writes the first cluster file, with coordinators
+// chosen from the running pods, before the database exists.
+func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if o.clusterFile != "" {
+		return nil
+	}
+	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
+	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), mode, o.removing())
+	if err != nil {
+		return wait("waiting for pods to run before choosing coordinators: %v", err)
+	}
+	cs := fdb.ConnectionString{Description: description(cr), ID: strings.ReplaceAll(string(cr.GetUID()), "-", "")[:coordinatorDescriptionID], Coordinators: coords}
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonCoordinators,
+			Message: "chose initial coordinators " + joinAddrs(coords),
+			Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators",
+				Details: map[string]any{policy.DetailInitial: true}},
+		},
+		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords,
+	}
+}
+
+// description is the cluster file's description: the cluster's name with
+// the characters a description may not hold replaced.
+func description(cr *v1alpha1.Cluster) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			return r
+		}
+		return '_'
+	}, cr.GetName())
+}
+
+// desiredConfiguration is the database configuration of the spec.
+func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
+	dc := cr.Spec.ForProvider.DatabaseConfiguration
+	deref := func(p *int) int {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	return fdb.DatabaseConfiguration{
+		RedundancyMode: fdb.RedundancyMode(dc.RedundancyMode), StorageEngine: dc.StorageEngine, UsableRegions: dc.UsableRegions,
+		Logs: deref(dc.Logs), CommitProxies: deref(dc.CommitProxies), GrvProxies: deref(dc.GrvProxies), Resolvers: deref(dc.Resolvers),
+	}
+}
+
+func configureNewStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if o.configured() || !o.database {
+		return nil
+	}
+	cfg := desiredConfiguration(cr)
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonConfigured,
+			Message: fmt.Sprintf("created the database: configure new %s %s", cfg.RedundancyMode, cfg.StorageEngine),
+			Action:  &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "new database", Details: map[string]any{policy.DetailNewDatabase: true}},
+		},
+		Kind: kindConfigureNew, Configuration: cfg,
+	}
+}
+
+// differs reports whether the database runs another configuration than the
+// spec asks for; fields the spec leaves unset (zero) are FoundationDB's
+// choice.
+func differs(want, got fdb.DatabaseConfiguration) bool {
+	set := func(w, g int) bool { return w != 0 && w != g }
+	return want.RedundancyMode != got.RedundancyMode || want.StorageEngine != got.StorageEngine ||
+		set(want.UsableRegions, got.UsableRegions) || set(want.Logs, got.Logs) || set(want.CommitProxies, got.CommitProxies) ||
+		set(want.GrvProxies, got.GrvProxies) || set(want.Resolvers, got.Resolvers)
+}
+
+func configureStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !o.configured() {
+		return nil
+	}
+	want := desiredConfiguration(cr)
+	if !differs(want, o.status.Cluster.Configuration.DatabaseConfiguration) {
+		return nil
+	}
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonConfigured,
+			Message: fmt.Sprintf("changed the database configuration to %s %s", want.RedundancyMode, want.StorageEngine),
+			Action:  &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"},
+		},
+		Kind: kindConfigure, Configuration: want,
+	}
+}
+
+// removeGroupsStep marks the groups a shrinking class no longer needs for
+// removal by deleting their ProcessGroups; each then waits in its own
+// Delete until the cluster excluded it and it holds nothing.
+func removeGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	coordinators := map[string]bool{}
+	if cs, err := fdb.ParseConnectionString(o.clusterFile); err == nil {
+		for _, c := range cs.Coordinators {
+			coordinators[string(c)] = true
+		}
+	}
+	want := cr.Spec.ForProvider.ProcessCounts.ByClass()
+	for _, class := range v1alpha1.ProcessClasses {
+		active := o.active(class)
+		extra := len(active) - want[class]
+		if extra <= 0 {
+			continue
+		}
+		byID := map[string]*v1alpha1.ProcessGroup{}
+		var groups []plan.Group
+		for _, pg := range active {
+			id := groupID(pg)
+			byID[id] = pg
+			groups = append(groups, plan.Group{ID: id, Class: string(class), Zone: pg.Status.AtProvider.FaultDomain,
+				Coordinator: slices.ContainsFunc(pg.Status.AtProvider.Addresses, func(a string) bool { return coordinators[a] })})
+		}
+		ids := plan.ChooseRemovals(groups, extra)
+		s := &clusterStep{
+			Step: step.Step{Reason: reasonRemoveGroups, Message: fmt.Sprintf("removing %s process groups %s", class, strings.Join(ids, ", "))},
+			Kind: kindRemoveGroups,
+		}
+		for _, id := range ids {
+			s.Groups = append(s.Groups, byID[id])
+		}
+		return s
+	}
+	return nil
+}
+
+// exclusions is the database's exclusion list.
+func (o *observation) exclusions() []fdb.ProcessAddress {
+	if o.status == nil {
+		return nil
+	}
+	return fdb.Exclusions(o.status)
+}
+
+// excludeStep excludes the groups being removed that are not excluded yet:
+// one batch of one class per pass, so a pass costs at most one recovery.
+func excludeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !o.configured() {
+		return nil
+	}
+	listed := o.exclusions()
+	byClass := map[string][]string{}
+	for i := range o.groups {
+		pg := &o.groups[i]
+		id := groupID(pg)
+		if deleting(pg) && !slices.Contains(listed, fdb.InstanceTarget(id)) {
+			class := string(pg.Spec.ForProvider.ProcessClass)
+			byClass[class] = append(byClass[class], id)
+		}
+	}
+	if len(byClass) == 0 {
+		return nil
+	}
+	class := slices.Sorted(maps.Keys(byClass))[0]
+	ids := byClass[class]
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonExcluded,
+			Message: fmt.Sprintf("excluded %s process groups %s", class, strings.Join(ids, ", ")),
+			Action:  &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: ids, ProcessClass: class, Reason: "removal"},
+		},
+		Kind: kindExclude, Addresses: instanceTargets(ids),
+	}
+}
+
+// coordinatorsStep moves coordinators off processes that are missing,
+// excluded or in groups being removed.
+func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !o.available() || !o.configured() {
+		return nil
+	}
+	cs, err := fdb.ParseConnectionString(o.connectionString())
+	if err != nil {
+		return nil
+	}
+	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
+	procs := plan.Processes(o.status)
+	problem := plan.CoordinatorProblem(procs, cs.Coordinators, mode, o.removing())
+	if problem == "" {
+		return nil
+	}
+	coords, err := plan.ChooseCoordinators(procs, mode, o.removing())
+	if err != nil {
+		return wait("coordinators must change (%s) but %v", problem, err)
+	}
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonCoordinators,
+			Message: fmt.Sprintf("changed coordinators to %s: %s", joinAddrs(coords), problem),
+			Action:  &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: problem},
+		},
+		Kind: kindChangeCoordinators, Addresses: coords,
+	}
+}
+
+// includeStep includes, in one batch, the exclusions of groups that no
+// longer exist, once no other removal is in flight.
+func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !o.configured() || len(o.removing()) > 0 {
+		return nil
+	}
+	exists := map[string]bool{}
+	for i := range o.groups {
+		exists[groupID(&o.groups[i])] = true
+	}
+	var done []fdb.ProcessAddress
+	var ids []string
+	for _, ex := range o.exclusions() {
+		if k, v, ok := ex.Locality(); ok && k == fdb.LocalityInstanceID && !exists[v] {
+			done = append(done, ex)
+			ids = append(ids, v)
+		}
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonIncluded,
+			Message: "included removed process groups " + strings.Join(ids, ", "),
+			Action:  &policy.Action{Type: apiv1alpha1.ActionInclude, Targets: ids, Reason: "removal finished"},
+		},
+		Kind: kindInclude, Addresses: done,
+	}
+}
+
+func instanceTargets(ids []string) []fdb.ProcessAddress {
+	out := make([]fdb.ProcessAddress, len(ids))
+	for i, id := range ids {
+		out[i] = fdb.InstanceTarget(id)
+	}
+	return out
+}
+
+func addrStrings(addrs []fdb.ProcessAddress) []string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = string(a)
+	}
+	return out
+}
+
+func joinAddrs(addrs []fdb.ProcessAddress) string { return strings.Join(addrStrings(addrs), ",") }
+
+// bounceStep restarts, in one kill, every process whose command line
+// differs from the one its group should run now, so that the batch costs
+// one recovery. Processes pick up a new command line only when they
+// restart.
+func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !o.available() {
+		return nil
+	}
+	class := map[string]v1alpha1.ProcessClass{}
+	for i := range o.groups {
+		if pg := &o.groups[i]; !deleting(pg) {
+			class[groupID(pg)] = pg.Spec.ForProvider.ProcessClass
+		}
+	}
+	var addrs []fdb.ProcessAddress
+	targets := map[string]bool{}
+	uptime := int64(-1)
+	for _, p := range o.status.Cluster.Processes {
+		id := p.Locality.InstanceID
+		c, ok := class[id]
+		if !ok {
+			continue
+		}
+		ip, _, _ := strings.Cut(p.Address, ":")
+		if p.CommandLine == workload.ProcessCommandLine(cr, c, id, workload.ProcessNumber(p.Locality.ProcessID), ip, p.Locality.ZoneID) {
+			continue
+		}
+		addrs = append(addrs, fdb.ProcessAddress(p.Address))
+		targets[id] = true
+		if up := int64(p.UptimeSeconds); uptime < 0 || up < uptime {
+			uptime = up
+		}
+	}
+	if len(addrs) == 0 {
+		return nil
+	}
+	ids := slices.Sorted(maps.Keys(targets))
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonBounced,
+			Message: "restarted the processes of " + strings.Join(ids, ", ") + " to apply their new command lines",
+			Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: ids, Reason: "command line changed",
+				Details: map[string]any{policy.DetailMinimumUptimeSeconds: uptime}},
+		},
+		Kind: kindBounce, Addresses: fdb.SortedAddresses(addrs),
+	}
+}
+
+// disruptionStep waits while pods are recreated under the disruption grant,
+// or while groups need a disruption that no domain may take now.
+func disruptionStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+	switch {
+	case o.grant != nil:
+		return wait("fault domain %s may recreate its pods (disruption grant of generation %d)", o.grant.Domain, o.grant.Generation)
+	case o.holdWhy != "":
+		return wait("%s", o.holdWhy)
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+)
+
+// TestSafetyPolicyObjectDenies creates a SafetyPolicy object that freezes
+// every change to one cluster: the provider's gates read it through the
+// SafetyPolicy informer, so the Cluster's first gated step is denied with
+// the policy's message and recorded, and nothing is created; deleting the
+// policy lets the cluster come up.
+func TestSafetyPolicyObjectDenies(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	ns := namespace(t, "policy-object")
+	freeze := &apiv1alpha1.SafetyPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "freeze-" + ns},
+		Spec: apiv1alpha1.SafetyPolicySpec{
+			Actions:         []apiv1alpha1.ActionType{apiv1alpha1.ActionAll},
+			MatchConditions: []apiv1alpha1.MatchCondition{{Name: "this-namespace", Expression: fmt.Sprintf("cluster.namespace == %q", ns)}},
+			Validations:     []apiv1alpha1.Validation{{Name: "change-freeze", Expression: "false", Message: "changes to this cluster are frozen"}},
+		},
+	}
+	if err := env.Client.Create(ctx, freeze); err != nil {
+		t.Fatal(err)
+	}
+	cr := smallCluster(ns, nil)
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	const denial = "denied by freeze-policy-object/change-freeze: changes to this cluster are frozen"
+	eventually(t, 30*time.Second, "the freeze denies creating process groups", func() (bool, string) {
+		get(t, cr)
+		d, c := cr.Status.AtProvider.LastPolicyDecision, cr.GetCondition(gate.TypePolicyAllowed)
+		denied := d != nil && d.Action == "CreateProcessGroup" && d.Result == "Denied" && d.Rule == "freeze-policy-object/change-freeze"
+		return denied && c.Reason == gate.ReasonPolicyDenied && containsAny(events(t, cr), denial),
+			fmt.Sprintf("decision %+v; PolicyAllowed %s %q; events %v", d, c.Status, c.Message, events(t, cr))
+	})
+	if n := len(groupsOf(t, cr)); n != 0 {
+		t.Errorf("%d process groups were created under the freeze, want none", n)
+	}
+
+	if err := env.Client.Delete(ctx, freeze); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+}

@@ -1,0 +1,98 @@
+package managedkind
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+)
+
+const errBuildInput = "cannot build the safety-policy input"
+
+// A Decider is a managed resource that records its last safety-policy
+// decision in its status.
+type Decider interface {
+	resource.Managed
+	SetLastPolicyDecision(d *v1alpha1.PolicyDecision)
+}
+
+// Evidence is what one reconcile observed that a decision rests on.
+type Evidence struct {
+	// Cluster is the Cluster the acting resource belongs to (or is).
+	Cluster *v1alpha1.Cluster
+	// Groups are the Cluster's ProcessGroups as listed in this reconcile;
+	// nil to have Take list them.
+	Groups []v1alpha1.ProcessGroup
+	// Status is the database status read in this reconcile; nil when none
+	// could be read, and then every action that needs one is denied.
+	Status *fdb.Status
+}
+
+// Take takes step s on mg, the one gate-and-record path of every managed
+// kind. A step that waits does nothing. A gated step is decided on with the
+// input built from ev alone (never from a status recorded by an earlier
+// reconcile); the decision is recorded on mg (the PolicyAllowed condition, a
+// Warning event when denied or warned, the decision metric and
+// atProvider.lastPolicyDecision) and a denial is returned as a
+// *gate.DeniedError without running anything. Then run makes the mutation
+// and a Normal event with the step's reason and message records it.
+func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, run func(context.Context) error) error {
+	if s.Waits() {
+		return nil
+	}
+	if s.Action != nil {
+		if err := d.decide(ctx, mg, ev, *s.Action); err != nil {
+			return err
+		}
+	}
+	if err := run(ctx); err != nil {
+		return err
+	}
+	d.Record.Event(mg, event.Normal(s.Reason, s.Message))
+	return nil
+}
+
+// decide passes action a on mg through the gate and records the decision
+// on mg. The input holds ev's Cluster and groups (mg's own observation
+// where mg is one of them), ev's status and mg as the object.
+func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Action) error {
+	groups := ev.Groups
+	if groups == nil {
+		var err error
+		if groups, err = Groups(ctx, d.Kube, ev.Cluster.GetNamespace(), ev.Cluster.GetName()); err != nil {
+			return err
+		}
+	}
+	if self, ok := mg.(*v1alpha1.ProcessGroup); ok {
+		groups = withSelf(groups, self)
+	}
+	in, err := policy.NewInput(ev.Cluster, groups, ev.Status, d.Clock.Now(), a)
+	if err != nil {
+		return errors.Wrap(err, errBuildInput)
+	}
+	if in.Object, err = policy.ObjectOf(mg); err != nil {
+		return errors.Wrap(err, errBuildInput)
+	}
+	decision, err := d.Gate.Check(ctx, mg, in)
+	mg.SetLastPolicyDecision(decision)
+	return err
+}
+
+// withSelf returns groups with self's entry replaced by self, whose status
+// this reconcile just observed.
+func withSelf(groups []v1alpha1.ProcessGroup, self *v1alpha1.ProcessGroup) []v1alpha1.ProcessGroup {
+	out := make([]v1alpha1.ProcessGroup, len(groups))
+	for i := range groups {
+		out[i] = groups[i]
+		if out[i].ID() == self.ID() {
+			out[i] = *self
+		}
+	}
+	return out
+}
