@@ -2,7 +2,9 @@ package v1alpha1
 
 // SetLastPolicyDecision records the last safety-policy decision on the
 // Cluster's status.
-func (mg *Cluster) SetLastPolicyDecision(d *PolicyDecision) { mg.Status.AtProvider.LastPolicyDecision = d }
+func (mg *Cluster) SetLastPolicyDecision(d *PolicyDecision) {
+	mg.Status.AtProvider.LastPolicyDecision = d
+}
 
 // SetLastPolicyDecision records the last safety-policy decision on the
 // ProcessGroup's status.
@@ -12,11 +14,15 @@ func (mg *ProcessGroup) SetLastPolicyDecision(d *PolicyDecision) {
 
 // SetLastPolicyDecision records the last safety-policy decision on the
 // Backup's status.
-func (mg *Backup) SetLastPolicyDecision(d *PolicyDecision) { mg.Status.AtProvider.LastPolicyDecision = d }
+func (mg *Backup) SetLastPolicyDecision(d *PolicyDecision) {
+	mg.Status.AtProvider.LastPolicyDecision = d
+}
 
 // SetLastPolicyDecision records the last safety-policy decision on the
 // Restore's status.
-func (mg *Restore) SetLastPolicyDecision(d *PolicyDecision) { mg.Status.AtProvider.LastPolicyDecision = d }
+func (mg *Restore) SetLastPolicyDecision(d *PolicyDecision) {
+	mg.Status.AtProvider.LastPolicyDecision = d
+}
 
 // Zone is the fault domain the group's processes run in: the zone observed
 // from its processes or its pod's node, else the zone its pod was placed
