@@ -7,7 +7,7 @@ import (
 )
 
 // ActionType names a mutation that the provider gates with safety policies.
-// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;"*"
+// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;"*"
 type ActionType string
 
 // The gated actions. ActionAll matches every action.
@@ -29,7 +29,13 @@ const (
 	ActionModifyBackup       ActionType = "ModifyBackup"
 	ActionStartRestore       ActionType = "StartRestore"
 	ActionAbortRestore       ActionType = "AbortRestore"
-	ActionAll                ActionType = "*"
+	// ActionDeleteCluster deletes a database: its process groups, pods and
+	// volumes, without exclusion.
+	ActionDeleteCluster ActionType = "DeleteCluster"
+	// ActionRemoveUnreachableProcessGroup removes a process group that
+	// cannot prove it holds no data: none of its processes report.
+	ActionRemoveUnreachableProcessGroup ActionType = "RemoveUnreachableProcessGroup"
+	ActionAll                           ActionType = "*"
 )
 
 // Enforcement says what a failed validation does, with the meaning of a

@@ -234,6 +234,13 @@ type ClusterParameters struct {
 	// +optional
 	Safety SafetySettings `json:"safety,omitempty"`
 
+	// DeletionProtection, when true, makes the default fdb-deletion policy
+	// deny deleting the database: deleting the Cluster then waits until it
+	// is set to false. Orphaning (management policies without Delete) is
+	// unaffected.
+	// +optional
+	DeletionProtection bool `json:"deletionProtection,omitempty"`
+
 	// Automation tunes replacements and bounces.
 	// +optional
 	// +kubebuilder:default={}

@@ -26,6 +26,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -48,6 +49,8 @@ type Deps struct {
 	Gate   *gate.Gate
 	Clock  clock.PassiveClock
 	Record event.Recorder
+	// Journal, when set, receives every mutation taken with its decision.
+	Journal func(step.Mutation)
 }
 
 // Setup adds the controller of the managed kind gvk, whose resources are
@@ -64,7 +67,7 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 	if err != nil {
 		return err
 	}
-	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec}
+	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk),
 		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...)
 

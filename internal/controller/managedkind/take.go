@@ -40,18 +40,25 @@ type Evidence struct {
 // reconcile); the decision is recorded on mg (the PolicyAllowed condition, a
 // Warning event when denied or warned, the decision metric and
 // atProvider.lastPolicyDecision) and a denial is returned as a
-// *gate.DeniedError without running anything. Then run makes the mutation
-// and a Normal event with the step's reason and message records it.
+// *gate.DeniedError without running anything. Then run makes the mutation,
+// the journal (when set) receives it with its decision, and a Normal event
+// with the step's reason and message records it.
 func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, run func(context.Context) error) error {
 	if s.Waits() {
 		return nil
 	}
+	var decision *v1alpha1.PolicyDecision
 	if s.Action != nil {
-		if err := d.decide(ctx, mg, ev, *s.Action); err != nil {
+		var err error
+		if decision, err = d.decide(ctx, mg, ev, *s.Action); err != nil {
 			return err
 		}
 	}
-	if err := run(ctx); err != nil {
+	err := run(ctx)
+	if d.Journal != nil {
+		d.Journal(step.Mutation{Kind: mg.GetObjectKind().GroupVersionKind().Kind, Namespace: mg.GetNamespace(), Name: mg.GetName(), Step: s, Decision: decision, Err: err})
+	}
+	if err != nil {
 		return err
 	}
 	d.Record.Event(mg, event.Normal(s.Reason, s.Message))
@@ -61,12 +68,12 @@ func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, ru
 // decide passes action a on mg through the gate and records the decision
 // on mg. The input holds ev's Cluster and groups (mg's own observation
 // where mg is one of them), ev's status and mg as the object.
-func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Action) error {
+func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Action) (*v1alpha1.PolicyDecision, error) {
 	groups := ev.Groups
 	if groups == nil {
 		var err error
 		if groups, err = Groups(ctx, d.Kube, ev.Cluster.GetNamespace(), ev.Cluster.GetName()); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if self, ok := mg.(*v1alpha1.ProcessGroup); ok {
@@ -74,14 +81,14 @@ func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Acti
 	}
 	in, err := policy.NewInput(ev.Cluster, groups, ev.Status, d.Clock.Now(), a)
 	if err != nil {
-		return errors.Wrap(err, errBuildInput)
+		return nil, errors.Wrap(err, errBuildInput)
 	}
 	if in.Object, err = policy.ObjectOf(mg); err != nil {
-		return errors.Wrap(err, errBuildInput)
+		return nil, errors.Wrap(err, errBuildInput)
 	}
 	decision, err := d.Gate.Check(ctx, mg, in)
 	mg.SetLastPolicyDecision(decision)
-	return err
+	return decision, err
 }
 
 // withSelf returns groups with self's entry replaced by self, whose status

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 )
@@ -54,6 +55,11 @@ type Options struct {
 	// DefaultActivePoll when zero. Options.PollInterval applies once it is
 	// Ready and up to date.
 	ActivePoll time.Duration
+
+	// Journal, when set, receives every mutation a managed kind's
+	// controller takes, with the safety-policy decision that let it: the
+	// fault-injection harness checks them.
+	Journal func(step.Mutation)
 
 	// RateLimiter replaces crossplane-runtime's per-item backoff (1 s to
 	// 60 s); tests use it to keep waits short.

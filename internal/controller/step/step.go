@@ -10,6 +10,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
@@ -33,3 +34,17 @@ func Wait(format string, args ...any) Step {
 
 // Waits reports whether the step does nothing.
 func (s Step) Waits() bool { return s.Reason == "" }
+
+// A Mutation is one step a controller took, with the decision that let it:
+// what the journal of the controllers' options receives.
+type Mutation struct {
+	// Kind, Namespace and Name name the resource that acted.
+	Kind, Namespace, Name string
+	// Step is the step taken.
+	Step Step
+	// Decision is the safety-policy decision on the step's action; nil for
+	// a step no policy gates.
+	Decision *v1alpha1.PolicyDecision
+	// Err is what the mutation returned.
+	Err error
+}
