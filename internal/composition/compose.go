@@ -13,6 +13,9 @@ type Parameters struct {
 	Size Size `json:"size,omitempty"`
 	// Redundancy is auto, single, double or triple.
 	Redundancy string `json:"redundancy,omitempty"`
+	// DeletionProtection makes the provider refuse to delete the database
+	// (the Cluster's spec.forProvider.deletionProtection).
+	DeletionProtection bool `json:"deletionProtection,omitempty"`
 	// Backup turns a continuous backup on.
 	Backup BackupParameters `json:"backup,omitempty"`
 	// ProviderConfigRef is the ProviderConfig or ClusterProviderConfig the
@@ -54,6 +57,7 @@ func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.Redun
 				FaultDomain:           v1alpha1.FaultDomain{Key: in.ZoneLabel},
 				Processes:             map[string]v1alpha1.ProcessSettings{"general": {VolumeSize: &sh.VolumeSize}},
 				Safety:                v1alpha1.SafetySettings{Policies: in.SafetyPolicies},
+				DeletionProtection:    p.DeletionProtection,
 			},
 		},
 	}

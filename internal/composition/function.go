@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/fieldpath"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/crossplane/function-sdk-go/request"
@@ -14,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
 
 // Names of the composed resources and of the required nodes.
@@ -92,8 +95,16 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if err != nil {
 		return err
 	}
+	observed, err := request.GetObservedComposedResources(req)
+	if err != nil {
+		return fmt.Errorf("cannot read the composed resources: %w", err)
+	}
+	running, err := runningRedundancy(observed)
+	if err != nil {
+		return err
+	}
 	zones := CountZones(nodes, in.ZoneLabel)
-	mode, warning, err := ChooseRedundancy(p.Redundancy, zones)
+	mode, warning, err := ChooseRedundancy(p.Redundancy, zones, running)
 	if err != nil {
 		return err
 	}
@@ -105,10 +116,6 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	}
 	db := Compose(xr.Resource.GetNamespace(), xr.Resource.GetName(), p, in, mode, sh)
 
-	observed, err := request.GetObservedComposedResources(req)
-	if err != nil {
-		return fmt.Errorf("cannot read the composed resources: %w", err)
-	}
 	desired, err := request.GetDesiredComposedResources(req)
 	if err != nil {
 		return fmt.Errorf("cannot read the desired resources: %w", err)
@@ -153,6 +160,20 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	}
 	response.Normalf(rsp, "composed a %s %s database over %d zones (backup %t)", p.Size, mode, zones, p.Backup.Enabled)
 	return nil
+}
+
+// runningRedundancy is the redundancy mode of the observed Cluster, "" when
+// there is none yet or it does not say.
+func runningRedundancy(observed map[resource.Name]resource.ObservedComposed) (v1alpha1.RedundancyMode, error) {
+	oc, ok := observed[ResourceCluster]
+	if !ok {
+		return "", nil
+	}
+	mode, err := oc.Resource.GetString("spec.forProvider.databaseConfiguration.redundancyMode")
+	if err != nil && !fieldpath.IsNotFound(err) {
+		return "", fmt.Errorf("cannot read the observed Cluster: %w", err)
+	}
+	return v1alpha1.RedundancyMode(mode), nil
 }
 
 // CountZones counts the distinct values of the zone label over the nodes;

@@ -98,16 +98,17 @@ func (c call) request(t *testing.T) *fnv1.RunFunctionRequest {
 
 // outcome is what a test looks at in a response.
 type outcome struct {
-	Requirements bool
-	Fatal        string
-	Warnings     int
-	Redundancy   string
-	Storage      int64
-	Policies     []any
-	Secret       string
-	Backup       string // the Backup's blob-store backupName, "" without one
-	ClusterReady fnv1.Ready
-	Status       map[string]any
+	Requirements       bool
+	Fatal              string
+	Warnings           []string
+	Redundancy         string
+	DeletionProtection bool
+	Storage            int64
+	Policies           []any
+	Secret             string
+	Backup             string // the Backup's blob-store backupName, "" without one
+	ClusterReady       fnv1.Ready
+	Status             map[string]any
 }
 
 func outcomeOf(rsp *fnv1.RunFunctionResponse) outcome {
@@ -117,12 +118,13 @@ func outcomeOf(rsp *fnv1.RunFunctionResponse) outcome {
 		case fnv1.Severity_SEVERITY_FATAL:
 			o.Fatal = r.GetMessage()
 		case fnv1.Severity_SEVERITY_WARNING:
-			o.Warnings++
+			o.Warnings = append(o.Warnings, r.GetMessage())
 		}
 	}
 	if c := rsp.GetDesired().GetResources()[string(composition.ResourceCluster)]; c != nil {
 		m := c.GetResource().AsMap()
 		o.Redundancy, _, _ = unstructured.NestedString(m, "spec", "forProvider", "databaseConfiguration", "redundancyMode")
+		o.DeletionProtection, _, _ = unstructured.NestedBool(m, "spec", "forProvider", "deletionProtection")
 		storage, _, _ := unstructured.NestedFloat64(m, "spec", "forProvider", "processCounts", "storage")
 		o.Storage = int64(storage)
 		o.Policies, _, _ = unstructured.NestedSlice(m, "spec", "forProvider", "safety", "policies")
@@ -134,6 +136,15 @@ func outcomeOf(rsp *fnv1.RunFunctionResponse) outcome {
 	}
 	o.Status, _, _ = unstructured.NestedMap(rsp.GetDesired().GetComposite().GetResource().AsMap(), "status")
 	return o
+}
+
+// observedCluster is the composed Cluster as Crossplane observes it, running
+// a redundancy mode.
+func observedCluster(mode any) map[string]any {
+	return map[string]any{
+		"apiVersion": "foundationdb.m.crossplane.io/v1alpha1", "kind": "Cluster", "metadata": map[string]any{"name": "orders"},
+		"spec": map[string]any{"forProvider": map[string]any{"databaseConfiguration": map[string]any{"redundancyMode": mode}}},
+	}
 }
 
 func TestRunFunction(t *testing.T) {
@@ -165,7 +176,7 @@ func TestRunFunction(t *testing.T) {
 		"ExplicitTripleOnThreeZonesWarns": {
 			call: call{zones: 3, spec: map[string]any{"redundancy": "triple", "backup": map[string]any{"enabled": false}}},
 			want: outcome{
-				Requirements: true, Warnings: 1, Redundancy: "triple", Storage: 3, Policies: policies, Secret: "orders-fdb",
+				Requirements: true, Redundancy: "triple", Warnings: []string{"redundancy triple needs 5 zones and the nodes of this cluster span 3: the database will not become ready here"}, Storage: 3, Policies: policies, Secret: "orders-fdb",
 				ClusterReady: fnv1.Ready_READY_FALSE,
 				Status:       map[string]any{"redundancy": "triple", "zones": float64(3), "clusterFileSecret": "orders-fdb"},
 			},
@@ -179,6 +190,49 @@ func TestRunFunction(t *testing.T) {
 				Requirements: true, Redundancy: "triple", Storage: 6, Policies: policies, Secret: "orders-fdb",
 				Backup: "default-orders", ClusterReady: fnv1.Ready_READY_TRUE,
 				Status: map[string]any{"redundancy": "triple", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"AutoKeepsTheRunningTriple": {
+			call: call{zones: 2, spec: map[string]any{"backup": map[string]any{"enabled": false}}, observed: map[string]map[string]any{
+				"cluster": observedCluster("triple"),
+			}},
+			want: outcome{
+				Requirements: true, Redundancy: "triple", Storage: 3, Policies: policies, Secret: "orders-fdb",
+				Warnings:     []string{"redundancy auto: the nodes of this cluster span 2 zones, enough for single, but the database runs triple; keeping triple (set spec.redundancy to single to lower it)"},
+				ClusterReady: fnv1.Ready_READY_FALSE,
+				Status:       map[string]any{"redundancy": "triple", "zones": float64(2), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"AutoRaisesTheRunningDouble": {
+			call: call{zones: 5, spec: map[string]any{"backup": map[string]any{"enabled": false}}, observed: map[string]map[string]any{
+				"cluster": observedCluster("double"),
+			}},
+			want: outcome{
+				Requirements: true, Redundancy: "triple", Storage: 3, Policies: policies, Secret: "orders-fdb",
+				ClusterReady: fnv1.Ready_READY_FALSE,
+				Status:       map[string]any{"redundancy": "triple", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"ExplicitLowerThanTheRunningTriple": {
+			call: call{zones: 5, spec: map[string]any{"redundancy": "double", "backup": map[string]any{"enabled": false}}, observed: map[string]map[string]any{
+				"cluster": observedCluster("triple"),
+			}},
+			want: outcome{
+				Requirements: true, Redundancy: "double", Storage: 3, Policies: policies, Secret: "orders-fdb",
+				ClusterReady: fnv1.Ready_READY_FALSE,
+				Status:       map[string]any{"redundancy": "double", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
+			},
+		},
+		"ObservedRedundancyNotAString": {
+			call: call{zones: 5, observed: map[string]map[string]any{"cluster": observedCluster(float64(3))}},
+			want: outcome{Requirements: true, Fatal: "cannot read the observed Cluster: spec.forProvider.databaseConfiguration.redundancyMode: not a string"},
+		},
+		"DeletionProtection": {
+			call: call{zones: 5, spec: map[string]any{"deletionProtection": true, "backup": map[string]any{"enabled": false}}},
+			want: outcome{
+				Requirements: true, Redundancy: "triple", DeletionProtection: true, Storage: 3, Policies: policies, Secret: "orders-fdb",
+				ClusterReady: fnv1.Ready_READY_FALSE,
+				Status:       map[string]any{"redundancy": "triple", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
 			},
 		},
 		"NoNodesVisible": {

@@ -1,10 +1,11 @@
 // Package composition is the composition function behind the FDBDatabase
 // self-service API (examples/composition): from an FDBDatabase's size,
-// redundancy, backup switch and target ProviderConfig it composes a
-// FoundationDB Cluster (with its cluster-file Secret), the safety policies
-// bound to it, and optionally a Backup. It chooses the redundancy from the
-// number of zones the nodes span when asked to, and marks what it composed
-// ready once the provider says so.
+// redundancy, deletion protection, backup switch and target ProviderConfig
+// it composes a FoundationDB Cluster (with its cluster-file Secret), the
+// safety policies bound to it, and optionally a Backup. It chooses the
+// redundancy from the number of zones the nodes span when asked to, never
+// below what the database runs, and marks what it composed ready once the
+// provider says so.
 package composition
 
 import (
@@ -64,21 +65,44 @@ var zonesNeeded = []struct {
 	{v1alpha1.RedundancySingle, 1},
 }
 
+// faultTolerance ranks the redundancy modes by how many zones they survive
+// losing.
+var faultTolerance = map[v1alpha1.RedundancyMode]int{
+	v1alpha1.RedundancySingle:        0,
+	v1alpha1.RedundancyDouble:        1,
+	v1alpha1.RedundancyTriple:        2,
+	v1alpha1.RedundancyThreeDataHall: 2,
+}
+
 // ChooseRedundancy returns the redundancy mode for a request ("auto" or "",
 // single, double, triple) given the number of zones the nodes of this
-// cluster span (negative when no node is visible). Auto takes the most
-// redundant mode the zones allow. An explicit mode is taken as asked, since
-// the database may go to another cluster through its ProviderConfig; when
-// this cluster's zones are too few for it, the warning says so.
-func ChooseRedundancy(requested string, zones int) (mode v1alpha1.RedundancyMode, warning string, err error) {
+// cluster span (negative when no node is visible) and the mode the composed
+// Cluster runs ("" when there is none yet).
+//
+// Auto takes the most redundant mode the zones allow, but never less than
+// the Cluster runs: nodes of a zone that are gone for a while (drained,
+// replaced) must not lower the database's fault tolerance, so the running
+// mode is kept and the warning says why. Raising it is automatic; lowering
+// it takes an explicit mode.
+//
+// An explicit mode is taken as asked, since the database may go to another
+// cluster through its ProviderConfig; when this cluster's zones are too few
+// for it, the warning says so. Whether a lower explicit mode may be applied
+// is the provider's safety policies' to decide.
+func ChooseRedundancy(requested string, zones int, running v1alpha1.RedundancyMode) (mode v1alpha1.RedundancyMode, warning string, err error) {
 	if requested == "" || requested == RedundancyAuto {
 		if zones < 0 {
 			return "", "", fmt.Errorf("cannot choose redundancy: no nodes are visible; set spec.redundancy")
 		}
 		for _, z := range zonesNeeded {
-			if zones >= z.zones {
-				return z.mode, "", nil
+			if zones < z.zones {
+				continue
 			}
+			if r, ok := faultTolerance[running]; ok && r > faultTolerance[z.mode] {
+				warning = fmt.Sprintf("redundancy auto: the nodes of this cluster span %d zones, enough for %s, but the database runs %s; keeping %s (set spec.redundancy to %s to lower it)", zones, z.mode, running, running, z.mode)
+				return running, warning, nil
+			}
+			return z.mode, "", nil
 		}
 		return "", "", fmt.Errorf("cannot choose redundancy: no node has a zone label")
 	}

@@ -112,7 +112,8 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 		t.Error("an XRD with scope Planet was accepted; Crossplane's CRDs do not validate")
 	}
 
-	// The example FDBDatabase fits the XRD's schema, which defaults it.
+	// The example FDBDatabase fits the XRD's schema, which defaults it, and
+	// so does one with deletion protection on.
 	crd := xrCRD(t, example(t, "xrd.yaml", "CompositeResourceDefinition"))
 	if err := env.Client.Create(ctx, crd); err != nil {
 		t.Fatalf("cannot create the FDBDatabase CRD: %v", err)
@@ -121,13 +122,20 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 		t.Fatal(err)
 	}
 	xr := example(t, "fdbdatabase.yaml", "FDBDatabase")
-	if err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{xr}, client.DryRunAll); err != nil {
-		t.Fatalf("the example FDBDatabase does not fit the XRD: %v", err)
+	full := xr.DeepCopy()
+	if err := unstructured.SetNestedField(full.Object, true, "spec", "deletionProtection"); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []*unstructured.Unstructured{xr, full} {
+		if err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{o}, client.DryRunAll); err != nil {
+			t.Fatalf("the FDBDatabase %v does not fit the XRD: %v", o.Object["spec"], err)
+		}
 	}
 
-	// What the function composes is valid for the provider's CRDs.
+	// What the function composes is valid for the provider's CRDs, deletion
+	// protection included.
 	fn := &composition.Function{}
-	rsp, err := fn.RunFunction(ctx, call{zones: 5}.request(t))
+	rsp, err := fn.RunFunction(ctx, call{zones: 5, spec: map[string]any{"deletionProtection": true}}.request(t))
 	if err != nil {
 		t.Fatal(err)
 	}
