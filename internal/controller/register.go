@@ -4,6 +4,7 @@ package controller
 
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -20,13 +21,14 @@ import (
 // managedKinds are the managed-resource controllers and the kind each
 // reconciles.
 var managedKinds = []struct {
-	gvk   schema.GroupVersionKind
-	setup func(ctrl.Manager, options.Options) error
+	gvk        schema.GroupVersionKind
+	setup      func(ctrl.Manager, options.Options) error
+	reconciler func(ctrl.Manager, options.Options) (*managed.Reconciler, error)
 }{
-	{v1alpha1.ClusterGroupVersionKind, cluster.Setup},
-	{v1alpha1.ProcessGroupGroupVersionKind, processgroup.Setup},
-	{v1alpha1.BackupGroupVersionKind, backup.Setup},
-	{v1alpha1.RestoreGroupVersionKind, restore.Setup},
+	{v1alpha1.ClusterGroupVersionKind, cluster.Setup, cluster.NewReconciler},
+	{v1alpha1.ProcessGroupGroupVersionKind, processgroup.Setup, processgroup.NewReconciler},
+	{v1alpha1.BackupGroupVersionKind, backup.Setup, backup.NewReconciler},
+	{v1alpha1.RestoreGroupVersionKind, restore.Setup, restore.NewReconciler},
 }
 
 // Setup adds every controller to the manager. With crossplane-runtime's

@@ -14,12 +14,6 @@ import (
 
 const errConvertObject = "cannot convert object to unstructured content"
 
-// Process roles that keep data on the group's volume.
-var dataRoles = []string{"storage", "log"}
-
-// roleCoordinator marks a coordinator among a process group's roles.
-const roleCoordinator = "coordinator"
-
 // NewInput returns the input for action a on Cluster cr: its spec, its
 // safety settings, its process groups, and what status (the database's
 // status read in this reconcile) says of the database. With a nil status the
@@ -45,6 +39,7 @@ func NewInput(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, status
 			RedundancyMode:                string(fp.DatabaseConfiguration.RedundancyMode),
 			DesiredCounts:                 map[string]int64{},
 			MinimumUptimeSecondsForBounce: int64(fp.Automation.MinimumUptimeSecondsForBounce),
+			DeletionProtection:            fp.DeletionProtection,
 			DesiredFaultTolerance:         DesiredFaultTolerance(string(fp.DatabaseConfiguration.RedundancyMode)),
 		},
 		Params:   params,
@@ -58,33 +53,38 @@ func NewInput(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, status
 		in.observe(status)
 	}
 	for i := range groups {
-		in.ProcessGroups = append(in.ProcessGroups, FromProcessGroup(&groups[i], in.Cluster.Coordinators, now))
+		in.ProcessGroups = append(in.ProcessGroups, FromProcessGroup(&groups[i], status, in.Cluster.Coordinators, now))
 	}
 	return in, nil
 }
 
 // FromProcessGroup returns the input of a ProcessGroup. Its ID is the
-// external name (the name when unset); it holds data while one of its roles
-// is storage or log, is fully excluded when excluded and holding no data,
-// and is a coordinator when a role or one of its addresses says so.
-func FromProcessGroup(pg *fdbv1alpha1.ProcessGroup, coordinators []string, now time.Time) ProcessGroup {
+// external name (the name when unset). What it holds, whether it is
+// excluded and its roles come from status, the database status read in this
+// reconcile (fdb.DrainOf), never from what the group recorded earlier;
+// without a status it holds data and is not fully excluded (fail closed).
+// It is a coordinator when one of its addresses is among coordinators, or
+// the status says so.
+func FromProcessGroup(pg *fdbv1alpha1.ProcessGroup, status *fdb.Status, coordinators []string, now time.Time) ProcessGroup {
 	at := pg.Status.AtProvider
 	id := meta.GetExternalName(pg)
 	if id == "" {
 		id = pg.Name
 	}
-	holdsData := slices.ContainsFunc(at.Roles, func(r string) bool { return slices.Contains(dataRoles, r) })
 	g := ProcessGroup{
-		ID:            id,
-		Class:         string(pg.Spec.ForProvider.ProcessClass),
-		Addresses:     at.Addresses,
-		Excluded:      at.Excluded,
-		Removing:      at.RemovalTime != nil || pg.DeletionTimestamp != nil,
-		FullyExcluded: at.Excluded && !holdsData,
-		Roles:         at.Roles,
-		Coordinator: slices.Contains(at.Roles, roleCoordinator) ||
-			slices.ContainsFunc(at.Addresses, func(a string) bool { return slices.Contains(coordinators, a) }),
-		HoldsData: holdsData,
+		ID:          id,
+		Class:       string(pg.Spec.ForProvider.ProcessClass),
+		Addresses:   at.Addresses,
+		Removing:    at.RemovalTime != nil || pg.DeletionTimestamp != nil,
+		Coordinator: slices.ContainsFunc(at.Addresses, func(a string) bool { return slices.Contains(coordinators, a) }),
+		HoldsData:   true,
+		Drain:       "the database status could not be read",
+	}
+	if status != nil {
+		d := fdb.DrainOf(status, id, pg.Spec.ForProvider.ProcessesPerPod, at.Addresses)
+		g.Excluded, g.Roles, g.HoldsData, g.Reporting = d.Excluded, d.Roles, d.HoldsData, d.Reporting
+		g.FullyExcluded, g.Drain = d.Drained, d.Why
+		g.Coordinator = g.Coordinator || slices.Contains(d.Roles, fdb.RoleCoordinator)
 	}
 	for _, c := range at.ProcessGroupConditions {
 		g.Conditions = append(g.Conditions, Condition{Type: string(c.Type), AgeSeconds: int64(now.Sub(c.Since.Time) / time.Second)})
@@ -115,6 +115,9 @@ func (in *Input) observe(s *fdb.Status) {
 		InFlightBytes: s.Cluster.Data.MovingData.InFlightBytes,
 		InQueueBytes:  s.Cluster.Data.MovingData.InQueueBytes,
 		Healthy:       s.Cluster.Data.State.Healthy,
+		State:         s.Cluster.Data.State.Name,
+
+		MinReplicasRemaining: int64(s.Cluster.Data.State.MinReplicasRemaining),
 	}
 	if cs, err := fdb.ParseConnectionString(s.Cluster.ConnectionString); err == nil {
 		for _, a := range cs.Coordinators {

@@ -35,7 +35,10 @@ func TestNewInput(t *testing.T) {
 	status := &fdb.Status{}
 	status.Client.DatabaseStatus.Available, status.Client.DatabaseStatus.Healthy = true, true
 	status.Cluster.ConnectionString = "prod:abc@10.0.0.2:4500"
-	status.Cluster.Processes = map[string]fdb.Process{"p1": {Version: "7.3.63"}}
+	// storage-1 reports, excluded, still serving storage; log-1 reports
+	// nothing, so nothing about it is taken as drained.
+	status.Cluster.Processes = map[string]fdb.Process{"p1": {Version: "7.3.63", Address: "10.0.0.1:4500", Excluded: true,
+		Locality: fdb.Locality{InstanceID: "prod-storage-1"}, Roles: []fdb.ProcessRole{{Role: "storage"}}}}
 	status.Cluster.RecoveryState.Name, status.Cluster.RecoveryState.ActiveGenerations = "fully_recovered", 1
 	status.Cluster.RecoveryState.SecondsSinceLastRecovered = 900
 	status.Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingData, status.Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingAvailability = 2, 2
@@ -73,10 +76,13 @@ func TestNewInput(t *testing.T) {
 		},
 		ProcessGroups: []ProcessGroup{
 			{
-				ID: "prod-storage-1", Class: "storage", Addresses: []string{"10.0.0.1:4500"}, Excluded: true, Roles: []string{"storage"}, HoldsData: true,
-				Conditions: []Condition{{Type: "MissingProcesses", AgeSeconds: 90}},
+				ID: "prod-storage-1", Class: "storage", Addresses: []string{"10.0.0.1:4500"}, Excluded: true, Reporting: true, Roles: []string{"storage"}, HoldsData: true,
+				Drain: "it still serves storage", Conditions: []Condition{{Type: "MissingProcesses", AgeSeconds: 90}},
 			},
-			{ID: "log-1", Class: "log", Addresses: []string{"10.0.0.2:4500"}, Excluded: true, Removing: true, FullyExcluded: true, Coordinator: true},
+			{
+				ID: "log-1", Class: "log", Addresses: []string{"10.0.0.2:4500"}, Removing: true, Roles: []string{"coordinator"}, Coordinator: true, HoldsData: true,
+				Drain: "0 of its 1 processes report: a group that does not report cannot prove it holds no data",
+			},
 		},
 		Params:   map[string]any{"maxActiveGenerations": int64(5)},
 		Policies: []string{"team"},

@@ -22,11 +22,12 @@ const (
 
 // RequiresStatus reports whether deciding on the action needs the database
 // status read in the same reconcile. Every action does, but creating a
-// process group and the two steps that make a database that does not exist
-// yet: its first coordinators and `configure new`.
+// process group, deleting a whole database (a matter of the spec: a dead
+// database can be deleted too), and the two steps that make a database that
+// does not exist yet: its first coordinators and `configure new`.
 func (a Action) RequiresStatus() bool {
 	switch {
-	case a.Type == v1alpha1.ActionCreateProcessGroup:
+	case a.Type == v1alpha1.ActionCreateProcessGroup, a.Type == v1alpha1.ActionDeleteCluster:
 		return false
 	case a.Type == v1alpha1.ActionChangeCoordinators && a.Details[DetailInitial] == true:
 		return false

@@ -33,12 +33,25 @@ const (
 	// DetailInitial (ChangeCoordinators): the coordinators are the first of
 	// a database that does not exist yet.
 	DetailInitial = "initial"
+	// DetailLowersRedundancy (ConfigureDatabase): the configuration lowers
+	// the redundancy mode, from DetailFromRedundancy.
+	DetailLowersRedundancy = "lowersRedundancy"
+	DetailFromRedundancy   = "fromRedundancy"
+	// DetailAcknowledged (ConfigureDatabase): the Cluster carries
+	// AnnotationAllowRedundancyDecrease naming the new redundancy mode.
+	DetailAcknowledged = "acknowledged"
 )
 
 // AnnotationAllowStopLastBackup, set to "true" on a Backup, lets the built-in
 // fdb-backup policy stop the last running backup even when its restorable
 // version is stale.
 const AnnotationAllowStopLastBackup = "foundationdb.crossplane.io/allow-stop-last-backup"
+
+// AnnotationAllowRedundancyDecrease, set on a Cluster to the redundancy
+// mode it asks for, acknowledges that lowering the redundancy mode to it is
+// intended: the built-in fdb-configuration policy denies a decrease without
+// it.
+const AnnotationAllowRedundancyDecrease = "foundationdb.crossplane.io/allow-redundancy-decrease"
 
 // ConditionMissingProcesses is the process-group condition that holds back
 // the exclusion budget of its class.
@@ -102,6 +115,8 @@ type Cluster struct {
 	DesiredCounts map[string]int64 `json:"desiredCounts,omitempty"`
 	// MinimumUptimeSecondsForBounce is spec.forProvider.automation's.
 	MinimumUptimeSecondsForBounce int64 `json:"minimumUptimeSecondsForBounce"`
+	// DeletionProtection is spec.forProvider.deletionProtection.
+	DeletionProtection bool `json:"deletionProtection"`
 
 	Available                bool   `json:"available"`
 	Healthy                  bool   `json:"healthy"`
@@ -123,6 +138,11 @@ type DataMovement struct {
 	InQueueBytes  int64 `json:"inQueueBytes"`
 	// Healthy is true when data distribution reports no unhealthy team.
 	Healthy bool `json:"healthy"`
+	// State is data distribution's state name (cluster.data.state.name),
+	// e.g. healthy, healing or missing_data; "" when unknown.
+	State string `json:"state,omitempty"`
+	// MinReplicasRemaining is the fewest replicas any shard has left.
+	MinReplicasRemaining int64 `json:"minReplicasRemaining"`
 }
 
 // A ProcessGroup is one pod's worth of FoundationDB processes.
@@ -135,11 +155,18 @@ type ProcessGroup struct {
 	Excluded bool `json:"excluded"`
 	// Removing is true once removal of the group began.
 	Removing bool `json:"removing"`
-	// FullyExcluded is true when the exclusion finished: no data, no role.
-	FullyExcluded bool     `json:"fullyExcluded"`
-	Roles         []string `json:"roles,omitempty"`
-	Coordinator   bool     `json:"coordinator"`
-	HoldsData     bool     `json:"holdsData"`
+	// FullyExcluded is true only on positive evidence from a complete
+	// status of this reconcile: every process of the group reports, is
+	// excluded and serves no role (see fdb.DrainOf).
+	FullyExcluded bool `json:"fullyExcluded"`
+	// Reporting is true when every process of the group reports in the
+	// status.
+	Reporting bool `json:"reporting"`
+	// Drain says why the group is not fully excluded; "" when it is.
+	Drain       string   `json:"drain,omitempty"`
+	Roles       []string `json:"roles,omitempty"`
+	Coordinator bool     `json:"coordinator"`
+	HoldsData   bool     `json:"holdsData"`
 }
 
 // Targets are an action's targets resolved against the process groups.
@@ -221,6 +248,7 @@ func (c Cluster) value() map[string]any {
 		"redundancyMode":                c.RedundancyMode,
 		"desiredCounts":                 nonNilMap(c.DesiredCounts),
 		"minimumUptimeSecondsForBounce": c.MinimumUptimeSecondsForBounce,
+		"deletionProtection":            c.DeletionProtection,
 		"available":                     c.Available,
 		"healthy":                       c.Healthy,
 		"recoveryState":                 c.RecoveryState,
@@ -235,9 +263,11 @@ func (c Cluster) value() map[string]any {
 
 func (d DataMovement) value() map[string]any {
 	return map[string]any{
-		"inFlightBytes": d.InFlightBytes,
-		"inQueueBytes":  d.InQueueBytes,
-		"healthy":       d.Healthy,
+		"inFlightBytes":        d.InFlightBytes,
+		"inQueueBytes":         d.InQueueBytes,
+		"healthy":              d.Healthy,
+		"state":                d.State,
+		"minReplicasRemaining": d.MinReplicasRemaining,
 	}
 }
 
@@ -254,6 +284,8 @@ func (g ProcessGroup) value() map[string]any {
 		"excluded":      g.Excluded,
 		"removing":      g.Removing,
 		"fullyExcluded": g.FullyExcluded,
+		"reporting":     g.Reporting,
+		"drain":         g.Drain,
 		"roles":         nonNil(g.Roles),
 		"coordinator":   g.Coordinator,
 		"holdsData":     g.HoldsData,

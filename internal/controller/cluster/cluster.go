@@ -30,7 +30,7 @@ import (
 // reconciled when one of its ProcessGroups changes, status included.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ClusterGroupVersionKind, &v1alpha1.Cluster{},
-		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.Cluster] { return &connecter{Deps: d} },
+		connect,
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.ProcessGroup{}, handler.EnqueueRequestsFromMapFunc(clusterOf))
 		})

@@ -16,6 +16,7 @@ const (
 	errUpdateConfigMap = "cannot update the cluster's ConfigMap"
 	errCreateGroup     = "cannot create ProcessGroup"
 	errDeleteGroup     = "cannot delete ProcessGroup"
+	errUpdateGroup     = "cannot update ProcessGroup"
 	errConfigure       = "cannot configure the database"
 	errExclude         = "cannot exclude process groups"
 	errInclude         = "cannot include process groups"
@@ -34,6 +35,13 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 		for _, pg := range s.Groups {
 			if err := client.IgnoreAlreadyExists(e.Kube.Create(ctx, pg.DeepCopy())); err != nil {
 				return errors.Wrap(err, errCreateGroup)
+			}
+		}
+		return nil
+	case kindSyncPolicies:
+		for _, pg := range s.Groups {
+			if err := e.Kube.Update(ctx, pg); err != nil {
+				return errors.Wrap(err, errUpdateGroup)
 			}
 		}
 		return nil

@@ -4,14 +4,18 @@ import (
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -23,6 +27,8 @@ const (
 
 const (
 	errDeleteConfigMap = "cannot delete the cluster's ConfigMap"
+
+	reasonDeleted event.Reason = "DeletedDatabase"
 )
 
 // external works against one Cluster's target cluster and database during
@@ -90,21 +96,32 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 	return managed.ExternalUpdate{}, e.Take(ctx, cr, ev, s.Step, func(ctx context.Context) error { return e.execute(ctx, cr, s) })
 }
 
-// Delete tears down what the Cluster created: its ProcessGroups (which,
-// with the Cluster gone, delete their pods and volumes without excluding
-// them first: the whole database goes) and its ConfigMap.
+// Delete deletes the database once the safety policies allow it
+// (DeleteCluster; fdb-deletion denies it under deletion protection): its
+// ProcessGroups, which, their Cluster being deleted with Delete, tear down
+// their pods and volumes without exclusion (each gated as DeleteCluster
+// too), and its ConfigMap. Without Delete in its management policies the
+// runtime orphans the Cluster and never calls Delete.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.ExternalDelete, error) {
+	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes and ConfigMap",
+		Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cr.GetName()}, Reason: "the Cluster is deleted"}}
+	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status}
+	return managed.ExternalDelete{}, e.Take(ctx, cr, ev, s, func(ctx context.Context) error { return e.deleteAll(ctx) })
+}
+
+// deleteAll deletes the Cluster's ProcessGroups and ConfigMap.
+func (e *external) deleteAll(ctx context.Context) error {
 	for i := range e.obs.groups {
 		if err := client.IgnoreNotFound(e.Kube.Delete(ctx, &e.obs.groups[i])); err != nil {
-			return managed.ExternalDelete{}, errors.Wrap(err, errDeleteGroup)
+			return errors.Wrap(err, errDeleteGroup)
 		}
 	}
 	if cm := e.session.ConfigMap; cm != nil {
 		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, cm)); err != nil {
-			return managed.ExternalDelete{}, errors.Wrap(err, errDeleteConfigMap)
+			return errors.Wrap(err, errDeleteConfigMap)
 		}
 	}
-	return managed.ExternalDelete{}, nil
+	return nil
 }
 
 // Disconnect releases nothing: sessions hold no connections.

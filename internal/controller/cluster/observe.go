@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
@@ -40,6 +41,14 @@ type observation struct {
 	// clusterFile is the connection string the ConfigMap's cluster file
 	// holds; "" before the first coordinators are chosen.
 	clusterFile string
+	// recorded is the connection string the Cluster's status recorded: a
+	// database that had one exists, whatever else is missing.
+	recorded string
+	// configuredBefore is true when the Cluster's status recorded that the
+	// database was configured.
+	configuredBefore bool
+	// now is when the observation was made.
+	now time.Time
 	// database is true when the provider can reach the database: there is
 	// a cluster file and an admin client.
 	database bool
@@ -57,7 +66,8 @@ func groupID(pg *v1alpha1.ProcessGroup) string { return pg.ID() }
 func deleting(pg *v1alpha1.ProcessGroup) bool { return pg.GetDeletionTimestamp() != nil }
 
 func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observation, error) {
-	o := &observation{clusterFile: e.session.ConnectionString, database: e.session.FDB != nil}
+	o := &observation{clusterFile: e.session.ConnectionString, database: e.session.FDB != nil,
+		recorded: cr.Status.AtProvider.ConnectionString, configuredBefore: cr.Status.AtProvider.Configured, now: e.Clock.Now()}
 	if cm := e.session.ConfigMap; cm != nil {
 		o.configMap = cm.Data
 	}
@@ -172,12 +182,24 @@ func (o *observation) removing() map[string]bool {
 }
 
 // connectionString is the cluster file the ConfigMap should hold: what the
-// database reports once it runs, else what the provider wrote.
+// database reports once it runs, else what the provider wrote, else what
+// the Cluster's status recorded (a ConfigMap that lost its cluster file gets
+// it back; no new coordinators are chosen for a database that exists).
 func (o *observation) connectionString() string {
-	if o.status != nil && o.status.Cluster.ConnectionString != "" {
+	switch {
+	case o.status != nil && o.status.Cluster.ConnectionString != "":
 		return o.status.Cluster.ConnectionString
+	case o.clusterFile != "":
+		return o.clusterFile
 	}
-	return o.clusterFile
+	return o.recorded
+}
+
+// neverCreated reports whether the status read in this reconcile proves the
+// database was never configured: FoundationDB says so, and the Cluster
+// never recorded it configured. An unreadable status proves nothing.
+func (o *observation) neverCreated() bool {
+	return o.status != nil && o.status.Cluster.RecoveryState.Name == fdb.RecoveryConfigurationNeverCreated && !o.configuredBefore
 }
 
 // atProvider is the observed state of the cluster, with the disruption

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -22,6 +23,7 @@ import (
 
 // Event reasons of the steps.
 const (
+	reasonPolicies     event.Reason = "UpdatedManagementPolicies"
 	reasonConfigMap    event.Reason = "UpdatedConfigMap"
 	reasonCreateGroups event.Reason = "CreatedProcessGroups"
 	reasonRemoveGroups event.Reason = "RemovingProcessGroups"
@@ -40,6 +42,7 @@ type kind string
 // The kinds of steps, in the order the planner considers them.
 const (
 	kindWait               kind = "Wait"
+	kindSyncPolicies       kind = "SyncPolicies"
 	kindWriteConfigMap     kind = "WriteConfigMap"
 	kindCreateGroups       kind = "CreateGroups"
 	kindFirstCoordinators  kind = "FirstCoordinators"
@@ -59,7 +62,7 @@ type clusterStep struct {
 	Kind kind
 	// ConfigMap is the data to write (WriteConfigMap, FirstCoordinators).
 	ConfigMap map[string]string
-	// Groups are the ProcessGroups to create or delete.
+	// Groups are the ProcessGroups to create, update or delete.
 	Groups []*v1alpha1.ProcessGroup
 	// Addresses are what to exclude, include or kill, or the new
 	// coordinators.
@@ -80,14 +83,16 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // next plans the one next step for the cluster from its spec and one
 // reconcile's observation, or nil when the cluster is as its spec says. The
 // first consideration that calls for a step wins. The order matters: the
-// ConfigMap before pods that mount it; groups before coordinators;
+// groups' management policies follow the Cluster's first, so that no group
+// deletes what the Cluster would orphan; the ConfigMap before pods that
+// mount it; groups before coordinators;
 // coordinators before `configure new`; coordinators move off groups being
 // removed before those are excluded; inclusions once no removal is in
 // flight, as one batch; last, while a fault domain recreates its pods under
 // the disruption grant, a wait.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		configMapStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
+		policiesStep, configMapStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
 		removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep, disruptionStep,
 	} {
 		if s := p(cr, o); s != nil {
@@ -95,6 +100,30 @@ func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		}
 	}
 	return nil
+}
+
+// policiesStep gives the groups whose management policies differ from the
+// Cluster's the Cluster's: a group's effective policies follow its
+// Cluster's at every reconcile, so orphaning the Cluster orphans them too.
+func policiesStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	want := cr.GetManagementPolicies()
+	var stale []*v1alpha1.ProcessGroup
+	var ids []string
+	for i := range o.groups {
+		if pg := &o.groups[i]; !slices.Equal(pg.GetManagementPolicies(), want) {
+			pg = pg.DeepCopy()
+			pg.SetManagementPolicies(want)
+			stale = append(stale, pg)
+			ids = append(ids, groupID(pg))
+		}
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	return &clusterStep{
+		Step: step.Step{Reason: reasonPolicies, Message: fmt.Sprintf("gave process groups %s the Cluster's management policies %v", strings.Join(ids, ", "), want)},
+		Kind: kindSyncPolicies, Groups: stale,
+	}
 }
 
 // densities are the monitor configurations the ConfigMap must hold: those
@@ -135,6 +164,11 @@ func (o *observation) active(class v1alpha1.ProcessClass) []*v1alpha1.ProcessGro
 }
 
 func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if o.database && o.status == nil && missingGroups(cr, o) {
+		// IDs still in the exclusion list are never reused; without it no
+		// ID is known to be free.
+		return wait("cannot choose IDs for new process groups: the exclusion list could not be read")
+	}
 	taken := map[string]bool{}
 	for i := range o.groups {
 		taken[groupID(&o.groups[i])] = true
@@ -171,6 +205,17 @@ func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return s
 	}
 	return nil
+}
+
+// missingGroups reports whether some class has fewer active groups than
+// the spec asks for.
+func missingGroups(cr *v1alpha1.Cluster, o *observation) bool {
+	for class, n := range cr.Spec.ForProvider.ProcessCounts.ByClass() {
+		if len(o.active(class)) < n {
+			return true
+		}
+	}
+	return false
 }
 
 // newGroup is the ProcessGroup managed resource of a new process group. It
@@ -220,9 +265,11 @@ func podProcesses(groups []v1alpha1.ProcessGroup) []plan.Process {
 }
 
 // firstCoordinatorsStep writes the first cluster file, with coordinators
-// chosen from the running pods, before the database exists.
+// chosen from the running pods, before the database exists. A Cluster that
+// recorded a connection string has a database: it never gets new first
+// coordinators (the ConfigMap step restores its cluster file instead).
 func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if o.clusterFile != "" {
+	if o.connectionString() != "" {
 		return nil
 	}
 	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
@@ -268,8 +315,12 @@ func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
 	}
 }
 
+// configureNewStep creates the database, only on positive evidence that it
+// was never created: the status read in this reconcile says so. An
+// unreadable status, or a Cluster that recorded its database configured,
+// never leads to `configure new`.
 func configureNewStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if o.configured() || !o.database {
+	if !o.neverCreated() {
 		return nil
 	}
 	cfg := desiredConfiguration(cr)
@@ -297,15 +348,23 @@ func configureStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.configured() {
 		return nil
 	}
-	want := desiredConfiguration(cr)
-	if !differs(want, o.status.Cluster.Configuration.DatabaseConfiguration) {
+	want, running := desiredConfiguration(cr), o.status.Cluster.Configuration.DatabaseConfiguration
+	if !differs(want, running) {
 		return nil
+	}
+	a := &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"}
+	if policy.DesiredFaultTolerance(string(want.RedundancyMode)) < policy.DesiredFaultTolerance(string(running.RedundancyMode)) {
+		a.Details = map[string]any{
+			policy.DetailLowersRedundancy: true,
+			policy.DetailFromRedundancy:   string(running.RedundancyMode),
+			policy.DetailAcknowledged:     cr.GetAnnotations()[policy.AnnotationAllowRedundancyDecrease] == string(want.RedundancyMode),
+		}
 	}
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonConfigured,
 			Message: fmt.Sprintf("changed the database configuration to %s %s", want.RedundancyMode, want.StorageEngine),
-			Action:  &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"},
+			Action:  a,
 		},
 		Kind: kindConfigure, Configuration: want,
 	}
@@ -358,8 +417,11 @@ func (o *observation) exclusions() []fdb.ProcessAddress {
 }
 
 // excludeStep excludes the groups being removed that are not excluded yet:
-// one batch of one class per pass, so a pass costs at most one recovery.
-func excludeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+// one batch of one class per pass, so a pass costs at most one recovery,
+// cut to the class's exclusion budget (computed from this reconcile's
+// status as fdb-exclusion computes it) so that a large removal proceeds in
+// batches the budget allows instead of waiting for a budget it never gets.
+func excludeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.configured() {
 		return nil
 	}
@@ -378,6 +440,11 @@ func excludeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	class := slices.Sorted(maps.Keys(byClass))[0]
 	ids := byClass[class]
+	if in, err := policy.NewInput(cr, o.groups, o.status, o.now, policy.Action{}); err == nil {
+		if budget := int(policy.ExclusionBudget(in.Cluster.DesiredCounts, in.Cluster.DesiredFaultTolerance, in.ProcessGroups)[class]); budget > 0 {
+			ids = ids[:min(budget, len(ids))]
+		}
+	}
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonExcluded,
@@ -418,10 +485,18 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
+// stuckRemoval is how long a removal may be in flight before inclusions of
+// other, finished removals stop waiting for it.
+const stuckRemoval = 10 * time.Minute
+
 // includeStep includes, in one batch, the exclusions of groups that no
-// longer exist, once no other removal is in flight.
+// longer exist, once no other removal is in flight, or every one in flight
+// has been for stuckRemoval (e.g. a pod stuck on a dead node): batching
+// saves recoveries, but a stuck removal must not hold the others back.
 func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
-	if !o.configured() || len(o.removing()) > 0 {
+	if !o.configured() || slices.ContainsFunc(o.groups, func(pg v1alpha1.ProcessGroup) bool {
+		return deleting(&pg) && o.now.Sub(pg.GetDeletionTimestamp().Time) < stuckRemoval
+	}) {
 		return nil
 	}
 	exists := map[string]bool{}

@@ -160,6 +160,7 @@ func noDatabase() mutation {
 func unconfigured() mutation {
 	return func(_ *v1alpha1.Cluster, o *observation) {
 		o.status.Cluster.Configuration = fdb.Configuration{}
+		o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryConfigurationNeverCreated}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
@@ -60,17 +61,11 @@ type Deps struct {
 // crossplane-runtime's DesiredStateChanged filter.
 func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, obj T,
 	newConnector func(Deps) managed.TypedExternalConnector[T], watch func(*builder.Builder) *builder.Builder, extra ...managed.ReconcilerOption) error {
-	name := managed.ControllerName(gvk.Kind)
-	//lint:ignore SA1019 crossplane-runtime's event.NewAPIRecorder takes the old record.EventRecorder
-	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
-	g, err := o.PolicyGate(rec)
+	r, err := NewReconciler(mgr, o, gvk, newConnector, extra...)
 	if err != nil {
 		return err
 	}
-	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal}
-	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk),
-		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...)
-
+	name := managed.ControllerName(gvk.Kind)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
@@ -79,6 +74,26 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 		b = watch(b)
 	}
 	return b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+}
+
+// NewReconciler returns the managed reconciler of kind gvk as Setup runs it
+// under a controller: an event recorder, the safety-policy gate, the
+// connector newConnector builds from the kind's Deps (mgr's client, its
+// uncached reader, the options' backend, clock and journal), the shared
+// reconciler options, then extra. A driver that calls Reconcile itself —
+// the fault-injection harness — builds it without a controller.
+func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind,
+	newConnector func(Deps) managed.TypedExternalConnector[T], extra ...managed.ReconcilerOption) (*managed.Reconciler, error) {
+	name := managed.ControllerName(gvk.Kind)
+	//lint:ignore SA1019 crossplane-runtime's event.NewAPIRecorder takes the old record.EventRecorder
+	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name))
+	g, err := o.PolicyGate(rec)
+	if err != nil {
+		return nil, err
+	}
+	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal}
+	return managed.NewReconciler(mgr, resource.ManagedKind(gvk),
+		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...), nil
 }
 
 // ClusterOf returns the Cluster named name in mg's namespace. gone is true
@@ -118,7 +133,13 @@ type Belonging struct {
 	Cluster *v1alpha1.Cluster
 	// ClusterGone is true when the Cluster is missing or being deleted.
 	ClusterGone bool
-	Session     *connector.Session
+	// TeardownConsent is true when the Cluster is being deleted with Delete
+	// in its management policies: the only case in which what belongs to it
+	// may be torn down without its normal removal (and then still gated as
+	// DeleteCluster). A Cluster that vanished any other way, e.g. orphaned,
+	// consents to nothing.
+	TeardownConsent bool
+	Session         *connector.Session
 }
 
 // Open finds the Cluster named clusterName that mg belongs to and opens a
@@ -132,7 +153,8 @@ func (d Deps) Open(ctx context.Context, mg resource.ModernManaged, clusterName s
 	if err != nil {
 		return nil, err
 	}
-	return &Belonging{Cluster: cr, ClusterGone: gone, Session: s}, nil
+	consent := cr.GetDeletionTimestamp() != nil && deletes(cr.GetManagementPolicies())
+	return &Belonging{Cluster: cr, ClusterGone: gone, TeardownConsent: consent, Session: s}, nil
 }
 
 // BelongingConnector connects the external client of a resource that
@@ -154,4 +176,10 @@ func (c *BelongingConnector[T]) Connect(ctx context.Context, mg T) (managed.Type
 		return nil, err
 	}
 	return c.New(c.Deps, b), nil
+}
+
+// deletes reports whether management policies let the provider delete what
+// a resource manages: the default (none set), "*" or Delete.
+func deletes(p xpv2.ManagementPolicies) bool {
+	return len(p) == 0 || slices.Contains(p, xpv2.ManagementActionAll) || slices.Contains(p, xpv2.ManagementActionDelete)
 }

@@ -38,6 +38,9 @@ type external struct {
 	session     *connector.Session
 	cluster     *v1alpha1.Cluster
 	clusterGone bool
+	// consent: the Cluster is being deleted with Delete in its management
+	// policies (see managedkind.Belonging.TeardownConsent).
+	consent bool
 
 	obs  *observation
 	step groupStep
@@ -59,7 +62,7 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 	if o.grantWhy, err = e.grant(ctx, pg, o); err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	e.step = next(pg, o, e.clusterGone)
+	e.step = next(pg, o, e.clusterGone, e.consent)
 
 	switch {
 	case !o.running():
@@ -75,7 +78,8 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 	// restart, in one batch across groups. Without its Cluster the group
 	// has no desired pod to converge to: it is only observed, and deleted
 	// on request.
-	upToDate := e.step.Kind == kindUnchanged || e.step.Kind == kindRemove || e.step.Kind == kindTeardown
+	upToDate := e.step.Kind == kindUnchanged || e.step.Kind == kindRemove || e.step.Kind == kindRemoveUnreachable ||
+		e.step.Kind == kindTeardown || e.step.Kind == kindRelease
 	switch {
 	case upToDate:
 		pg.SetConditions(xpv2.ObserveMatched())
@@ -152,7 +156,7 @@ func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error
 		// the UID differs and nothing is deleted.
 		uid := e.obs.pod.UID
 		return errors.Wrap(client.IgnoreNotFound(e.session.Target.Delete(ctx, e.obs.pod, client.Preconditions{UID: &uid})), errDeletePod)
-	case kindRemove, kindTeardown:
+	case kindRemove, kindRemoveUnreachable, kindTeardown:
 		return e.teardown(ctx)
 	}
 	return nil

@@ -22,7 +22,6 @@ const (
 	errGetPod    = "cannot get the group's pod"
 	errGetPVC    = "cannot get the group's volume claim"
 	errGetNode   = "cannot get the pod's node"
-	roleCoord    = "coordinator"
 	statusFailed = "status unreadable"
 )
 
@@ -40,6 +39,9 @@ type observation struct {
 	procs  []fdb.Process
 	// version is the FoundationDB version the Cluster asks for.
 	version string
+	// drain is what the status proves about removing the group; without a
+	// status it proves nothing.
+	drain fdb.Drain
 	// at is the group's observed state; grantWhy says why the group may
 	// not disrupt its pod now ("" when it may or need not).
 	at       v1alpha1.ProcessGroupObservation
@@ -110,18 +112,6 @@ func (o *observation) zone(key string) string {
 	return ""
 }
 
-// excluded reports whether the database excludes the group: its locality
-// is in the exclusion list, or every process reports excluded.
-func (o *observation) excluded() bool {
-	if o.status == nil {
-		return false
-	}
-	if slices.Contains(fdb.Exclusions(o.status), fdb.InstanceTarget(o.id)) {
-		return true
-	}
-	return len(o.procs) > 0 && !slices.ContainsFunc(o.procs, func(p fdb.Process) bool { return !p.Excluded })
-}
-
 // conditions are the group's problems now.
 func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alpha1.ProcessGroupConditionType {
 	var out []v1alpha1.ProcessGroupConditionType
@@ -138,13 +128,24 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 	add(o.pod != nil && o.pod.DeletionTimestamp != nil, v1alpha1.ResourcesTerminating)
 	add(o.pod != nil && o.pod.Annotations[workload.AnnotationSpec] != o.want.Annotations[workload.AnnotationSpec], v1alpha1.IncorrectPodSpec)
 	add(o.node != nil && !nodeReady(o.node), v1alpha1.NodeNotReady)
+	// A group is missing processes from its creation until they report,
+	// whatever its pod's phase; without a status that cannot be told, and
+	// the condition stays as it was.
+	if o.status == nil {
+		add(e.has(pg, v1alpha1.MissingProcesses), v1alpha1.MissingProcesses)
+	} else {
+		add(len(o.procs) < max(pg.Spec.ForProvider.ProcessesPerPod, 1), v1alpha1.MissingProcesses)
+	}
 	if o.status != nil && o.running() {
-		n := max(pg.Spec.ForProvider.ProcessesPerPod, 1)
-		add(len(o.procs) < n, v1alpha1.MissingProcesses)
 		add(slices.ContainsFunc(o.procs, func(p fdb.Process) bool { return p.CommandLine != e.commandLine(pg, o, p) }), v1alpha1.IncorrectCommandLine)
-		add(o.excluded() && pg.GetDeletionTimestamp() == nil, v1alpha1.ProcessIsMarkedAsExcluded)
+		add(o.drain.Excluded && pg.GetDeletionTimestamp() == nil, v1alpha1.ProcessIsMarkedAsExcluded)
 	}
 	return out
+}
+
+// has reports whether the group's recorded state has condition t.
+func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditionType) bool {
+	return slices.ContainsFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == t })
 }
 
 // commandLine is the command line process p of the group should run.
@@ -163,12 +164,12 @@ func nodeReady(n *corev1.Node) bool {
 }
 
 // atProvider is the observed state of the group; conditions keep the time
-// they were first seen.
+// they were first seen. It records in o.drain what the status proves about
+// removing the group.
 func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now time.Time) v1alpha1.ProcessGroupObservation {
 	prev := pg.Status.AtProvider
 	at := v1alpha1.ProcessGroupObservation{
 		FaultDomain:        o.zone(workload.FaultDomainKey(e.cluster)),
-		Excluded:           o.excluded(),
 		ExclusionTime:      prev.ExclusionTime,
 		RemovalTime:        prev.RemovalTime,
 		LastPolicyDecision: prev.LastPolicyDecision,
@@ -176,13 +177,9 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 	if o.pod != nil {
 		at.PodName = o.pod.Name
 	}
-	roles := map[string]bool{}
 	for _, p := range o.procs {
 		at.Addresses = append(at.Addresses, p.Address)
 		at.ProcessIDs = append(at.ProcessIDs, p.Locality.ProcessID)
-		for _, r := range p.Roles {
-			roles[r.Role] = true
-		}
 	}
 	if len(o.procs) == 0 && o.running() {
 		// Before the database reports them, the processes are where the
@@ -193,18 +190,11 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		}
 	}
 	if o.status != nil {
-		if cs, err := fdb.ParseConnectionString(o.status.Cluster.ConnectionString); err == nil {
-			for _, c := range cs.Coordinators {
-				if slices.Contains(at.Addresses, string(c)) {
-					roles[roleCoord] = true
-				}
-			}
-		}
+		// Addresses it had before count too: a group whose pod is gone may
+		// still be a coordinator.
+		o.drain = fdb.DrainOf(o.status, o.id, pg.Spec.ForProvider.ProcessesPerPod, append(slices.Clone(at.Addresses), prev.Addresses...))
+		at.Excluded, at.Roles = o.drain.Excluded, o.drain.Roles
 	}
-	for r := range roles {
-		at.Roles = append(at.Roles, r)
-	}
-	sort.Strings(at.Roles)
 	stamp := metav1.NewTime(now)
 	if at.Excluded && at.ExclusionTime == nil {
 		at.ExclusionTime = &stamp

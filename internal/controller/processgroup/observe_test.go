@@ -75,8 +75,20 @@ func TestConditions(t *testing.T) {
 			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectPodSpec, v1alpha1.MissingProcesses},
 		},
 		"OutdatedCommandLineAndExcludedWithoutRemoval": {
-			o:    &observation{pod: running(c, pg), pvc: pvc, node: node, status: status, procs: []fdb.Process{process(c, true, "/usr/bin/fdbserver --old")}},
+			o: &observation{pod: running(c, pg), pvc: pvc, node: node, status: status, procs: []fdb.Process{process(c, true, "/usr/bin/fdbserver --old")},
+				drain: fdb.Drain{Excluded: true, Reporting: true}},
 			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectCommandLine, v1alpha1.ProcessIsMarkedAsExcluded},
+		},
+		"PendingPodMissesProcesses": {
+			// A group is missing processes from its creation until they
+			// report, whatever its pod's phase: a replacement whose pod is
+			// Pending holds back the exclusion budget like any other.
+			o:    &observation{pod: pending, pvc: pvc, node: node, status: status},
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.PodPending, v1alpha1.MissingProcesses},
+		},
+		"MissingPodMissesProcesses": {
+			o:    &observation{pvc: pvc, status: status},
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.MissingPod, v1alpha1.MissingProcesses},
 		},
 	}
 	for name, tc := range cases {

@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
@@ -18,9 +19,11 @@ const (
 	reasonRecreate event.Reason = "RecreatingPod"
 	reasonRemoved  event.Reason = "RemovedProcessGroup"
 	reasonTeardown event.Reason = "DeletedWithCluster"
+	reasonReleased event.Reason = "ReleasedProcessGroup"
 
+	msgReleased    = "left the pod and volume in place: the group's Cluster is gone without a deletion that consents to removing its data"
 	msgWaitExclude = "waiting for the cluster to exclude the group before it is removed"
-	msgStillInUse  = "refusing to remove a group that still serves roles %v: data, a role or a coordinator would be lost"
+	msgNotDrained  = "refusing to remove the group until the database status proves it holds nothing: %s"
 )
 
 // kind is what a step of a ProcessGroup does; the executor runs it.
@@ -28,11 +31,17 @@ type kind string
 
 // The kinds of steps.
 const (
-	kindWait      kind = "Wait"
-	kindEnsure    kind = "Ensure"
-	kindRecreate  kind = "Recreate"
-	kindRemove    kind = "Remove"
-	kindTeardown  kind = "Teardown"
+	kindWait     kind = "Wait"
+	kindEnsure   kind = "Ensure"
+	kindRecreate kind = "Recreate"
+	kindRemove   kind = "Remove"
+	// kindRemoveUnreachable removes a group none of whose processes
+	// report, so that it cannot prove it holds no data.
+	kindRemoveUnreachable kind = "RemoveUnreachable"
+	kindTeardown          kind = "Teardown"
+	// kindRelease lets go of a group whose Cluster vanished without
+	// consent: pod and volume stay.
+	kindRelease   kind = "Release"
 	kindUnchanged kind = ""
 )
 
@@ -43,26 +52,43 @@ type groupStep struct {
 }
 
 // next plans the one next step for the group from its spec and one
-// reconcile's observation (o.at is the group's observed state, o.grant the
-// disruption grant's verdict for its fault domain). A group being removed
-// waits until the cluster excluded it; one that still serves a role (holds
-// data, runs a log or is a coordinator) is never removed, whatever the
-// policies say; then its removal is gated. A group whose Cluster is gone is
-// only deleted with it. Otherwise missing pods and volume claims are
+// reconcile's observation (o.at is the group's observed state, o.drain what
+// the status proves about removing it, o.grantWhy the disruption grant's
+// verdict for its fault domain). A group being removed waits until the
+// cluster excluded it. It is removed (RemoveProcessGroup) only on positive
+// evidence that it is drained, whatever the policies say: a complete
+// status of this reconcile in which every process of it reports, is
+// excluded and serves no role and none is a coordinator. A group none of
+// whose processes report cannot prove that: removing it is a separate
+// action, RemoveUnreachableProcessGroup, which the default policies deny
+// until data distribution reports full replication without it. Any other
+// doubt waits and says why. A group whose Cluster is gone is torn down only
+// with the consent of a Cluster deletion (gated as DeleteCluster, like the
+// Cluster's own); without it the group lets go and leaves its pod and volume
+// in place. Otherwise missing pods and volume claims are
 // created, and a pod whose spec drifted is recreated under the disruption
 // grant, gated as Upgrade when its image changes.
-func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone bool) groupStep {
+func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) groupStep {
 	id, class := o.id, string(pg.Spec.ForProvider.ProcessClass)
 	switch {
+	case pg.GetDeletionTimestamp() != nil && consent:
+		cluster := pg.Spec.ForProvider.ClusterName
+		return groupStep{Kind: kindTeardown, Step: step.Step{Reason: reasonTeardown, Message: "deleted the pod and volume of a group whose Cluster " + cluster + " is deleted",
+			Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cluster}, Reason: "process group " + id + " of the deleted Cluster"}}}
 	case pg.GetDeletionTimestamp() != nil && clusterGone:
-		return groupStep{Kind: kindTeardown, Step: step.Step{Reason: reasonTeardown, Message: "deleted the pod and volume of a group whose Cluster is deleted"}}
+		return groupStep{Kind: kindRelease, Step: step.Step{Reason: reasonReleased, Message: msgReleased}}
 	case pg.GetDeletionTimestamp() != nil && !o.at.Excluded:
 		return groupStep{Kind: kindWait, Step: step.Wait(msgWaitExclude)}
-	case pg.GetDeletionTimestamp() != nil && len(o.at.Roles) > 0:
-		return groupStep{Kind: kindWait, Step: step.Wait(msgStillInUse, o.at.Roles)}
-	case pg.GetDeletionTimestamp() != nil:
+	case pg.GetDeletionTimestamp() != nil && o.drain.Drained:
 		return groupStep{Kind: kindRemove, Step: step.Step{Reason: reasonRemoved, Message: "deleted the pod and volume of fully excluded group " + id,
 			Action: &policy.Action{Type: apiv1alpha1.ActionRemoveProcessGroup, Targets: []string{id}, ProcessClass: class, Reason: "removal"}}}
+	case pg.GetDeletionTimestamp() != nil && o.status != nil && o.drain.Complete && !o.drain.Reporting && !slices.Contains(o.drain.Roles, fdb.RoleCoordinator):
+		return groupStep{Kind: kindRemoveUnreachable, Step: step.Step{Reason: reasonRemoved, Message: "deleted the pod and volume of unreachable group " + id + ": " + o.drain.Why,
+			Action: &policy.Action{Type: apiv1alpha1.ActionRemoveUnreachableProcessGroup, Targets: []string{id}, ProcessClass: class, Reason: o.drain.Why}}}
+	case pg.GetDeletionTimestamp() != nil && o.status == nil:
+		return groupStep{Kind: kindWait, Step: step.Wait(msgNotDrained, "the database status could not be read")}
+	case pg.GetDeletionTimestamp() != nil:
+		return groupStep{Kind: kindWait, Step: step.Wait(msgNotDrained, o.drain.Why)}
 	case clusterGone:
 		return groupStep{Kind: kindUnchanged}
 	case o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil):

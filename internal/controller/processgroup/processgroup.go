@@ -30,9 +30,7 @@ import (
 // clusterChanged), not on its every status write.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{},
-		func(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.ProcessGroup] {
-			return newConnector(d)
-		},
+		connect,
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())),
 				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }}))
@@ -76,7 +74,7 @@ func newConnector(d managedkind.Deps) *managedkind.BelongingConnector[*v1alpha1.
 		Deps:        d,
 		ClusterName: func(pg *v1alpha1.ProcessGroup) string { return pg.Spec.ForProvider.ClusterName },
 		New: func(d managedkind.Deps, b *managedkind.Belonging) managed.TypedExternalClient[*v1alpha1.ProcessGroup] {
-			return &external{Deps: d, session: b.Session, cluster: b.Cluster, clusterGone: b.ClusterGone}
+			return &external{Deps: d, session: b.Session, cluster: b.Cluster, clusterGone: b.ClusterGone, consent: b.TeardownConsent}
 		},
 	}
 }

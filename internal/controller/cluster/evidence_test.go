@@ -1,0 +1,204 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+)
+
+// statusUnreadable is a reachable database whose status could not be read
+// in this reconcile.
+func statusUnreadable() mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) { o.status, o.statusErr = nil, fdb.ErrTimeout }
+}
+
+// recordedConfigured is a Cluster whose status recorded its database
+// configured, with its connection string.
+func recordedConfigured() mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) { o.configuredBefore, o.recorded = true, o.clusterFile }
+}
+
+// lostClusterFile is a ConfigMap recreated without its cluster file: no
+// admin client, no status.
+func lostClusterFile() mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.status, o.database, o.clusterFile = nil, false, ""
+		o.configMap = configMapData(cr, "", o.groups)
+	}
+}
+
+// TestPlanNeverActsOnMissingEvidence: an unreadable status or a lost
+// cluster file never plans what only a database that does not exist may
+// do (configure new, new first coordinators), and new groups never reuse an
+// ID that may still be excluded.
+func TestPlanNeverActsOnMissingEvidence(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		ms     []mutation
+		want   kind
+		msg    string
+	}{
+		"NoConfigureNewOnUnreadableStatus": {
+			reason: "An unreadable status is no evidence that the database was never created.",
+			ms:     []mutation{statusUnreadable()},
+		},
+		"NoConfigureNewForARecordedDatabase": {
+			reason: "A Cluster that recorded its database configured never runs configure new, whatever the status says.",
+			ms:     []mutation{recordedConfigured(), unconfigured()},
+		},
+		"ConfigureNewOnPositiveEvidence": {
+			reason: "FoundationDB saying configuration_never_created is the evidence configure new needs.",
+			ms:     []mutation{unconfigured()},
+			want:   kindConfigureNew, msg: "created the database: configure new double ssd-2",
+		},
+		"LostClusterFileIsRestoredNotReplaced": {
+			reason: "A ConfigMap that lost its cluster file gets the recorded one back; no new coordinators are chosen.",
+			ms:     []mutation{recordedConfigured(), lostClusterFile()},
+			want:   kindWriteConfigMap, msg: "updated ConfigMap db-config",
+		},
+		"NoNewIDsWithoutTheExclusionList": {
+			reason: "Without the exclusion list no ID is known to be free: a new group could reuse one still excluded.",
+			ms:     []mutation{storage(6), statusUnreadable()},
+			want:   kindWait, msg: "cannot choose IDs for new process groups: the exclusion list could not be read",
+		},
+		"NewIDsSkipExcludedOnes": {
+			reason: "With the list, an ID still excluded is skipped.",
+			ms:     []mutation{storage(6), excluded(instance("storage-6"))},
+			want:   kindCreateGroups, msg: "created storage process groups storage-7",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.ms...)
+			got := next(cr, o)
+			var k kind
+			var msg string
+			if got != nil {
+				k, msg = got.Kind, got.Message
+			}
+			if diff := cmp.Diff(tc.want, k); diff != "" {
+				t.Errorf("\n%s\nnext(...).Kind: -want, +got:\n%s (message %q)", tc.reason, diff, msg)
+			}
+			if diff := cmp.Diff(tc.msg, msg); diff != "" {
+				t.Errorf("\n%s\nnext(...).Message: -want, +got:\n%s", tc.reason, diff)
+			}
+			if tc.want == kindWriteConfigMap {
+				if diff := cmp.Diff(configMapData(cr, o.recorded, o.groups), got.ConfigMap); diff != "" {
+					t.Errorf("\n%s\nthe restored ConfigMap: -want (the recorded cluster file), +got:\n%s", tc.reason, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestPlanRedundancyNeverDropsSilently: lowering the redundancy mode is
+// gated with what the policy needs to deny it unless acknowledged.
+func TestPlanRedundancyNeverDropsSilently(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		mode   v1alpha1.RedundancyMode
+		ack    string
+		want   map[string]any
+	}{
+		"Lowered": {
+			reason: "double to single lowers redundancy, unacknowledged.",
+			mode:   v1alpha1.RedundancySingle,
+			want:   map[string]any{policy.DetailLowersRedundancy: true, policy.DetailFromRedundancy: "double", policy.DetailAcknowledged: false},
+		},
+		"LoweredAndAcknowledged": {
+			reason: "The annotation naming the new mode acknowledges it.",
+			mode:   v1alpha1.RedundancySingle, ack: "single",
+			want: map[string]any{policy.DetailLowersRedundancy: true, policy.DetailFromRedundancy: "double", policy.DetailAcknowledged: true},
+		},
+		"AcknowledgedForAnotherMode": {
+			reason: "An annotation naming another mode acknowledges nothing.",
+			mode:   v1alpha1.RedundancySingle, ack: "double",
+			want: map[string]any{policy.DetailLowersRedundancy: true, policy.DetailFromRedundancy: "double", policy.DetailAcknowledged: false},
+		},
+		"Raised": {
+			reason: "Raising redundancy needs no acknowledgement.",
+			mode:   v1alpha1.RedundancyTriple,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5)
+			cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode = tc.mode
+			if tc.ack != "" {
+				cr.SetAnnotations(map[string]string{policy.AnnotationAllowRedundancyDecrease: tc.ack})
+			}
+			o.configMap = configMapData(cr, o.clusterFile, o.groups)
+			got := configureStep(cr, o)
+			if got == nil {
+				t.Fatalf("\n%s\nconfigureStep: no step", tc.reason)
+			}
+			if diff := cmp.Diff(tc.want, got.Action.Details); diff != "" {
+				t.Errorf("\n%s\nconfigureStep(...).Action.Details: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestPlanBudgetAndStuckRemovals: a removal larger than the exclusion
+// budget proceeds in batches the budget allows, and a removal stuck for
+// long does not hold back the inclusion of finished ones.
+func TestPlanBudgetAndStuckRemovals(t *testing.T) {
+	t.Run("ExclusionBatchCutToTheBudget", func(t *testing.T) {
+		// Ten storage groups at double redundancy (fault tolerance 1):
+		// the budget is valid + 1 - desired - ongoing.
+		seven := removing("storage-4", "storage-5", "storage-6", "storage-7", "storage-8", "storage-9", "storage-10")
+		cr, o := observed(10, storage(3), seven)
+		if got := excludeStep(cr, o); got == nil || len(got.Addresses) != 7 {
+			t.Errorf("excludeStep with a budget of 8 (10 + 1 - 3): %+v, want all seven", got)
+		}
+		cr, o = observed(10, storage(8), seven)
+		want := []fdb.ProcessAddress{instance("storage-4"), instance("storage-5"), instance("storage-6")}
+		if got := excludeStep(cr, o); got == nil || !cmp.Equal(want, got.Addresses) {
+			t.Errorf("excludeStep with a budget of 3 (10 + 1 - 8): %+v, want the first three of the batch %v", got, want)
+		}
+	})
+	t.Run("StuckRemovalDoesNotBlockInclusions", func(t *testing.T) {
+		since := func(d time.Duration) mutation {
+			return func(_ *v1alpha1.Cluster, o *observation) {
+				groupNamed(o, "storage-4").SetDeletionTimestamp(ptr.To(metav1.NewTime(o.now.Add(-d))))
+			}
+		}
+		now := func(_ *v1alpha1.Cluster, o *observation) { o.now = time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC) }
+		cr, o := observed(5, now, excluded(instance("storage-9")), removing("storage-4"), since(time.Minute))
+		if got := includeStep(cr, o); got != nil {
+			t.Errorf("includeStep while a removal is in flight for 1m: %s, want to wait and batch", got.Message)
+		}
+		cr, o = observed(5, now, excluded(instance("storage-9")), removing("storage-4"), since(stuckRemoval))
+		if got := includeStep(cr, o); got == nil || got.Message != "included removed process groups storage-9" {
+			t.Errorf("includeStep while a removal is stuck for %s: %+v, want storage-9 included", stuckRemoval, got)
+		}
+	})
+}
+
+// TestPlanGroupsFollowTheClustersPolicies: a group's management policies
+// follow its Cluster's, so orphaning the Cluster orphans the groups before
+// anything can cascade into their volumes.
+func TestPlanGroupsFollowTheClustersPolicies(t *testing.T) {
+	cr, o := observed(3)
+	cr.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate})
+	got := next(cr, o)
+	if got == nil || got.Kind != kindSyncPolicies || len(got.Groups) != 3 {
+		t.Fatalf("next(...): %+v, want the three groups given the Cluster's policies", got)
+	}
+	for _, pg := range got.Groups {
+		if diff := cmp.Diff(cr.GetManagementPolicies(), pg.GetManagementPolicies()); diff != "" {
+			t.Errorf("group %s policies: -want, +got:\n%s", pg.ID(), diff)
+		}
+	}
+	if len(groupNamed(o, "storage-1").GetManagementPolicies()) == 3 {
+		t.Error("the planner changed the observation's groups; it must plan on copies")
+	}
+}

@@ -1,0 +1,95 @@
+package processgroup
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// TestPlanRemoval pins what a group being removed does: removal only on
+// positive evidence that it is drained; a group that cannot prove it is a
+// separate, gated action; teardown without exclusion only with the consent
+// of its Cluster's deletion.
+func TestPlanRemoval(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	pg.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)})
+	complete := &fdb.Status{}
+	complete.Cluster.Processes = map[string]fdb.Process{"other": {Address: "10.0.0.2:4501"}}
+	obs := func(d fdb.Drain, status *fdb.Status) *observation {
+		return &observation{id: "storage-1", pod: running(c, pg), want: workload.Pod(c, pg, "storage-1"), status: status, drain: d,
+			at: v1alpha1.ProcessGroupObservation{Excluded: d.Excluded}}
+	}
+	type want struct {
+		kind   kind
+		action apiv1alpha1.ActionType
+		msg    string
+	}
+	cases := map[string]struct {
+		reason        string
+		o             *observation
+		gone, consent bool
+		want          want
+	}{
+		"Drained": {
+			reason: "Positive evidence: removed through the gated RemoveProcessGroup.",
+			o:      obs(fdb.Drain{Drained: true, Complete: true, Reporting: true, Excluded: true}, complete),
+			want:   want{kindRemove, apiv1alpha1.ActionRemoveProcessGroup, "deleted the pod and volume of fully excluded group storage-1"},
+		},
+		"NotExcludedYet": {
+			reason: "The Cluster excludes it first.",
+			o:      obs(fdb.Drain{Complete: true, Reporting: true, Why: "it is not excluded"}, complete),
+			want:   want{kindWait, "", msgWaitExclude},
+		},
+		"ExcludedButHoldsData": {
+			reason: "An excluded group that still serves storage waits, whatever the policies say.",
+			o:      obs(fdb.Drain{Complete: true, Reporting: true, Excluded: true, HoldsData: true, Roles: []string{"storage"}, Why: "it still serves storage"}, complete),
+			want:   want{kindWait, "", "refusing to remove the group until the database status proves it holds nothing: it still serves storage"},
+		},
+		"Unreachable": {
+			reason: "A group none of whose processes report cannot prove it is empty: a separate action, gated by fdb-unreachable-removal.",
+			o:      obs(fdb.Drain{Complete: true, Excluded: true, HoldsData: true, Why: "0 of its 1 processes report: a group that does not report cannot prove it holds no data"}, complete),
+			want: want{kindRemoveUnreachable, apiv1alpha1.ActionRemoveUnreachableProcessGroup,
+				"deleted the pod and volume of unreachable group storage-1: 0 of its 1 processes report: a group that does not report cannot prove it holds no data"},
+		},
+		"UnreachableCoordinator": {
+			reason: "A coordinator is never removed, reporting or not.",
+			o: obs(fdb.Drain{Complete: true, Excluded: true, HoldsData: true, Roles: []string{"coordinator"},
+				Why: "0 of its 1 processes report: a group that does not report cannot prove it holds no data"}, complete),
+			want: want{kindWait, "", "refusing to remove the group until the database status proves it holds nothing: 0 of its 1 processes report: a group that does not report cannot prove it holds no data"},
+		},
+		"IncompleteStatus": {
+			reason: "An incomplete status proves nothing: the group waits.",
+			o:      obs(fdb.Drain{Excluded: true, HoldsData: true, Why: "the status is incomplete (storage_servers_error)"}, complete),
+			want:   want{kindWait, "", "refusing to remove the group until the database status proves it holds nothing: the status is incomplete (storage_servers_error)"},
+		},
+		"ClusterDeletedWithConsent": {
+			reason: "Its Cluster is deleted with Delete: torn down without exclusion, gated as DeleteCluster.",
+			o:      obs(fdb.Drain{}, nil), gone: true, consent: true,
+			want: want{kindTeardown, apiv1alpha1.ActionDeleteCluster, "deleted the pod and volume of a group whose Cluster  is deleted"},
+		},
+		"ClusterVanishedWithoutConsent": {
+			reason: "Its Cluster is gone some other way (orphaned, garbage collection): pod and volume stay.",
+			o:      obs(fdb.Drain{}, nil), gone: true,
+			want: want{kindRelease, "", msgReleased},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := next(pg, tc.o, tc.gone, tc.consent)
+			got := want{kind: s.Kind, msg: s.Message}
+			if s.Action != nil {
+				got.action = s.Action.Type
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

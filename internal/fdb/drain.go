@@ -1,0 +1,110 @@
+package fdb
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Cluster messages of a status whose view of roles and data cannot be
+// trusted to be complete.
+const (
+	MessageStorageServersError = "storage_servers_error"
+	MessageLogServersError     = "log_servers_error"
+)
+
+// A Drain is what one status proves about whether a process group may be
+// removed. Absence is never evidence: a group is drained only when the
+// status is complete, every one of its processes reports, is excluded and
+// serves no role, and none is a coordinator.
+type Drain struct {
+	// Drained is true only on that positive evidence.
+	Drained bool
+	// Complete is true when the status can show every role and the data
+	// each process keeps.
+	Complete bool
+	// Reporting is true when every process of the group reports.
+	Reporting bool
+	// HoldsData is true when a process reports a data role (storage, log)
+	// or when the status cannot show that none does: it fails closed.
+	HoldsData bool
+	// Excluded is true when the group's locality is in the exclusion list
+	// or every process of it reports excluded.
+	Excluded bool
+	// Roles are the roles its reporting processes serve, sorted, with
+	// "coordinator" when one of them, or one of its known addresses, is.
+	Roles []string
+	// Why says why the group is not drained; "" when it is.
+	Why string
+}
+
+// DrainOf is what status s proves of the process group instanceID, which
+// runs processes processes (at least one) and is known to listen on
+// addresses (e.g. from its pod) besides what its reporting processes say.
+func DrainOf(s *Status, instanceID string, processes int, addresses []string) Drain {
+	var procs []Process
+	for _, p := range s.Cluster.Processes {
+		if p.Locality.InstanceID == instanceID {
+			procs = append(procs, p)
+		}
+	}
+	d := Drain{Reporting: len(procs) >= max(processes, 1)}
+	d.Excluded = slices.Contains(Exclusions(s), InstanceTarget(instanceID)) ||
+		(len(procs) > 0 && !slices.ContainsFunc(procs, func(p Process) bool { return !p.Excluded }))
+	coordinators := map[string]bool{}
+	if cs, err := ParseConnectionString(s.Cluster.ConnectionString); err == nil {
+		for _, c := range cs.Coordinators {
+			coordinators[string(c)] = true
+		}
+	}
+	roles := map[string]bool{}
+	for _, p := range procs {
+		for _, r := range p.Roles {
+			roles[r.Role] = true
+		}
+		addresses = append(addresses, p.Address)
+	}
+	if slices.ContainsFunc(addresses, func(a string) bool { return coordinators[a] }) {
+		roles[RoleCoordinator] = true
+	}
+	for r := range roles {
+		d.Roles = append(d.Roles, r)
+	}
+	slices.Sort(d.Roles)
+	incomplete := incompleteBecause(s)
+	d.Complete = incomplete == ""
+	d.HoldsData = roles[RoleStorage] || roles[RoleLog] || !d.Reporting || incomplete != ""
+	switch {
+	case incomplete != "":
+		d.Why = incomplete
+	case !d.Reporting:
+		d.Why = fmt.Sprintf("%d of its %d processes report: a group that does not report cannot prove it holds no data", len(procs), max(processes, 1))
+	case !d.Excluded:
+		d.Why = "it is not excluded"
+	case len(d.Roles) > 0:
+		d.Why = "it still serves " + strings.Join(d.Roles, ", ")
+	default:
+		d.Drained = true
+	}
+	return d
+}
+
+// incompleteBecause says why a status cannot show every role and the data
+// each process keeps; "" when it can.
+func incompleteBecause(s *Status) string {
+	var msgs []string
+	for _, m := range s.Cluster.Messages {
+		if m.Name == MessageStatusIncomplete || m.Name == MessageStorageServersError || m.Name == MessageLogServersError {
+			msgs = append(msgs, m.Name)
+		}
+	}
+	switch {
+	case len(s.Cluster.Processes) == 0:
+		return "the status lists no processes"
+	case len(msgs) > 0:
+		return "the status is incomplete (" + strings.Join(msgs, ", ") + ")"
+	case s.Cluster.RecoveryState.ActiveGenerations > 1:
+		return fmt.Sprintf("%d log generations are active: old logs may still hold data", s.Cluster.RecoveryState.ActiveGenerations)
+	}
+	return ""
+}

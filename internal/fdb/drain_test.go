@@ -1,0 +1,106 @@
+package fdb
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// drainStatus is a complete status in which storage-1's one process
+// reports at 10.0.0.1:4500, excluded and serving nothing, and 10.0.0.9 is
+// the coordinator.
+func drainStatus(mod ...func(*Status)) *Status {
+	s := &Status{}
+	s.Cluster.ConnectionString = "db:abc@10.0.0.9:4500"
+	s.Cluster.RecoveryState.ActiveGenerations = 1
+	s.Cluster.Processes = map[string]Process{
+		"p1": {Address: "10.0.0.1:4500", Excluded: true, Locality: Locality{InstanceID: "storage-1", ProcessID: "storage-1-1"}},
+		"p9": {Address: "10.0.0.9:4500", Locality: Locality{InstanceID: "log-1", ProcessID: "log-1-1"}, Roles: []ProcessRole{{Role: RoleLog}}},
+	}
+	for _, m := range mod {
+		m(s)
+	}
+	return s
+}
+
+func TestDrainOf(t *testing.T) {
+	gone := func(s *Status) {
+		delete(s.Cluster.Processes, "p1")
+		s.Cluster.Configuration.ExcludedServers = []ExcludedServer{{Locality: "locality_instance_id:storage-1"}}
+	}
+	cases := map[string]struct {
+		reason    string
+		status    *Status
+		processes int
+		addresses []string
+		want      Drain
+	}{
+		"Drained": {
+			reason: "Every process reports, excluded, serving nothing, in a complete status: positive evidence.",
+			status: drainStatus(), processes: 1,
+			want: Drain{Drained: true, Complete: true, Reporting: true, Excluded: true},
+		},
+		"NotReporting": {
+			reason: "A group whose processes do not report looks empty but proves nothing: it holds data until shown otherwise.",
+			status: drainStatus(gone), processes: 1,
+			want: Drain{Complete: true, Excluded: true, HoldsData: true, Why: "0 of its 1 processes report: a group that does not report cannot prove it holds no data"},
+		},
+		"SomeProcessesMissing": {
+			reason: "Two processes per pod, one reports: the other may hold data.",
+			status: drainStatus(), processes: 2,
+			want: Drain{Complete: true, Excluded: true, HoldsData: true, Why: "1 of its 2 processes report: a group that does not report cannot prove it holds no data"},
+		},
+		"StillStorage": {
+			reason: "An excluded process that still serves storage keeps data.",
+			status: drainStatus(func(s *Status) {
+				p := s.Cluster.Processes["p1"]
+				p.Roles = []ProcessRole{{Role: RoleStorage}}
+				s.Cluster.Processes["p1"] = p
+			}), processes: 1,
+			want: Drain{Complete: true, Reporting: true, Excluded: true, HoldsData: true, Roles: []string{"storage"}, Why: "it still serves storage"},
+		},
+		"NotExcluded": {
+			reason: "A group that is not excluded is not drained.",
+			status: drainStatus(func(s *Status) {
+				p := s.Cluster.Processes["p1"]
+				p.Excluded = false
+				s.Cluster.Processes["p1"] = p
+			}), processes: 1,
+			want: Drain{Complete: true, Reporting: true, Why: "it is not excluded"},
+		},
+		"CoordinatorByKnownAddress": {
+			reason: "A group whose pod listened on a coordinator's address is a coordinator, even when that process is down.",
+			status: drainStatus(), processes: 1, addresses: []string{"10.0.0.9:4500"},
+			want: Drain{Complete: true, Reporting: true, Excluded: true, Roles: []string{"coordinator"}, Why: "it still serves coordinator"},
+		},
+		"StorageServersError": {
+			reason: "Under storage_servers_error roles may be missing: nothing is drained.",
+			status: drainStatus(func(s *Status) { s.Cluster.Messages = []Message{{Name: MessageStorageServersError}} }), processes: 1,
+			want: Drain{Reporting: true, Excluded: true, HoldsData: true, Why: "the status is incomplete (storage_servers_error)"},
+		},
+		"StatusIncomplete": {
+			reason: "An incomplete status proves nothing.",
+			status: drainStatus(func(s *Status) {
+				s.Cluster.Messages = []Message{{Name: MessageStatusIncomplete}, {Name: MessageLogServersError}}
+			}), processes: 1,
+			want: Drain{Reporting: true, Excluded: true, HoldsData: true, Why: "the status is incomplete (status_incomplete, log_servers_error)"},
+		},
+		"OldLogGenerations": {
+			reason: "While several log generations are active, old logs may still hold data.",
+			status: drainStatus(func(s *Status) { s.Cluster.RecoveryState.ActiveGenerations = 2 }), processes: 1,
+			want: Drain{Reporting: true, Excluded: true, HoldsData: true, Why: "2 log generations are active: old logs may still hold data"},
+		},
+		"NoProcesses": {
+			reason: "A status without processes (missing fields) is never read as empty.",
+			status: &Status{}, processes: 1,
+			want: Drain{HoldsData: true, Why: "the status lists no processes"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, DrainOf(tc.status, "storage-1", tc.processes, tc.addresses)); diff != "" {
+				t.Errorf("\n%s\nDrainOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
