@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO ?= go
 
-.PHONY: all build generate check-generated vet test test-unit bench controlplane run stop clean
+.PHONY: all build generate check-generated vet test chaos test-unit bench controlplane run stop clean
 
 all: build
 
@@ -35,6 +35,12 @@ test: vet check-generated ## Unit and integration tests on a real API server and
 	echo "control plane: $$path"; echo "crossplane CRDs: $$crds"; \
 	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path CROSSPLANE_CRDS=$$crds FDB_REQUIRE_CONTROLPLANE=1 \
 	  $(GO) test -count=1 -timeout 30m -json ./... | $(GO) run ./hack/testsummary
+
+SEEDS ?= 7
+chaos: ## Fault-injection harness: SEEDS seeds (CHAOS_SEED=n replays one, CHAOS_TRACE=1 prints traces); summary, violations and their seeds.
+	@path=$$(hack/controlplane.sh); \
+	KUBEBUILDER_ASSETS=$${path%%:*} FDB_REQUIRE_CONTROLPLANE=1 CHAOS_SEEDS=$(SEEDS) \
+	  $(GO) test -count=1 -timeout 0 -v -run '^TestChaos$$' ./internal/chaos
 
 test-unit: ## Tests that need no control plane (the others skip).
 	$(GO) test ./...

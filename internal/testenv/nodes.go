@@ -43,6 +43,18 @@ type Nodes struct {
 // StartNodes creates perZone Ready nodes in each zone and runs the binding
 // loop until ctx ends.
 func StartNodes(ctx context.Context, c client.Client, zones []string, perZone int) (*Nodes, error) {
+	n, err := CreateNodes(ctx, c, zones, perZone)
+	if err != nil {
+		return nil, err
+	}
+	go n.run(ctx)
+	return n, nil
+}
+
+// CreateNodes creates perZone Ready nodes in each zone and returns the
+// stand-in without running it: the caller drives it one Pass at a time,
+// deterministically.
+func CreateNodes(ctx context.Context, c client.Client, zones []string, perZone int) (*Nodes, error) {
 	n := &Nodes{c: c, period: 50 * time.Millisecond, nextIP: map[string]int{}}
 	for zi, z := range zones {
 		for i := 0; i < perZone; i++ {
@@ -59,9 +71,13 @@ func StartNodes(ctx context.Context, c client.Client, zones []string, perZone in
 			}
 		}
 	}
-	go n.run(ctx)
 	return n, nil
 }
+
+// Pass runs one period of the stand-in: binding, starting, finishing
+// deletions and rolling out Deployments, as the loop StartNodes runs does
+// every period. Errors are transient conflicts with concurrent writers.
+func (n *Nodes) Pass(ctx context.Context) error { return n.step(ctx) }
 
 // SetReady marks a node Ready or NotReady.
 func (n *Nodes) SetReady(ctx context.Context, name string, ready bool) error {

@@ -1,0 +1,153 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+const errGetLiveCluster = "cannot read the Cluster the simulator learns its processes for"
+
+// backend is the FoundationDB the provider reaches: the simulator, which
+// learns its processes from the API server as it is (FoundationDB knows
+// which processes run, whatever the provider's caches say), keyed by the
+// order in which clusters' ConfigMaps appear (UIDs differ from run to run;
+// the order does not), and behind a layer of admin-client faults.
+type backend struct {
+	sims connector.SimFDB
+	live client.Client
+	// keys are the deterministic simulator keys by ConfigMap UID.
+	keys map[types.UID]string
+	// faults are the admin-client faults in force.
+	faults *adminFaults
+	// alive reports whether the provider that asks is still running.
+	alive func() bool
+}
+
+// Client returns the simulator of c behind the admin-client faults, after
+// syncing it with the API server's pods, claims and agents.
+func (b *backend) Client(ctx context.Context, _ client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
+	if !b.alive() {
+		return nil, errors.New(errCrashed)
+	}
+	db, err := b.sync(ctx, c, cm)
+	if err != nil {
+		return nil, err
+	}
+	return &faultyClient{Client: db, faults: b.faults, alive: b.alive}, nil
+}
+
+// sync tells the simulator of cm what runs now, as the API server says,
+// and returns it.
+func (b *backend) sync(ctx context.Context, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (*sim.Sim, error) {
+	live := &v1alpha1.Cluster{}
+	switch err := b.live.Get(ctx, client.ObjectKeyFromObject(c), live); {
+	case err == nil:
+		c = live
+	case client.IgnoreNotFound(err) != nil:
+		return nil, errors.Wrap(err, errGetLiveCluster)
+	}
+	keyed := cm.DeepCopy()
+	keyed.UID = types.UID(b.key(cm))
+	db, err := b.sims.Client(ctx, b.live, c, keyed)
+	if err != nil {
+		return nil, err
+	}
+	return db.(*sim.Sim), nil
+}
+
+// key returns the simulator key of cm: its Cluster's name and the number of
+// ConfigMaps seen before it.
+func (b *backend) key(cm *corev1.ConfigMap) string {
+	if k, ok := b.keys[cm.GetUID()]; ok {
+		return k
+	}
+	k := fmt.Sprintf("%s#%d", cm.GetName(), len(b.keys))
+	b.keys[cm.GetUID()] = k
+	return k
+}
+
+// adminFaults are the admin-client faults the run injects.
+type adminFaults struct {
+	// timeouts is how many of the next admin calls time out.
+	timeouts int
+}
+
+// fail reports whether the next admin call fails, consuming one fault.
+func (f *adminFaults) fail() bool {
+	if f.timeouts == 0 {
+		return false
+	}
+	f.timeouts--
+	return true
+}
+
+// faultyClient is a simulated database's admin client whose calls fail
+// with a timeout while the run injects timeouts, and fail altogether once
+// the provider that holds it crashed.
+type faultyClient struct {
+	fdb.Client
+	faults *adminFaults
+	alive  func() bool
+}
+
+func (f *faultyClient) check(op string) error {
+	switch {
+	case !f.alive():
+		return errors.New(errCrashed)
+	case f.faults.fail():
+		return fdb.NewCommandError("fdbcli "+op, "injected by the fault-injection harness", fdb.ErrTimeout)
+	}
+	return nil
+}
+
+func (f *faultyClient) Status(ctx context.Context) (*fdb.Status, error) {
+	if err := f.check("status json"); err != nil {
+		return nil, err
+	}
+	return f.Client.Status(ctx)
+}
+
+func (f *faultyClient) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
+	if err := f.check("configure"); err != nil {
+		return err
+	}
+	return f.Client.Configure(ctx, cfg, newDatabase)
+}
+
+func (f *faultyClient) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if err := f.check("exclude"); err != nil {
+		return err
+	}
+	return f.Client.Exclude(ctx, targets)
+}
+
+func (f *faultyClient) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if err := f.check("include"); err != nil {
+		return err
+	}
+	return f.Client.Include(ctx, targets)
+}
+
+func (f *faultyClient) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
+	if err := f.check("kill"); err != nil {
+		return err
+	}
+	return f.Client.Kill(ctx, targets)
+}
+
+func (f *faultyClient) ChangeCoordinators(ctx context.Context, coordinators []fdb.ProcessAddress) (string, error) {
+	if err := f.check("coordinators"); err != nil {
+		return "", err
+	}
+	return f.Client.ChangeCoordinators(ctx, coordinators)
+}

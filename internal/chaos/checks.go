@@ -1,0 +1,380 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+var (
+	podKind     = corev1.SchemeGroupVersion.WithKind("Pod")
+	pvcKind     = corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim")
+	nodeKind    = corev1.SchemeGroupVersion.WithKind("Node")
+	cmKind      = corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	clusterKind = fdbv1alpha1.ClusterGroupVersionKind
+	groupKind   = fdbv1alpha1.ProcessGroupGroupVersionKind
+	// deploymentKind is the kind of the backup agents.
+	deploymentKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+)
+
+// checkState is what the checks remember from step to step.
+type checkState struct {
+	// simSeen counts the simulator violations reported so far, by key.
+	simSeen map[string]int
+	// exempt are the simulator keys of databases deleted on purpose.
+	exempt map[string]bool
+	// lost are the groups, by simulator key, whose disk the harness
+	// destroyed: the simulator's findings about their volumes are the
+	// fault's, not the provider's.
+	lost map[string][]string
+	// disrupted are the groups whose pod the provider deleted to
+	// recreate it, with the fault domain and the pod's UID, until a new
+	// pod runs.
+	disrupted map[string]disruption
+	// twoDomains is true while two domains are disrupted, so that one
+	// episode is one violation.
+	twoDomains bool
+	// journaled is how many journal entries were checked.
+	journaled int
+	// observed is the generation of each Cluster whose status the
+	// provider last wrote: the write succeeded, so it read that
+	// generation (the crossplane-runtime here records no observed
+	// generation of its own).
+	observed map[client.ObjectKey]int64
+}
+
+type disruption struct {
+	domain string
+	uid    string
+}
+
+// database is one simulated database as the harness read it at the start
+// of a step.
+type database struct {
+	key    string
+	sim    *sim.Sim
+	status *fdb.Status
+}
+
+// databases syncs every cluster's simulator with the API server and reads
+// its status, bypassing the provider's admin-client faults.
+func (r *run) databases(ctx context.Context) (map[string]*database, error) {
+	out := map[string]*database{}
+	now := r.hist.latest()
+	b := &backend{sims: r.sims, live: r.kube, keys: r.keys}
+	// The simulators learn what changed since the last step; nothing else
+	// changes what they run.
+	fresh := r.hist.changed(clusterKind, cmKind, podKind, pvcKind, nodeKind, deploymentKind)
+	for _, o := range now[cmKind] {
+		name := o.GetLabels()[workload.LabelCluster]
+		if name == "" {
+			continue
+		}
+		c, _ := now.find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name}).(*fdbv1alpha1.Cluster)
+		if c == nil {
+			c = &fdbv1alpha1.Cluster{}
+			c.SetName(name)
+			c.SetNamespace(r.ns)
+		}
+		cm := o.(*corev1.ConfigMap)
+		db := r.sims.Registry.Get(b.key(cm))
+		if fresh {
+			var err error
+			if db, err = b.sync(ctx, c, cm); err != nil {
+				return nil, err
+			}
+		}
+		d := &database{key: b.key(cm), sim: db}
+		if st, err := db.Status(ctx); err == nil {
+			d.status = st
+		}
+		out[name] = d
+	}
+	return out, nil
+}
+
+// check runs every per-step check on what the step did.
+func (r *run) check(ctx context.Context, before map[string]*database, writes []write) {
+	r.observe(writes)
+	r.checkJournal()
+	r.checkVolumes(before, writes)
+	r.checkDisruptions(writes)
+	r.checkSims(ctx)
+}
+
+// observe notes the generation of the Clusters whose status was written.
+func (r *run) observe(writes []write) {
+	if r.checks.observed == nil {
+		r.checks.observed = map[client.ObjectKey]int64{}
+	}
+	for _, w := range writes {
+		if c, ok := w.obj.(*fdbv1alpha1.Cluster); ok && w.verb == "status/update" {
+			r.checks.observed[client.ObjectKeyFromObject(c)] = c.GetGeneration()
+		}
+	}
+}
+
+// checkJournal: every gated mutation was allowed by the policies in force.
+func (r *run) checkJournal() {
+	for _, m := range r.journal[r.checks.journaled:] {
+		if m.Step.Action == nil {
+			continue
+		}
+		r.report.Checks++
+		ok := []string{string(policy.ResultAllowed), string(policy.ResultWarned), string(policy.ResultAudited)}
+		if m.Decision == nil || !slices.Contains(ok, m.Decision.Result) {
+			result := "no decision"
+			if m.Decision != nil {
+				result = m.Decision.Result + " by " + m.Decision.Rule
+			}
+			r.violate("gated-mutation", fmt.Sprintf("%s %s took %s (%s) with %s", m.Kind, m.Name, m.Step.Reason, m.Step.Action.Type, result))
+		}
+	}
+	r.checks.journaled = len(r.journal)
+}
+
+// checkVolumes: no volume claim the provider deleted belonged to a group
+// that, in the status read before the step, held data, served a role or
+// was a coordinator, or did not report while data was not fully
+// replicated. A consented deletion of the whole Cluster is exempt.
+func (r *run) checkVolumes(before map[string]*database, writes []write) {
+	prev := r.hist.previous()
+	for _, w := range writes {
+		pvc, ok := w.obj.(*corev1.PersistentVolumeClaim)
+		if !ok || w.verb != "delete" {
+			continue
+		}
+		r.report.Checks++
+		old, _ := prev.find(pvcKind, client.ObjectKeyFromObject(pvc)).(*corev1.PersistentVolumeClaim)
+		if old == nil || old.DeletionTimestamp != nil {
+			continue
+		}
+		cluster, id := old.Labels[workload.LabelCluster], old.Labels[workload.LabelProcessGroup]
+		db := before[cluster]
+		if db == nil || r.checks.exempt[db.key] {
+			continue
+		}
+		if why := holds(db.status, id, r.addressesOf(prev, cluster, id)); why != "" {
+			r.violate("volume-deleted", fmt.Sprintf("the provider deleted volume claim %s of group %s, which %s", pvc.Name, id, why))
+		}
+	}
+}
+
+// holds says what group id still held in st, or "" when it held nothing.
+func holds(st *fdb.Status, id string, addrs []string) string {
+	if st == nil || st.Incomplete() {
+		return "could not be proven empty: the database status was unreadable or incomplete"
+	}
+	cs, _ := fdb.ParseConnectionString(st.Cluster.ConnectionString)
+	for _, a := range addrs {
+		if slices.Contains(cs.Coordinators, fdb.ProcessAddress(a)) {
+			return "was a coordinator (" + a + ")"
+		}
+	}
+	reporting := false
+	for _, p := range fdb.ProcessesByInstance(st)[id] {
+		reporting = true
+		for _, role := range p.Roles {
+			if role.Role == fdb.RoleLog || (role.Role == fdb.RoleStorage && role.StoredBytes > 0) {
+				return fmt.Sprintf("held the %s role of process %s", role.Role, p.Locality.ProcessID)
+			}
+		}
+	}
+	if !reporting && st.Cluster.Data.State.Name != fdb.DataHealthy {
+		return fmt.Sprintf("did not report while data distribution was %q (fewest replicas %d)",
+			st.Cluster.Data.State.Name, st.Cluster.Data.State.MinReplicasRemaining)
+	}
+	return ""
+}
+
+// addressesOf returns the addresses group id of cluster had in snapshot s:
+// its pod's IP and the addresses its status recorded.
+func (r *run) addressesOf(s snapshot, cluster, id string) []string {
+	var out []string
+	for _, o := range s[groupKind] {
+		pg := o.(*fdbv1alpha1.ProcessGroup)
+		if pg.Spec.ForProvider.ClusterName == cluster && pg.ID() == id {
+			out = append(out, pg.Status.AtProvider.Addresses...)
+		}
+	}
+	for _, o := range s[podKind] {
+		p := o.(*corev1.Pod)
+		if p.Labels[workload.LabelCluster] == cluster && p.Labels[workload.LabelProcessGroup] == id && p.Status.PodIP != "" {
+			for _, c := range p.Spec.Containers[:1] {
+				for _, port := range c.Ports {
+					out = append(out, fmt.Sprintf("%s:%d", p.Status.PodIP, port.ContainerPort))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkDisruptions: the provider deletes a pod to recreate it only in the
+// fault domain the Cluster's grant names, and never disrupts two domains
+// at once.
+func (r *run) checkDisruptions(writes []write) {
+	prev, now := r.hist.previous(), r.hist.latest()
+	if r.checks.disrupted == nil {
+		r.checks.disrupted = map[string]disruption{}
+	}
+	for _, p := range podDeletes(writes) {
+		r.report.Checks++
+		old, _ := prev.find(podKind, client.ObjectKeyFromObject(p)).(*corev1.Pod)
+		if old == nil || old.DeletionTimestamp != nil {
+			continue
+		}
+		cluster, id := old.Labels[workload.LabelCluster], old.Labels[workload.LabelProcessGroup]
+		c, _ := prev.find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: cluster}).(*fdbv1alpha1.Cluster)
+		pg := groupOf(prev, cluster, id)
+		if c == nil || c.GetDeletionTimestamp() != nil || pg == nil || pg.GetDeletionTimestamp() != nil {
+			continue // a removal or a teardown, not a disruption
+		}
+		domain := zoneOf(prev, old)
+		if domain == "" {
+			domain = "group/" + id
+		}
+		if g := c.Status.AtProvider.Disruption; g == nil || g.Domain != domain {
+			r.violate("disruption-grant", fmt.Sprintf("the provider deleted pod %s in %s while the grant was %s", old.Name, domain, grantString(g)))
+		}
+		r.checks.disrupted[cluster+"/"+id] = disruption{domain: domain, uid: string(old.UID)}
+	}
+	r.healDisruptions(now)
+	r.report.Checks++
+	domains := map[string]bool{}
+	for _, d := range r.checks.disrupted {
+		domains[d.domain] = true
+	}
+	two := len(domains) > 1
+	if two && !r.checks.twoDomains {
+		r.violate("one-domain", fmt.Sprintf("the provider disrupted pods in %d fault domains at once: %v", len(domains), sortedKeys(domains)))
+	}
+	r.checks.twoDomains = two
+}
+
+// healDisruptions forgets the disruptions whose group runs a new pod, or
+// is gone.
+func (r *run) healDisruptions(now snapshot) {
+	for key, d := range r.checks.disrupted {
+		cluster, id, _ := strings.Cut(key, "/")
+		pod := podOf(now, cluster, id)
+		if groupOf(now, cluster, id) == nil || (pod != nil && string(pod.UID) != d.uid && pod.Status.Phase == corev1.PodRunning) {
+			delete(r.checks.disrupted, key)
+		}
+	}
+}
+
+// checkSims: the simulators report no new violation, except those of
+// databases deleted on purpose.
+func (r *run) checkSims(context.Context) {
+	if r.checks.simSeen == nil {
+		r.checks.simSeen = map[string]int{}
+	}
+	for _, key := range sortedKeys(r.keysByName()) {
+		db := r.sims.Registry.Get(key)
+		vs := db.Check()
+		r.report.Checks++
+		if r.checks.exempt[key] {
+			r.checks.simSeen[key] = len(vs)
+			continue
+		}
+		for _, v := range vs[r.checks.simSeen[key]:] {
+			if r.faultsOwn(key, v) {
+				r.log("simulator: %s %s (the fault's)", v.Kind, v.Detail)
+				continue
+			}
+			r.violate("sim/"+string(v.Kind), fmt.Sprintf("database %s: %s", key, v.Detail))
+		}
+		r.checks.simSeen[key] = len(vs)
+	}
+}
+
+// destroyed notes that the harness destroyed the disk of group id of the
+// database key.
+func (r *run) destroyed(key, id string) {
+	if r.checks.lost == nil {
+		r.checks.lost = map[string][]string{}
+	}
+	r.checks.lost[key] = append(r.checks.lost[key], id)
+}
+
+// faultsOwn reports whether v is the simulator's finding about a volume
+// the harness destroyed (its removal checks name the group's volume).
+func (r *run) faultsOwn(key string, v sim.Violation) bool {
+	for _, id := range r.checks.lost[key] {
+		if strings.HasPrefix(v.Detail, "group "+id+"'s volume") {
+			return true
+		}
+	}
+	return false
+}
+
+// keysByName returns the simulator keys in use.
+func (r *run) keysByName() map[string]bool {
+	out := map[string]bool{}
+	for _, k := range r.keys {
+		out[k] = true
+	}
+	return out
+}
+
+// clusterConverged: the run's Cluster is Ready and up to date.
+func clusterConverged(r *run) (bool, string) {
+	c, _ := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: clusterName}).(*fdbv1alpha1.Cluster)
+	if c == nil {
+		return false, "the Cluster is gone"
+	}
+	ready, upToDate := c.GetCondition(xpv2.TypeReady), c.GetCondition(xpv2.TypeUpToDate)
+	observed := r.checks.observed[client.ObjectKeyFromObject(c)]
+	return observed == c.GetGeneration() && ready.Status == corev1.ConditionTrue && upToDate.Status == corev1.ConditionTrue,
+		fmt.Sprintf("generation %d, status written for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
+			ready.Status, ready.Message, upToDate.Status, upToDate.Message, c.GetCondition(xpv2.TypeSynced).Message)
+}
+
+func groupOf(s snapshot, cluster, id string) *fdbv1alpha1.ProcessGroup {
+	for _, o := range s[groupKind] {
+		pg := o.(*fdbv1alpha1.ProcessGroup)
+		if pg.Spec.ForProvider.ClusterName == cluster && pg.ID() == id {
+			return pg
+		}
+	}
+	return nil
+}
+
+func podOf(s snapshot, cluster, id string) *corev1.Pod {
+	for _, o := range s[podKind] {
+		p := o.(*corev1.Pod)
+		if p.Labels[workload.LabelCluster] == cluster && p.Labels[workload.LabelProcessGroup] == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// zoneOf returns the zone of the node pod p runs on in s.
+func zoneOf(s snapshot, p *corev1.Pod) string {
+	if n := s.find(nodeKind, client.ObjectKey{Name: p.Spec.NodeName}); n != nil {
+		return n.GetLabels()[testenv.ZoneLabel]
+	}
+	return ""
+}
+
+func grantString(g *fdbv1alpha1.DisruptionGrant) string {
+	if g == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s (generation %d)", g.Domain, g.Generation)
+}

@@ -1,0 +1,216 @@
+package chaos
+
+import (
+	"context"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// errCrashed is what every call of a crashed provider returns: the process
+// is gone, its remaining code runs against nothing.
+const errCrashed = "cannot reach the API server: the provider crashed"
+
+// A write is one API write the provider made, for the checks.
+type write struct {
+	verb string
+	obj  client.Object
+}
+
+// providerClient is the client of one provider incarnation: reads of the
+// watched kinds come from its lagging view (its informer caches), other
+// reads and every write go to the API server, so optimistic concurrency
+// conflicts happen as in production. After each successful write, crash
+// decides whether the provider dies there.
+type providerClient struct {
+	client.Client
+	view  *view
+	crash func() bool
+	// dead is set once the provider crashed: every later call fails.
+	dead   bool
+	writes []write
+}
+
+func (c *providerClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if c.dead {
+		return errors.New(errCrashed)
+	}
+	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
+	if err != nil {
+		return errors.Wrap(err, errKindOf)
+	}
+	if !c.view.h.watched(gvk) {
+		return c.Client.Get(ctx, key, obj, opts...)
+	}
+	return c.view.get(gvk, key, obj)
+}
+
+func (c *providerClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if c.dead {
+		return errors.New(errCrashed)
+	}
+	gvk, err := itemKind(list, c.Scheme())
+	if err != nil {
+		return err
+	}
+	if !c.view.h.watched(gvk) {
+		return c.Client.List(ctx, list, opts...)
+	}
+	return c.view.list(gvk, list, opts...)
+}
+
+// wrote records a write that succeeded and decides whether the provider
+// crashes right after it.
+func (c *providerClient) wrote(verb string, obj client.Object, err error) error {
+	if err != nil {
+		return err
+	}
+	c.writes = append(c.writes, write{verb: verb, obj: obj.DeepCopyObject().(client.Object)})
+	if c.crash() {
+		c.dead = true
+	}
+	return nil
+}
+
+func (c *providerClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if c.dead {
+		return errors.New(errCrashed)
+	}
+	return c.wrote("create", obj, c.Client.Create(ctx, obj, opts...))
+}
+
+func (c *providerClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if c.dead {
+		return errors.New(errCrashed)
+	}
+	return c.wrote("update", obj, c.Client.Update(ctx, obj, opts...))
+}
+
+func (c *providerClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if c.dead {
+		return errors.New(errCrashed)
+	}
+	return c.wrote("patch", obj, c.Client.Patch(ctx, obj, patch, opts...))
+}
+
+func (c *providerClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	if c.dead {
+		return errors.New(errCrashed)
+	}
+	return c.wrote("delete", obj, c.Client.Delete(ctx, obj, opts...))
+}
+
+func (c *providerClient) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	if c.dead {
+		return errors.New(errCrashed)
+	}
+	return c.wrote("deleteAllOf", obj, c.Client.DeleteAllOf(ctx, obj, opts...))
+}
+
+func (c *providerClient) Status() client.SubResourceWriter { return c.SubResource("status") }
+
+func (c *providerClient) SubResource(name string) client.SubResourceClient {
+	return &subResource{SubResourceClient: c.Client.SubResource(name), c: c, name: name}
+}
+
+// subResource writes a subresource (status, binding) through the provider
+// client's crash and record path.
+type subResource struct {
+	client.SubResourceClient
+	c    *providerClient
+	name string
+}
+
+func (s *subResource) Create(ctx context.Context, obj, sub client.Object, opts ...client.SubResourceCreateOption) error {
+	if s.c.dead {
+		return errors.New(errCrashed)
+	}
+	return s.c.wrote(s.name+"/create", obj, s.SubResourceClient.Create(ctx, obj, sub, opts...))
+}
+
+func (s *subResource) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	if s.c.dead {
+		return errors.New(errCrashed)
+	}
+	return s.c.wrote(s.name+"/update", obj, s.SubResourceClient.Update(ctx, obj, opts...))
+}
+
+func (s *subResource) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	if s.c.dead {
+		return errors.New(errCrashed)
+	}
+	return s.c.wrote(s.name+"/patch", obj, s.SubResourceClient.Patch(ctx, obj, patch, opts...))
+}
+
+// podDeletes returns the pods among the writes that were deleted.
+func podDeletes(ws []write) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, w := range ws {
+		if p, ok := w.obj.(*corev1.Pod); ok && w.verb == "delete" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// recorder is a client of the API server that marks the kind of every
+// write in the history, so that the next snapshot lists it anew. Every
+// writer of the run goes through one: the harness, the stand-in kubelets
+// and the provider.
+type recorder struct {
+	client.Client
+	h *history
+}
+
+func (c *recorder) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	c.h.wrote(obj)
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c *recorder) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	c.h.wrote(obj)
+	return c.Client.Update(ctx, obj, opts...)
+}
+
+func (c *recorder) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	c.h.wrote(obj)
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (c *recorder) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	c.h.wrote(obj)
+	return c.Client.Delete(ctx, obj, opts...)
+}
+
+func (c *recorder) DeleteAllOf(ctx context.Context, obj client.Object, opts ...client.DeleteAllOfOption) error {
+	c.h.wrote(obj)
+	return c.Client.DeleteAllOf(ctx, obj, opts...)
+}
+
+func (c *recorder) Status() client.SubResourceWriter { return c.SubResource("status") }
+
+func (c *recorder) SubResource(name string) client.SubResourceClient {
+	return &recordedSubResource{SubResourceClient: c.Client.SubResource(name), h: c.h}
+}
+
+type recordedSubResource struct {
+	client.SubResourceClient
+	h *history
+}
+
+func (s *recordedSubResource) Create(ctx context.Context, obj, sub client.Object, opts ...client.SubResourceCreateOption) error {
+	s.h.wrote(obj)
+	return s.SubResourceClient.Create(ctx, obj, sub, opts...)
+}
+
+func (s *recordedSubResource) Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+	s.h.wrote(obj)
+	return s.SubResourceClient.Update(ctx, obj, opts...)
+}
+
+func (s *recordedSubResource) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	s.h.wrote(obj)
+	return s.SubResourceClient.Patch(ctx, obj, patch, opts...)
+}

@@ -1,0 +1,238 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// faultWindow is how long a fault keeps its fault domain busy: the harness
+// faults one domain at a time, within what double redundancy survives, so
+// that every violation is the provider's.
+const faultWindow = 90 * time.Second
+
+// A fault disturbs the world once. It returns what it did, or "" when it
+// does not apply now (then nothing happened).
+type fault struct {
+	name  string
+	apply func(ctx context.Context, r *run, before map[string]*database) (string, error)
+}
+
+// faults are the faults a faulty step picks from.
+var faults = []fault{
+	{"DeletePod", deletePod},
+	{"DeleteVolumeClaim", deleteVolumeClaim},
+	{"NodeNotReady", nodeNotReady},
+	{"CrashProcess", crashProcess},
+	{"LosePod", losePod},
+	{"PartitionCoordinator", partitionCoordinator},
+	{"AdminTimeouts", adminTimeouts},
+}
+
+// inject applies one fault the seeded source picks.
+func (r *run) inject(ctx context.Context, before map[string]*database) error {
+	f := faults[r.rng.IntN(len(faults))]
+	what, err := f.apply(ctx, r, before)
+	if err != nil {
+		return err
+	}
+	if what == "" {
+		r.log("fault %s: not applicable", f.name)
+		return nil
+	}
+	r.report.Faults[f.name]++
+	r.log("fault %s: %s", f.name, what)
+	return nil
+}
+
+// mayFault reports whether the harness may fault zone now, and if so
+// claims it for the fault window. "" is no zone in particular.
+func (r *run) mayFault(zone string) bool {
+	now := r.clock.Now()
+	if zone == "" {
+		return true
+	}
+	if r.lostZone != "" {
+		return zone == r.lostZone // a lost zone stays faulted
+	}
+	if r.faultZone != "" && r.faultZone != zone && now.Before(r.faultUntil) {
+		return false
+	}
+	r.faultZone, r.faultUntil = zone, now.Add(faultWindow)
+	return true
+}
+
+// pods returns the running pods of the run's cluster that are not being
+// deleted, with their zones.
+func (r *run) pods() []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, o := range r.hist.latest()[podKind] {
+		p := o.(*corev1.Pod)
+		if p.DeletionTimestamp == nil && p.Labels[workload.LabelProcessGroup] != "" && p.Spec.NodeName != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (r *run) pick(n int) int { return r.rng.IntN(n) }
+
+func deletePod(ctx context.Context, r *run, _ map[string]*database) (string, error) {
+	pods := r.pods()
+	if len(pods) == 0 {
+		return "", nil
+	}
+	p := pods[r.pick(len(pods))]
+	if !r.mayFault(zoneOf(r.hist.latest(), p)) {
+		return "", nil
+	}
+	return "deleted pod " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, p))
+}
+
+// deleteVolumeClaim loses a group's disk: the simulator loses its
+// processes' data (a fault, not a removal), then its claim and pod are
+// deleted. Only while the database is healthy and the group reports, so
+// that the database survives and the simulator sees the loss as a fault.
+func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database) (string, error) {
+	pods := r.pods()
+	if len(pods) == 0 {
+		return "", nil
+	}
+	p := pods[r.pick(len(pods))]
+	db := before[p.Labels[workload.LabelCluster]]
+	if db == nil || db.status == nil || db.status.Cluster.Data.State.Name != fdb.DataHealthy || !r.mayFault(zoneOf(r.hist.latest(), p)) {
+		return "", nil
+	}
+	id := p.Labels[workload.LabelProcessGroup]
+	procs := fdb.ProcessesByInstance(db.status)[id]
+	if len(procs) == 0 {
+		return "", nil // its disk is not in use: the simulator could not tell the loss from a removal
+	}
+	for _, proc := range procs {
+		if err := db.sim.LoseDisk(proc.Locality.ProcessID); err != nil {
+			return "", err
+		}
+	}
+	r.destroyed(db.key, id)
+	pvc := &corev1.PersistentVolumeClaim{}
+	pvc.SetNamespace(p.Namespace)
+	pvc.SetName(p.Name + "-data")
+	if err := client.IgnoreNotFound(r.kube.Delete(ctx, pvc)); err != nil {
+		return "", err
+	}
+	return "lost the disk of " + id + ": deleted its volume claim and pod", client.IgnoreNotFound(r.kube.Delete(ctx, p))
+}
+
+// nodeNotReady marks one node NotReady for the fault window; its pods'
+// processes are down meanwhile.
+func nodeNotReady(ctx context.Context, r *run, before map[string]*database) (string, error) {
+	zone := Zones[r.pick(len(Zones))]
+	node := fmt.Sprintf("node-%s-0", zone)
+	if _, down := r.nodeBack[node]; down || !r.mayFault(zone) {
+		return "", nil
+	}
+	if err := r.nodes.SetReady(ctx, node, false); err != nil {
+		return "", err
+	}
+	for _, name := range sortedKeys(before) {
+		_ = before[name].sim.LoseZone(zone, faultWindow) // a zone without processes loses nothing
+	}
+	r.nodeBack[node] = r.clock.Now().Add(faultWindow)
+	return "node " + node + " NotReady", nil
+}
+
+// nodesBack makes the nodes whose transient fault ended Ready again.
+func (r *run) nodesBack(ctx context.Context) error {
+	for _, node := range sortedKeys(r.nodeBack) {
+		if r.clock.Now().Before(r.nodeBack[node]) {
+			continue
+		}
+		if err := r.nodes.SetReady(ctx, node, true); err != nil {
+			return err
+		}
+		delete(r.nodeBack, node)
+	}
+	return nil
+}
+
+// processes returns the processes of a database's status in ID order.
+func processes(db *database) []fdb.Process {
+	if db == nil || db.status == nil {
+		return nil
+	}
+	var out []fdb.Process
+	for _, id := range sortedKeys(db.status.Cluster.Processes) {
+		out = append(out, db.status.Cluster.Processes[id])
+	}
+	return out
+}
+
+// anyDatabase picks one of the databases.
+func (r *run) anyDatabase(before map[string]*database) *database {
+	names := sortedKeys(before)
+	if len(names) == 0 {
+		return nil
+	}
+	return before[names[r.pick(len(names))]]
+}
+
+func crashProcess(_ context.Context, r *run, before map[string]*database) (string, error) {
+	db := r.anyDatabase(before)
+	procs := processes(db)
+	if len(procs) == 0 {
+		return "", nil
+	}
+	p := procs[r.pick(len(procs))]
+	if !r.mayFault(p.Locality.ZoneID) {
+		return "", nil
+	}
+	return "crashed process " + p.Locality.ProcessID, db.sim.CrashProcess(p.Locality.ProcessID, 30*time.Second)
+}
+
+func losePod(_ context.Context, r *run, before map[string]*database) (string, error) {
+	db := r.anyDatabase(before)
+	procs := processes(db)
+	if len(procs) == 0 {
+		return "", nil
+	}
+	p := procs[r.pick(len(procs))]
+	if !r.mayFault(p.Locality.ZoneID) {
+		return "", nil
+	}
+	return "lost the pod of " + p.Locality.InstanceID, db.sim.LosePod(p.Locality.InstanceID, time.Minute)
+}
+
+func partitionCoordinator(_ context.Context, r *run, before map[string]*database) (string, error) {
+	db := r.anyDatabase(before)
+	if db == nil || db.status == nil {
+		return "", nil
+	}
+	cs, err := fdb.ParseConnectionString(db.status.Cluster.ConnectionString)
+	if err != nil || len(cs.Coordinators) == 0 {
+		return "", nil
+	}
+	addr := cs.Coordinators[r.pick(len(cs.Coordinators))]
+	zone := ""
+	for _, p := range processes(db) {
+		if p.Address == string(addr) {
+			zone = p.Locality.ZoneID
+		}
+	}
+	if zone == "" || !r.mayFault(zone) {
+		return "", nil
+	}
+	return "partitioned coordinator " + string(addr), db.sim.PartitionCoordinator(addr, time.Minute)
+}
+
+// adminTimeouts makes the provider's next admin calls time out.
+func adminTimeouts(_ context.Context, r *run, _ map[string]*database) (string, error) {
+	n := 1 + r.pick(3)
+	r.faults.timeouts += n
+	return fmt.Sprintf("the next %d admin calls time out", n), nil
+}

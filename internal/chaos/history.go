@@ -1,0 +1,204 @@
+package chaos
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+const (
+	errSnapshot = "cannot snapshot the API server"
+	errKindOf   = "cannot tell the kind of an object"
+)
+
+// A snapshot is the API server's objects of the watched kinds after one
+// step, by kind, in the API server's order (namespace, name).
+type snapshot map[schema.GroupVersionKind][]client.Object
+
+// find returns the object named key of kind gvk, or nil.
+func (s snapshot) find(gvk schema.GroupVersionKind, key client.ObjectKey) client.Object {
+	for _, o := range s[gvk] {
+		if o.GetName() == key.Name && o.GetNamespace() == key.Namespace {
+			return o
+		}
+	}
+	return nil
+}
+
+// history is every snapshot the harness took in one run, one per step:
+// what the provider's informer caches could have shown at each step.
+type history struct {
+	live   client.Client
+	scheme *runtime.Scheme
+	// namespace limits the namespaced kinds to the run's namespace.
+	namespace string
+	kinds     []schema.GroupVersionKind
+	snaps     []snapshot
+	// dirty are the kinds written since the newest snapshot. Nothing but
+	// the run's clients writes to the API server (envtest runs no
+	// controllers), so the other kinds are as they were.
+	dirty map[schema.GroupVersionKind]bool
+}
+
+// wrote marks the kind of obj as changed.
+func (h *history) wrote(obj runtime.Object) {
+	if gvk, err := apiutil.GVKForObject(obj, h.scheme); err == nil {
+		h.dirty[gvk] = true
+	}
+}
+
+// record appends the newest snapshot: the kinds written since the last
+// one listed anew from the API server, the others as they were.
+func (h *history) record(ctx context.Context) error {
+	s := snapshot{}
+	for _, gvk := range h.kinds {
+		if len(h.snaps) > 0 && !h.dirty[gvk] {
+			s[gvk] = h.latest()[gvk]
+			continue
+		}
+		items, err := h.list(ctx, gvk)
+		if err != nil {
+			return errors.Wrap(err, errSnapshot)
+		}
+		s[gvk] = items
+	}
+	h.snaps = append(h.snaps, s)
+	clear(h.dirty)
+	return nil
+}
+
+// changed reports whether the newest snapshot differs from the one before
+// in any of kinds.
+func (h *history) changed(kinds ...schema.GroupVersionKind) bool {
+	if len(h.snaps) < 2 {
+		return true
+	}
+	for _, k := range kinds {
+		if !slices.Equal(h.latest()[k], h.previous()[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *history) list(ctx context.Context, gvk schema.GroupVersionKind) ([]client.Object, error) {
+	obj, err := h.scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return nil, err
+	}
+	list := obj.(client.ObjectList)
+	var opts []client.ListOption
+	if namespaced, err := apiutil.IsGVKNamespaced(gvk, h.live.RESTMapper()); err != nil {
+		return nil, err
+	} else if namespaced {
+		opts = append(opts, client.InNamespace(h.namespace))
+	}
+	if err := h.live.List(ctx, list, opts...); err != nil {
+		return nil, err
+	}
+	return items(list)
+}
+
+// items returns a list's items as objects.
+func items(list client.ObjectList) ([]client.Object, error) {
+	raw, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Object, len(raw))
+	for i, o := range raw {
+		out[i] = o.(client.Object)
+	}
+	return out, nil
+}
+
+// latest is the newest snapshot.
+func (h *history) latest() snapshot { return h.snaps[len(h.snaps)-1] }
+
+// previous is the snapshot before the newest one (the newest when there is
+// only one).
+func (h *history) previous() snapshot { return h.snaps[max(len(h.snaps)-2, 0)] }
+
+// watched reports whether the harness snapshots kind gvk.
+func (h *history) watched(gvk schema.GroupVersionKind) bool {
+	for _, k := range h.kinds {
+		if k == gvk {
+			return true
+		}
+	}
+	return false
+}
+
+// A view reads the history the way one informer cache per kind would: each
+// kind lags the newest snapshot by a number of steps the run draws each
+// step, but never goes back in time (an informer only moves forward).
+type view struct {
+	h *history
+	// lag is how many steps each kind lags now.
+	lag map[schema.GroupVersionKind]int
+	// served is the newest snapshot each kind has served.
+	served map[schema.GroupVersionKind]int
+}
+
+func newView(h *history) *view {
+	v := &view{h: h, lag: map[schema.GroupVersionKind]int{}, served: map[schema.GroupVersionKind]int{}}
+	// A cache that starts lists everything: it begins fresh.
+	for _, k := range h.kinds {
+		v.served[k] = len(h.snaps) - 1
+	}
+	return v
+}
+
+// at returns the snapshot kind gvk serves now.
+func (v *view) at(gvk schema.GroupVersionKind) snapshot {
+	i := max(v.served[gvk], len(v.h.snaps)-1-v.lag[gvk])
+	v.served[gvk] = i
+	return v.h.snaps[i]
+}
+
+// get serves obj from the lagging snapshot of its kind.
+func (v *view) get(gvk schema.GroupVersionKind, key client.ObjectKey, obj client.Object) error {
+	o := v.at(gvk).find(gvk, key)
+	if o == nil {
+		return kerrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind)}, key.Name)
+	}
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o.DeepCopyObject()).Elem())
+	return nil
+}
+
+// list serves list from the lagging snapshot of its item kind, filtered by
+// namespace and labels.
+func (v *view) list(gvk schema.GroupVersionKind, list client.ObjectList, opts ...client.ListOption) error {
+	lo := (&client.ListOptions{}).ApplyOptions(opts)
+	var items []runtime.Object
+	for _, o := range v.at(gvk)[gvk] {
+		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace {
+			continue
+		}
+		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
+			continue
+		}
+		items = append(items, o.DeepCopyObject())
+	}
+	return meta.SetList(list, items)
+}
+
+// itemKind returns the kind of a list's items.
+func itemKind(list client.ObjectList, s *runtime.Scheme) (schema.GroupVersionKind, error) {
+	gvk, err := apiutil.GVKForObject(list, s)
+	if err != nil {
+		return gvk, errors.Wrap(err, errKindOf)
+	}
+	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	return gvk, nil
+}

@@ -1,0 +1,102 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+)
+
+// recent is how many trace lines a violation carries.
+const recent = 12
+
+// A Report is what one seed's run did and found.
+type Report struct {
+	Seed     uint64
+	Workload string
+	Steps    int
+	// Faults counts the faults injected, by kind.
+	Faults map[string]int
+	// Checks counts the invariant checks made.
+	Checks     int
+	Violations []Violation
+	// Trace fingerprints the run: replaying the seed gives the same one.
+	Trace uint64
+	// Lines are the run's trace, step by step.
+	Lines []string
+}
+
+// A Violation is a broken invariant, with the step it broke at and what
+// led to it.
+type Violation struct {
+	Seed   uint64
+	Step   int
+	Check  string
+	Detail string
+	// Recent are the trace lines up to the step.
+	Recent []string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("seed %d step %d %s: %s (replay: CHAOS_SEED=%d)", v.Seed, v.Step, v.Check, v.Detail, v.Seed)
+}
+
+// violate records a violation at the current step.
+func (r *run) violate(check, detail string) {
+	from := max(len(r.trace)-recent, 0)
+	r.report.Violations = append(r.report.Violations, Violation{Seed: r.seed, Step: r.step, Check: check, Detail: detail,
+		Recent: slices.Clone(r.trace[from:])})
+	r.log("VIOLATION %s: %s", check, detail)
+}
+
+// Summary adds up the reports of a seed budget.
+type Summary struct {
+	Seeds  int
+	Steps  int
+	Checks int
+	Faults map[string]int
+	// ByWorkload counts seeds and violations per workload.
+	ByWorkload map[string][2]int
+	Violations []Violation
+}
+
+// Summarize adds up reports.
+func Summarize(reports []*Report) Summary {
+	s := Summary{Faults: map[string]int{}, ByWorkload: map[string][2]int{}}
+	for _, r := range reports {
+		s.Seeds++
+		s.Steps += r.Steps
+		s.Checks += r.Checks
+		for k, n := range r.Faults {
+			s.Faults[k] += n
+		}
+		w := s.ByWorkload[r.Workload]
+		w[0]++
+		w[1] += len(r.Violations)
+		s.ByWorkload[r.Workload] = w
+		s.Violations = append(s.Violations, r.Violations...)
+	}
+	return s
+}
+
+// Print writes the summary as tables, then every violation with the seed
+// that replays it and the trace that led to it.
+func (s Summary) Print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "seeds\tsteps\tchecks\tviolations\n%d\t%d\t%d\t%d\n\n", s.Seeds, s.Steps, s.Checks, len(s.Violations))
+	fmt.Fprintf(tw, "workload\tseeds\tviolations\n")
+	for _, k := range sortedKeys(s.ByWorkload) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", k, s.ByWorkload[k][0], s.ByWorkload[k][1])
+	}
+	fmt.Fprintf(tw, "\nfault\tinjected\n")
+	for _, k := range sortedKeys(s.Faults) {
+		fmt.Fprintf(tw, "%s\t%d\n", k, s.Faults[k])
+	}
+	_ = tw.Flush()
+	for _, v := range s.Violations {
+		fmt.Fprintf(w, "\n%s\n", v)
+		for _, l := range v.Recent {
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}

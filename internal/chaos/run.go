@@ -1,0 +1,371 @@
+// Package chaos is a deterministic fault-injection harness in the spirit of
+// Sieve, Acto and FoundationDB's simulation testing. One seed drives the
+// provider's real reconcilers (Cluster, ProcessGroup, Backup, Restore,
+// SafetyPolicy, as internal/controller wires them) against a real API
+// server and the FoundationDB simulator on a virtual clock, from a single
+// thread: each step the seeded source picks what happens next — one
+// reconcile of one object, one pass of the stand-in scheduler and kubelets,
+// or a fault — and the harness checks its invariants after every step.
+//
+// The provider reads through caches that lag the API server by a seeded
+// number of steps (never going back), writes to the API server itself, and
+// may crash after any write, losing everything it held in memory. Dropped,
+// delayed and reordered watch events and concurrent reconciles are the
+// scheduler's free choice of which object to reconcile next. The same seed
+// replays the same run.
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+)
+
+const (
+	errNamespace = "cannot create the run's namespace"
+	errNodes     = "cannot create the stand-in nodes"
+	errStart     = "cannot start the provider"
+	errOp        = "cannot run the workload's operation"
+)
+
+// Zones are the stand-in nodes' fault domains, one node each.
+var Zones = []string{"zone-a", "zone-b", "zone-c", "zone-d"}
+
+// Steps bound the phases of every operation of a workload.
+type Steps struct {
+	// Faulty is how many steps inject faults after an operation.
+	Faulty int
+	// Converge is how many quiet steps the Cluster has to converge.
+	Converge int
+	// Hold is how many steps it must then stay converged.
+	Hold int
+}
+
+// DefaultSteps are the phases of the seed budget.
+var DefaultSteps = Steps{Faulty: 60, Converge: 400, Hold: 20}
+
+// run is one seed's run.
+type run struct {
+	env *testenv.Env
+	// kube is the harness's client: the API server, writes recorded.
+	kube  *recorder
+	seed  uint64
+	rng   *rand.Rand
+	ns    string
+	steps Steps
+
+	clock  *clocktesting.FakeClock
+	sims   connector.SimFDB
+	keys   map[types.UID]string
+	faults adminFaults
+	nodes  *testenv.Nodes
+	hist   *history
+	prov   *provider
+
+	step int
+	// faulty is true while the run injects faults.
+	faulty bool
+	// crashRate is the chance that the provider crashes after a write
+	// while faulty.
+	crashRate float64
+	// maxLag is the most steps a cache lags.
+	maxLag int
+
+	journal []step.Mutation
+	report  *Report
+	trace   []string
+	// checks is the state the checks keep across steps.
+	checks checkState
+	// faultZone is the fault domain the harness faults until faultUntil.
+	faultZone  string
+	faultUntil time.Time
+	// lostZone is the zone the node-loss workload lost for good.
+	lostZone string
+	// volumes is how many volume claims there were when the Cluster was
+	// orphaned.
+	volumes int
+	// nodeBack are the nodes made NotReady by a transient fault and when
+	// they come back.
+	nodeBack map[string]time.Time
+}
+
+// watchedKinds are the kinds the provider reads from its caches.
+var watchedKinds = []schema.GroupVersionKind{
+	fdbv1alpha1.ClusterGroupVersionKind,
+	fdbv1alpha1.ProcessGroupGroupVersionKind,
+	fdbv1alpha1.BackupGroupVersionKind,
+	fdbv1alpha1.RestoreGroupVersionKind,
+	v1alpha1.SafetyPolicyGroupVersionKind,
+	v1alpha1.ClusterProviderConfigGroupVersionKind,
+	v1alpha1.ProviderConfigUsageGroupVersionKind,
+	corev1.SchemeGroupVersion.WithKind("Pod"),
+	corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"),
+	corev1.SchemeGroupVersion.WithKind("Node"),
+	corev1.SchemeGroupVersion.WithKind("ConfigMap"),
+	corev1.SchemeGroupVersion.WithKind("Secret"),
+	deploymentKind,
+}
+
+// Run runs workload w under seed on env and reports what happened. name
+// makes the run's namespace unique within env.
+func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps Steps, name string) (*Report, error) {
+	r := &run{
+		env: env, seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), ns: name, steps: steps,
+		clock:    clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		keys:     map[types.UID]string{},
+		report:   &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
+		nodeBack: map[string]time.Time{},
+	}
+	r.sims = connector.SimFDB{Registry: sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 256 << 20, Shards: 16})}
+	r.crashRate = []float64{0, 0.01, 0.03}[r.rng.IntN(3)]
+	r.maxLag = r.rng.IntN(4)
+	if err := r.setup(ctx); err != nil {
+		return nil, err
+	}
+	defer r.teardown(context.WithoutCancel(ctx))
+	for _, op := range w.Ops {
+		if err := r.operate(ctx, op); err != nil {
+			return nil, err
+		}
+	}
+	r.report.Steps = r.step
+	r.report.Trace, r.report.Lines = traceHash(r.trace), r.trace
+	return r.report, nil
+}
+
+// setup creates the run's namespace, nodes and first provider.
+func (r *run) setup(ctx context.Context) error {
+	if err := r.env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}}); err != nil {
+		return errors.Wrap(err, errNamespace)
+	}
+	if err := ensureProviderConfig(ctx, r.env.Client); err != nil {
+		return err
+	}
+	r.hist = &history{live: r.env.Client, scheme: r.env.Scheme, namespace: r.ns, kinds: watchedKinds, dirty: map[schema.GroupVersionKind]bool{}}
+	r.kube = &recorder{Client: r.env.Client, h: r.hist}
+	n, err := testenv.CreateNodes(ctx, r.kube, Zones, 1)
+	if err != nil {
+		return errors.Wrap(err, errNodes)
+	}
+	r.nodes = n
+	if err := r.hist.record(ctx); err != nil {
+		return err
+	}
+	if r.prov, err = r.start(); err != nil {
+		return errors.Wrap(err, errStart)
+	}
+	return nil
+}
+
+// operate applies one operation of the workload, then runs its faulty
+// phase, its quiet phase until it converged, and the hold.
+func (r *run) operate(ctx context.Context, op Op) error {
+	r.log("op %s", op.Name)
+	if err := op.Do(ctx, r); err != nil {
+		return errors.Wrap(err, errOp)
+	}
+	converged := op.Converged
+	if converged == nil {
+		converged = clusterConverged
+	}
+	r.faulty = op.Faults
+	for i := 0; i < r.steps.Faulty && op.Faults; i++ {
+		if err := r.tick(ctx); err != nil {
+			return err
+		}
+	}
+	r.faulty = false
+	if err := r.quiesce(ctx); err != nil {
+		return err
+	}
+	return r.converge(ctx, op.Name, converged)
+}
+
+// converge runs quiet steps until converged holds, then checks that it
+// keeps holding for the hold.
+func (r *run) converge(ctx context.Context, name string, converged func(*run) (bool, string)) error {
+	ok, why := converged(r)
+	for i := 0; i < r.steps.Converge && !ok; i++ {
+		if err := r.tick(ctx); err != nil {
+			return err
+		}
+		ok, why = converged(r)
+	}
+	r.report.Checks++
+	if !ok {
+		r.violate("convergence", fmt.Sprintf("%s: not converged after %d quiet steps: %s", name, r.steps.Converge, why))
+		return nil
+	}
+	for i := 0; i < r.steps.Hold; i++ {
+		if err := r.tick(ctx); err != nil {
+			return err
+		}
+		r.report.Checks++
+		if ok, why := converged(r); !ok {
+			r.violate("convergence", fmt.Sprintf("%s: converged, then diverged without a fault: %s", name, why))
+			return nil
+		}
+	}
+	return nil
+}
+
+// quiesce ends the transient faults still in force.
+func (r *run) quiesce(ctx context.Context) error {
+	r.faults.timeouts = 0
+	for _, node := range sortedKeys(r.nodeBack) {
+		if err := r.nodes.SetReady(ctx, node, true); err != nil {
+			return err
+		}
+		delete(r.nodeBack, node)
+	}
+	return nil
+}
+
+// tick runs one step: the clock moves, the databases are read as they are
+// now, one thing happens, the world is snapshot and checked.
+func (r *run) tick(ctx context.Context) error {
+	r.step++
+	r.clock.Step(time.Duration(1+r.rng.IntN(5)) * time.Second)
+	if err := r.nodesBack(ctx); err != nil {
+		return err
+	}
+	before, err := r.databases(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range watchedKinds {
+		r.prov.client.view.lag[k] = r.rng.IntN(r.maxLag + 1)
+	}
+	written := len(r.prov.client.writes)
+	switch x := r.rng.Float64(); {
+	case r.faulty && x < 0.08:
+		if err := r.inject(ctx, before); err != nil {
+			return err
+		}
+	case x < 0.3:
+		r.log("kubelet")
+		_ = r.nodes.Pass(ctx) // conflicts with the provider; the next pass retries
+	default:
+		r.reconcileOne(ctx)
+	}
+	if err := r.hist.record(ctx); err != nil {
+		return err
+	}
+	r.check(ctx, before, r.prov.client.writes[written:])
+	if r.prov.client.dead {
+		return r.restart()
+	}
+	return nil
+}
+
+// reconcileOne reconciles one object the seeded source picks among every
+// managed resource and SafetyPolicy there is now.
+func (r *run) reconcileOne(ctx context.Context) {
+	type target struct {
+		gvk schema.GroupVersionKind
+		key client.ObjectKey
+	}
+	var all []target
+	now := r.hist.latest()
+	for _, gvk := range []schema.GroupVersionKind{fdbv1alpha1.ClusterGroupVersionKind, fdbv1alpha1.ProcessGroupGroupVersionKind,
+		fdbv1alpha1.BackupGroupVersionKind, fdbv1alpha1.RestoreGroupVersionKind, v1alpha1.SafetyPolicyGroupVersionKind} {
+		for _, o := range now[gvk] {
+			all = append(all, target{gvk, client.ObjectKeyFromObject(o)})
+		}
+	}
+	if len(all) == 0 {
+		r.log("idle")
+		return
+	}
+	t := all[r.rng.IntN(len(all))]
+	res, err := r.prov.reconcile(ctx, t.gvk, t.key)
+	r.log("reconcile %s %s: requeue=%v error=%v", t.gvk.Kind, t.key.Name, res.RequeueAfter > 0, err != nil)
+}
+
+// restart replaces a crashed provider with a new incarnation.
+func (r *run) restart() error {
+	r.log("provider crashed; restarting")
+	r.report.Faults["ProviderCrash"]++
+	p, err := r.start()
+	if err != nil {
+		return errors.Wrap(err, errStart)
+	}
+	r.prov = p
+	return nil
+}
+
+// crashNow decides whether the provider crashes after the write it just
+// made.
+func (r *run) crashNow() bool { return r.faulty && r.rng.Float64() < r.crashRate }
+
+// journalEntry receives every mutation the provider takes.
+func (r *run) journalEntry(m step.Mutation) {
+	r.journal = append(r.journal, m)
+	result := "ungated"
+	if m.Decision != nil {
+		result = m.Decision.Result
+	}
+	r.log("  took %s %s: %s (%s) error=%v", m.Kind, m.Name, m.Step.Reason, result, m.Err != nil)
+}
+
+// log appends a line to the run's trace.
+func (r *run) log(format string, args ...any) {
+	r.trace = append(r.trace, fmt.Sprintf("%d ", r.step)+fmt.Sprintf(format, args...))
+}
+
+// teardown deletes what the run left in its namespace that the stand-in
+// kubelets of later runs would see, and the nodes.
+func (r *run) teardown(ctx context.Context) {
+	c := r.env.Client
+	for _, list := range []client.ObjectList{&corev1.PodList{}, &corev1.PersistentVolumeClaimList{}} {
+		if err := c.List(ctx, list, client.InNamespace(r.ns)); err != nil {
+			continue
+		}
+		objs, _ := items(list)
+		for _, o := range objs {
+			o.SetFinalizers(nil)
+			_ = c.Update(ctx, o)
+			_ = c.Delete(ctx, o, client.GracePeriodSeconds(0))
+		}
+	}
+	for _, z := range Zones {
+		_ = c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%s-0", z)}})
+	}
+}
+
+// traceHash is the fingerprint of a run: the same seed gives the same one.
+func traceHash(trace []string) uint64 {
+	h := fnv.New64a()
+	for _, l := range trace {
+		h.Write([]byte(l))
+		h.Write([]byte{'\n'})
+	}
+	return h.Sum64()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,250 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+const (
+	errProviderConfig = "cannot create the default ClusterProviderConfig"
+	errUpdateCluster  = "cannot change the Cluster"
+	errNoCoordinator  = "cannot find a coordinator's process group"
+	errNoStorageZone  = "cannot find a zone that holds a storage group"
+)
+
+// clusterName is the name of the run's Cluster.
+const clusterName = "db"
+
+// A Workload is what a user does to a cluster, one operation at a time.
+type Workload struct {
+	Name string
+	Ops  []Op
+}
+
+// An Op is one thing a user does; the run then injects faults (when
+// Faults), stops them and waits until Converged holds (the Cluster Ready
+// and up to date when nil).
+type Op struct {
+	Name      string
+	Do        func(ctx context.Context, r *run) error
+	Faults    bool
+	Converged func(r *run) (bool, string)
+}
+
+// Workloads are the scenarios, in the order the seeds take them.
+var Workloads = []Workload{
+	{"bootstrap", []Op{bootstrap(true)}},
+	{"scale", []Op{bootstrap(false), scaleStorage(2), scaleStorage(3)}},
+	{"node-loss", []Op{bootstrap(false), loseNode(), replaceLostGroups()}},
+	{"coordinator-change", []Op{bootstrap(false), removeCoordinator()}},
+	{"knob-bounce", []Op{bootstrap(false), knob()}},
+	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}},
+	{"orphan", []Op{bootstrap(false), orphan()}},
+}
+
+// cluster is the run's Cluster: double redundancy, three storage and three
+// log groups over the stand-in zones, with the time thresholds of the
+// policies shortened so that a run takes minutes of virtual time.
+func cluster(ns string) *fdbv1alpha1.Cluster {
+	return &fdbv1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns},
+		Spec: fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{
+			Version:               "7.3.63",
+			DatabaseConfiguration: fdbv1alpha1.DatabaseConfiguration{RedundancyMode: fdbv1alpha1.RedundancyDouble, StorageEngine: "ssd-2"},
+			ProcessCounts:         fdbv1alpha1.ProcessCounts{Storage: 3, Log: 3},
+			Automation:            fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 1, FailureDetectionTimeSeconds: 60, MinimumUptimeSecondsForBounce: 30},
+			Safety: fdbv1alpha1.SafetySettings{Params: &runtime.RawExtension{Raw: []byte(`{"minSecondsSinceRecoveryForExclude":30,"minSecondsSinceRecoveryForInclude":60,` +
+				`"minSecondsSinceRecoveryForCoordinatorChange":30,"minSecondsSinceRecoveryForConfigure":30}`)}},
+		}},
+	}
+}
+
+func bootstrap(faults bool) Op {
+	return Op{Name: "bootstrap", Faults: faults, Do: func(ctx context.Context, r *run) error {
+		return r.kube.Create(ctx, cluster(r.ns))
+	}}
+}
+
+// updateCluster changes the live Cluster with change, retrying conflicts.
+func (r *run) updateCluster(ctx context.Context, change func(*fdbv1alpha1.Cluster)) error {
+	return errors.Wrap(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c := &fdbv1alpha1.Cluster{}
+		if err := r.kube.Get(ctx, client.ObjectKey{Namespace: r.ns, Name: clusterName}, c); err != nil {
+			return err
+		}
+		change(c)
+		return r.kube.Update(ctx, c)
+	}), errUpdateCluster)
+}
+
+func scaleStorage(n int) Op {
+	return Op{Name: fmt.Sprintf("scale storage to %d", n), Faults: true, Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.ProcessCounts.Storage = n })
+	}}
+}
+
+func knob() Op {
+	return Op{Name: "knob bounce", Faults: true, Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
+			c.Spec.ForProvider.Processes = map[string]fdbv1alpha1.ProcessSettings{"general": {CustomParameters: []string{"knob_disable_posix_kernel_aio=1"}}}
+		})
+	}}
+}
+
+// loseNode loses for good the node of a zone that holds a storage group,
+// the seeded source picks which: NotReady, its processes down until their
+// groups are removed.
+func loseNode() Op {
+	return Op{Name: "lose a node", Faults: false, Converged: always, Do: func(ctx context.Context, r *run) error {
+		var zones []string
+		for _, o := range r.hist.latest()[groupKind] {
+			pg := o.(*fdbv1alpha1.ProcessGroup)
+			if z := pg.Status.AtProvider.FaultDomain; pg.Spec.ForProvider.ProcessClass == fdbv1alpha1.ProcessClassStorage && z != "" && !slices.Contains(zones, z) {
+				zones = append(zones, z)
+			}
+		}
+		if len(zones) == 0 {
+			return errors.New(errNoStorageZone)
+		}
+		slices.Sort(zones)
+		zone := zones[r.pick(len(zones))]
+		r.lostZone = zone
+		if err := r.nodes.SetReady(ctx, fmt.Sprintf("node-%s-0", zone), false); err != nil {
+			return err
+		}
+		dbs, err := r.databases(ctx)
+		if err != nil {
+			return err
+		}
+		for _, name := range sortedKeys(dbs) {
+			_ = dbs[name].sim.LoseZone(zone, sim.Forever) // a zone without processes loses nothing
+		}
+		r.log("lost zone %s", zone)
+		return nil
+	}}
+}
+
+// replaceLostGroups deletes the groups of the lost zone, as a user
+// replacing them does.
+func replaceLostGroups() Op {
+	return Op{Name: "replace the lost groups", Faults: true, Do: func(ctx context.Context, r *run) error {
+		for _, o := range r.hist.latest()[groupKind] {
+			pg := o.(*fdbv1alpha1.ProcessGroup)
+			if pg.Status.AtProvider.FaultDomain != r.lostZone {
+				continue
+			}
+			r.log("deleting lost group %s", pg.ID())
+			if err := client.IgnoreNotFound(r.kube.Delete(ctx, pg)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// removeCoordinator deletes the ProcessGroup of a coordinator.
+func removeCoordinator() Op {
+	return Op{Name: "remove a coordinator's group", Faults: true, Do: func(ctx context.Context, r *run) error {
+		dbs, err := r.databases(ctx)
+		if err != nil {
+			return err
+		}
+		db := dbs[clusterName]
+		if db == nil || db.status == nil {
+			return errors.New(errNoCoordinator)
+		}
+		cs, err := fdb.ParseConnectionString(db.status.Cluster.ConnectionString)
+		if err != nil || len(cs.Coordinators) == 0 {
+			return errors.New(errNoCoordinator)
+		}
+		addr := string(cs.Coordinators[r.pick(len(cs.Coordinators))])
+		for _, p := range processes(db) {
+			if p.Address != addr {
+				continue
+			}
+			pg := groupOf(r.hist.latest(), clusterName, p.Locality.InstanceID)
+			if pg == nil {
+				return errors.New(errNoCoordinator)
+			}
+			r.log("deleting coordinator group %s", pg.ID())
+			return r.kube.Delete(ctx, pg)
+		}
+		return errors.New(errNoCoordinator)
+	}}
+}
+
+// deleteCluster deletes the Cluster with the default management policies:
+// the database goes with it, so its simulator's violations are expected.
+func deleteCluster() Op {
+	return Op{Name: "delete the Cluster", Faults: true, Converged: gone(false), Do: func(ctx context.Context, r *run) error {
+		for _, k := range r.keys {
+			r.exempt(k)
+		}
+		return r.kube.Delete(ctx, cluster(r.ns))
+	}}
+}
+
+// orphan drops Delete from the Cluster's management policies, then deletes
+// it: the database, its pods and volumes must stay.
+func orphan() Op {
+	return Op{Name: "orphan the Cluster", Faults: true, Converged: gone(true), Do: func(ctx context.Context, r *run) error {
+		if err := r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
+			c.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
+				xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize})
+		}); err != nil {
+			return err
+		}
+		return r.kube.Delete(ctx, cluster(r.ns))
+	}}
+}
+
+// gone: the Cluster and its ProcessGroups are gone; with kept, every
+// group's pod and volume claim remain.
+func gone(kept bool) func(r *run) (bool, string) {
+	return func(r *run) (bool, string) {
+		now := r.hist.latest()
+		if n := len(now[clusterKind]) + len(now[groupKind]); n > 0 {
+			return false, fmt.Sprintf("%d Cluster and %d ProcessGroups remain", len(now[clusterKind]), len(now[groupKind]))
+		}
+		if kept && len(now[pvcKind]) < r.volumes {
+			return false, fmt.Sprintf("%d of %d volume claims remain after the Cluster was orphaned", len(now[pvcKind]), r.volumes)
+		}
+		return true, ""
+	}
+}
+
+func always(*run) (bool, string) { return true, "" }
+
+// exempt stops checking the simulator of key: its database was deleted on
+// purpose.
+func (r *run) exempt(key string) {
+	if r.checks.exempt == nil {
+		r.checks.exempt = map[string]bool{}
+	}
+	r.checks.exempt[key] = true
+}
+
+// ensureProviderConfig creates the default ClusterProviderConfig the
+// managed resources use, once per API server.
+func ensureProviderConfig(ctx context.Context, c client.Client) error {
+	cpc := &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"},
+		Spec: v1alpha1.ProviderConfigSpec{Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceInjectedIdentity}}}
+	if err := c.Create(ctx, cpc); err != nil && !kerrors.IsAlreadyExists(err) {
+		return errors.Wrap(err, errProviderConfig)
+	}
+	return nil
+}
