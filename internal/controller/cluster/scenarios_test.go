@@ -339,7 +339,6 @@ func TestDeleteAndImport(t *testing.T) {
 	start(t)
 	ctx := context.Background()
 	h.Flow(true)
-	withoutDelete := xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
 	cases := map[string]struct {
 		policies                                xpv2.ManagementPolicies
 		wantGroups, wantPods, wantPVCs, wantCMs int

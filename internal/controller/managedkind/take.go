@@ -6,6 +6,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
@@ -13,7 +14,10 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
-const errBuildInput = "cannot build the safety-policy input"
+const (
+	errBuildInput     = "cannot build the safety-policy input"
+	errRecordDecision = "cannot record the safety-policy decision"
+)
 
 // A Decider is a managed resource that records its last safety-policy
 // decision in its status.
@@ -39,7 +43,8 @@ type Evidence struct {
 // input built from ev alone (never from a status recorded by an earlier
 // reconcile); the decision is recorded on mg (the PolicyAllowed condition, a
 // Warning event when denied or warned, the decision metric and
-// atProvider.lastPolicyDecision) and a denial is returned as a
+// atProvider.lastPolicyDecision, which for an allowed decision is written to
+// the API server before anything runs) and a denial is returned as a
 // *gate.DeniedError without running anything. Then run makes the mutation,
 // the journal (when set) receives it with its decision, and a Normal event
 // with the step's reason and message records it.
@@ -86,9 +91,30 @@ func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Acti
 	if in.Object, err = policy.ObjectOf(mg); err != nil {
 		return nil, errors.Wrap(err, errBuildInput)
 	}
+	before := mg.DeepCopyObject().(Decider)
 	decision, err := d.Gate.Check(ctx, mg, in)
 	mg.SetLastPolicyDecision(decision)
-	return decision, err
+	if err != nil {
+		return decision, err
+	}
+	return decision, d.persist(ctx, mg, before, decision)
+}
+
+// persist records an allowed decision in mg's status on the API server
+// before the mutation runs, so that the record survives a status write of
+// the reconcile that later loses a conflict. The patch carries the
+// resourceVersion this reconcile read: when mg changed since (a stale
+// cache), it conflicts and nothing runs; the next reconcile decides again.
+// mg takes the new resourceVersion, so its own status write does not
+// conflict with this one.
+func (d Deps) persist(ctx context.Context, mg, before Decider, decision *v1alpha1.PolicyDecision) error {
+	recorded := before.DeepCopyObject().(Decider)
+	recorded.SetLastPolicyDecision(decision)
+	if err := d.Kube.Status().Patch(ctx, recorded, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+		return errors.Wrap(err, errRecordDecision)
+	}
+	mg.SetResourceVersion(recorded.GetResourceVersion())
+	return nil
 }
 
 // withSelf returns groups with self's entry replaced by self, whose status

@@ -1,0 +1,190 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// withoutDelete are management policies that orphan what a resource
+// manages when it is deleted.
+var withoutDelete = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+
+// TestNothingUnreachableIsRemovedWhileDataIsMissing: two storage groups of
+// a double-redundancy cluster stop reporting (their nodes died with the
+// pods still there), and an operator deletes both ProcessGroups to replace
+// them. Their processes report nothing, so nothing proves they are empty:
+// they are excluded, but their removal is RemoveUnreachableProcessGroup,
+// denied while data distribution reports missing data, and their volumes
+// stay. Before, they counted as drained and both volumes were deleted:
+// data loss.
+func TestNothingUnreachableIsRemovedWhileDataIsMissing(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "unreachable"), nil)
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	db := h.Sim(t, cr)
+	lost := []string{"storage-2", "storage-3"}
+	for _, id := range lost {
+		if err := db.LosePod(id, 1000*time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byID := map[string]v1alpha1.ProcessGroup{}
+	for _, pg := range groupsOf(t, cr) {
+		byID[pg.ID()] = pg
+	}
+	for _, id := range lost {
+		pg := byID[id]
+		if err := env.Client.Delete(ctx, &pg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The Cluster excludes the lost groups as the exclusion budget allows
+	// (replacements missing processes hold it back); each excluded one
+	// asks to be removed and is denied while data is missing.
+	const rule = "fdb-unreachable-removal/full-replication-without-it"
+	eventually(t, 90*time.Second, "removal of an unreachable group denied", func() (bool, string) {
+		var seen []string
+		for _, id := range lost {
+			pg := byID[id]
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(&pg), &pg); err != nil {
+				return false, fmt.Sprintf("group %s is gone: %v", id, err)
+			}
+			d := pg.Status.AtProvider.LastPolicyDecision
+			if d != nil && d.Action == "RemoveUnreachableProcessGroup" && d.Result == "Denied" && d.Rule == rule {
+				return true, ""
+			}
+			seen = append(seen, fmt.Sprintf("%s: excluded=%t decision=%+v", id, pg.Status.AtProvider.Excluded, d))
+		}
+		return false, fmt.Sprint(seen)
+	})
+	for _, id := range lost {
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: cr.Namespace, Name: workload.PVCName(cr, id)}}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pvc), pvc); err != nil || pvc.DeletionTimestamp != nil {
+			t.Errorf("the volume claim of unreachable group %s was deleted: %v", id, err)
+		}
+	}
+	if v := db.Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+	// Deleting the database ends the denied removals, which would go on
+	// being retried for the rest of the package's tests.
+	deleteCluster(t, cr)
+}
+
+// deleteCluster deletes a Cluster with Delete and waits until it is gone.
+func deleteCluster(t *testing.T, cr *v1alpha1.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Delete(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "cluster deleted", func() (bool, string) {
+		gone := env.Client.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.Cluster{}) != nil
+		return gone && len(groupsOf(t, cr)) == 0, fmt.Sprintf("gone=%t groups=%d", gone, len(groupsOf(t, cr)))
+	})
+}
+
+// TestOrphanFlipKeepsEveryVolume: a Cluster created with the default
+// management policies is changed to orphan (no Delete) and deleted. Its
+// groups take the Cluster's policies, so when they are deleted too (as the
+// garbage collector does through their owner reference; envtest runs none,
+// so the test deletes them), every pod and volume claim stays. Before, the
+// groups kept "*", saw their Cluster gone and tore everything down.
+func TestOrphanFlipKeepsEveryVolume(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "orphan-flip"), nil)
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(t, cr)
+		cr.SetManagementPolicies(withoutDelete)
+		return env.Client.Update(ctx, cr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "groups follow the Cluster's policies", func() (bool, string) {
+		var stale []string
+		for _, pg := range groupsOf(t, cr) {
+			if fmt.Sprint(pg.GetManagementPolicies()) != fmt.Sprint(withoutDelete) {
+				stale = append(stale, pg.ID())
+			}
+		}
+		return len(stale) == 0, fmt.Sprintf("groups with other policies: %v", stale)
+	})
+	if err := env.Client.Delete(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "Cluster orphaned", func() (bool, string) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.Cluster{})
+		return err != nil, "the Cluster still exists"
+	})
+	for _, pg := range groupsOf(t, cr) {
+		if err := env.Client.Delete(ctx, &pg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 30*time.Second, "groups deleted, data kept", func() (bool, string) {
+		groups := len(groupsOf(t, cr))
+		pods, pvcs, _ := targetObjects(t, cr)
+		return groups == 0 && pods == 6 && pvcs == 6, fmt.Sprintf("groups %d pods %d volume claims %d, want 0, 6, 6", groups, pods, pvcs)
+	})
+}
+
+// TestDeletionProtection: a Cluster with deletionProtection is not deleted
+// (DeleteCluster denied by fdb-deletion, recorded on the Cluster, nothing
+// torn down) until the flag is unset.
+func TestDeletionProtection(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "deletion-protection"), nil)
+	cr.Spec.ForProvider.DeletionProtection = true
+	if err := env.Client.Create(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+	if err := env.Client.Delete(ctx, cr); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "deletion denied", func() (bool, string) {
+		get(t, cr)
+		d := cr.Status.AtProvider.LastPolicyDecision
+		return d != nil && d.Action == "DeleteCluster" && d.Result == "Denied" && d.Rule == "fdb-deletion/deletion-protection",
+			fmt.Sprintf("decision %+v", d)
+	})
+	if pods, pvcs, _ := targetObjects(t, cr); len(groupsOf(t, cr)) != 6 || pods != 6 || pvcs != 6 {
+		t.Errorf("a protected database lost groups, pods or volume claims: %d, %d, %d", len(groupsOf(t, cr)), pods, pvcs)
+	}
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(t, cr)
+		cr.Spec.ForProvider.DeletionProtection = false
+		return env.Client.Update(ctx, cr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "database deleted", func() (bool, string) {
+		gone := env.Client.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.Cluster{}) != nil
+		pods, pvcs, cms := targetObjects(t, cr)
+		return gone && pods+pvcs+cms == 0 && len(groupsOf(t, cr)) == 0, fmt.Sprintf("gone=%t pods %d pvcs %d configmaps %d", gone, pods, pvcs, cms)
+	})
+}
