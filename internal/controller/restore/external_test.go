@@ -104,3 +104,34 @@ func TestState(t *testing.T) {
 		})
 	}
 }
+
+// TestMayHoldData: a destination counts as empty only on positive evidence;
+// missing status fields never read as "empty".
+func TestMayHoldData(t *testing.T) {
+	empty := &fdb.Status{}
+	empty.Cluster.Processes = map[string]fdb.Process{"p": {}}
+	empty.Cluster.Data.State.Name = fdb.DataHealthy
+	withData := &fdb.Status{Cluster: empty.Cluster}
+	withData.Cluster.Data.TotalKVSizeBytes = 1
+	noDataState := &fdb.Status{}
+	noDataState.Cluster.Processes = empty.Cluster.Processes
+	incomplete := &fdb.Status{Cluster: empty.Cluster}
+	incomplete.Cluster.Messages = []fdb.Message{{Name: fdb.MessageStatusIncomplete}}
+	cases := map[string]struct {
+		status *fdb.Status
+		want   bool
+	}{
+		"Empty":              {status: empty, want: false},
+		"HoldsData":          {status: withData, want: true},
+		"NoStatus":           {status: nil, want: true},
+		"DataSectionMissing": {status: noDataState, want: true},
+		"Incomplete":         {status: incomplete, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, mayHoldData(tc.status)); diff != "" {
+				t.Errorf("mayHoldData: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}

@@ -45,10 +45,17 @@ func next(r *v1alpha1.Restore, cluster string, o observation) step.Step {
 	}
 	url := workload.BlobStoreStatusURL(r.Spec.ForProvider.BlobStore, r.GetName())
 	msg := fmt.Sprintf("restoring %s into cluster %s on tag %q", url, cluster, tag(r))
-	details := map[string]any{policy.DetailAllowNonEmptyDestination: r.Spec.ForProvider.AllowNonEmptyDestination}
-	if o.status != nil {
-		details[policy.DetailDestinationHasData] = o.status.Cluster.Data.TotalKVSizeBytes > 0
+	details := map[string]any{
+		policy.DetailAllowNonEmptyDestination: r.Spec.ForProvider.AllowNonEmptyDestination,
+		policy.DetailDestinationHasData:       mayHoldData(o.status),
 	}
 	return step.Step{Reason: reasonStarted, Message: "started " + msg,
 		Action: &policy.Action{Type: apiv1alpha1.ActionStartRestore, Targets: []string{tag(r)}, Reason: msg, Details: details}}
+}
+
+// mayHoldData reports whether the destination may hold data: unless a
+// complete status shows data distribution's state and a key-value size of
+// zero, it may (a missing field is never read as "empty").
+func mayHoldData(s *fdb.Status) bool {
+	return s == nil || s.Incomplete() || s.Cluster.Data.State.Name == "" || s.Cluster.Data.TotalKVSizeBytes > 0
 }
