@@ -9,7 +9,6 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -33,10 +32,7 @@ func TestNothingUnreachableIsRemovedWhileDataIsMissing(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := smallCluster(namespace(t, "unreachable"), nil)
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 	db := h.Sim(t, cr)
 	lost := []string{"storage-2", "storage-3"}
 	for _, id := range lost {
@@ -111,17 +107,10 @@ func TestOrphanFlipKeepsEveryVolume(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := smallCluster(namespace(t, "orphan-flip"), nil)
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		get(t, cr)
+	createReady(t, cr)
+	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.SetManagementPolicies(withoutDelete)
-		return env.Client.Update(ctx, cr)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	eventually(t, 30*time.Second, "groups follow the Cluster's policies", func() (bool, string) {
 		var stale []string
 		for _, pg := range groupsOf(t, cr) {
@@ -159,10 +148,7 @@ func TestDeletionProtection(t *testing.T) {
 	h.Flow(true)
 	cr := smallCluster(namespace(t, "deletion-protection"), nil)
 	cr.Spec.ForProvider.DeletionProtection = true
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 	if err := env.Client.Delete(ctx, cr); err != nil {
 		t.Fatal(err)
 	}
@@ -175,13 +161,9 @@ func TestDeletionProtection(t *testing.T) {
 	if pods, pvcs, _ := targetObjects(t, cr); len(groupsOf(t, cr)) != 6 || pods != 6 || pvcs != 6 {
 		t.Errorf("a protected database lost groups, pods or volume claims: %d, %d, %d", len(groupsOf(t, cr)), pods, pvcs)
 	}
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		get(t, cr)
+	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.DeletionProtection = false
-		return env.Client.Update(ctx, cr)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	eventually(t, 60*time.Second, "database deleted", func() (bool, string) {
 		gone := env.Client.Get(ctx, client.ObjectKeyFromObject(cr), &v1alpha1.Cluster{}) != nil
 		pods, pvcs, cms := targetObjects(t, cr)

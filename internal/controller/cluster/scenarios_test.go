@@ -32,6 +32,27 @@ func tripleCluster(ns string) *v1alpha1.Cluster {
 	}
 }
 
+// createReady creates the Cluster and waits until it is Ready.
+func createReady(t *testing.T, cr *v1alpha1.Cluster) {
+	t.Helper()
+	if err := env.Client.Create(context.Background(), cr); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+}
+
+// update changes the Cluster with mutate, retrying on conflicts.
+func update(t *testing.T, cr *v1alpha1.Cluster, mutate func(*v1alpha1.Cluster)) {
+	t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		get(t, cr)
+		mutate(cr)
+		return env.Client.Update(context.Background(), cr)
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ready waits until the cluster is Ready and up to date.
 func ready(t *testing.T, cr *v1alpha1.Cluster, timeout time.Duration) {
 	t.Helper()
@@ -49,10 +70,7 @@ func TestBootstrapTripleCluster(t *testing.T) {
 	ns := namespace(t, "bootstrap")
 	h.Flow(true)
 	cr := tripleCluster(ns)
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 
 	// Process groups across the zones, each with a running pod.
 	groups := &v1alpha1.ProcessGroupList{}
@@ -131,14 +149,7 @@ func countClass(groups []v1alpha1.ProcessGroup, class v1alpha1.ProcessClass) int
 // setStorage changes the cluster's storage process count.
 func setStorage(t *testing.T, cr *v1alpha1.Cluster, n int) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		get(t, cr)
-		cr.Spec.ForProvider.ProcessCounts.Storage = n
-		return env.Client.Update(context.Background(), cr)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.ProcessCounts.Storage = n })
 }
 
 func TestScaleStorageDown(t *testing.T) {
@@ -146,10 +157,7 @@ func TestScaleStorageDown(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := tripleCluster(namespace(t, "scale-down"))
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 	db := h.Sim(t, cr)
 	recoveriesBefore := db.Recoveries()
 	// One storage group per zone; storage-5 hosts the fifth coordinator (the
@@ -206,10 +214,7 @@ func TestRecentRecoveryHoldsRemoval(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := tripleCluster(namespace(t, "recovery-hold"))
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 	defer h.Flow(true)
 	h.Flow(false)
 
@@ -263,10 +268,7 @@ func TestRemovingACoordinatorMovesItFirst(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := tripleCluster(namespace(t, "coordinator"))
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 	get(t, cr)
 	coordinators := map[string]bool{}
 	for _, c := range cr.Status.AtProvider.Coordinators {
@@ -403,17 +405,10 @@ func TestUpgradeOneZoneAtATime(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := smallCluster(namespace(t, "upgrade"), nil)
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		get(t, cr)
+	createReady(t, cr)
+	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.Version = "7.3.64"
-		return env.Client.Update(ctx, cr)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	mostZones := 0
 	eventually(t, 120*time.Second, "every pod upgraded", func() (bool, string) {
 		disrupted := map[string]bool{}
@@ -470,19 +465,12 @@ func TestNewKnobBouncesOnce(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := smallCluster(namespace(t, "knob"), nil)
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 	db := h.Sim(t, cr)
 	before := db.Recoveries()
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		get(t, cr)
+	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: []string{"knob_max_outstanding=64"}}}
-		return env.Client.Update(ctx, cr)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	eventually(t, 60*time.Second, "storage processes run the knob", func() (bool, string) {
 		st, err := db.Status(ctx)
 		if err != nil {
@@ -526,20 +514,13 @@ func TestReconfigure(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	cr := smallCluster(namespace(t, "reconfigure"), nil)
-	if err := env.Client.Create(ctx, cr); err != nil {
-		t.Fatal(err)
-	}
-	ready(t, cr, 90*time.Second)
+	createReady(t, cr)
 	db := h.Sim(t, cr)
 	before := db.Recoveries()
 	logs := 2
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		get(t, cr)
+	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.DatabaseConfiguration.Logs = &logs
-		return env.Client.Update(ctx, cr)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	eventually(t, 60*time.Second, "configuration applied", func() (bool, string) {
 		st, err := db.Status(ctx)
 		if err != nil {
