@@ -6,6 +6,7 @@ package fdbtest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,6 +32,9 @@ type Topology struct {
 	// Zones spreads the n-th group of each class over zone-1..zone-Zones;
 	// every group has its own zone when zero.
 	Zones int
+	// StorageZones, when set, spreads the storage groups over
+	// zone-1..zone-StorageZones instead, whatever Zones says.
+	StorageZones int
 	// Version defaults to Version.
 	Version string
 }
@@ -56,8 +60,12 @@ func (tp Topology) Group(class string, n int) sim.ProcessGroup {
 	if class == sim.ClassStorage {
 		g.ProcessesPerPod = tp.StorageProcessesPerPod
 	}
-	if tp.Zones > 0 {
-		g.Zone = fmt.Sprintf("zone-%d", (n-1)%tp.Zones+1)
+	zones := tp.Zones
+	if class == sim.ClassStorage && tp.StorageZones > 0 {
+		zones = tp.StorageZones
+	}
+	if zones > 0 {
+		g.Zone = fmt.Sprintf("zone-%d", (n-1)%zones+1)
 	}
 	return g
 }
@@ -114,6 +122,24 @@ func (c *Cluster) SetGroups(t testing.TB, groups []sim.ProcessGroup) {
 	if err := c.Sim.SetProcessGroups(groups); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// RemoveGroups removes the groups ids: their pods and volumes are deleted.
+func (c *Cluster) RemoveGroups(t testing.TB, ids ...string) {
+	t.Helper()
+	c.SetGroups(t, slices.DeleteFunc(slices.Clone(c.Groups), func(g sim.ProcessGroup) bool { return slices.Contains(ids, g.ID) }))
+}
+
+// Address returns the address of the first process of group id.
+func (c *Cluster) Address(t testing.TB, id string) fdb.ProcessAddress {
+	t.Helper()
+	for _, g := range c.Groups {
+		if g.ID == id {
+			return fdb.ProcessAddress(g.IP + ":4501")
+		}
+	}
+	t.Fatalf("no process group %q", id)
+	return ""
 }
 
 // Create configures a new database and waits until it is fully recovered.

@@ -34,6 +34,9 @@ func RunContract(t *testing.T, factory Factory) {
 		{"Restore", contractRestore},
 		{"QuorumLoss", contractQuorumLoss},
 		{"ContextDone", contractContextDone},
+		{"Timeout", contractTimeout},
+		{"IncompleteStatus", contractIncompleteStatus},
+		{"PartialKill", contractPartialKill},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -308,4 +311,59 @@ func contractContextDone(t *testing.T, _ *Cluster, client fdb.Client) {
 	cancel()
 	_, err := client.Status(ctx)
 	wantErr(t, "Status with a canceled context", err, fdb.ErrTimeout)
+}
+
+// contractTimeout: a command the cluster does not answer in time fails
+// with ErrTimeout, and a retry succeeds.
+func contractTimeout(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	target := []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")}
+	if err := c.Sim.FailNext(sim.OpExclude, fdb.ErrTimeout, 1); err != nil {
+		t.Fatal(err)
+	}
+	wantErr(t, "Exclude timing out", client.Exclude(ctx, target), fdb.ErrTimeout)
+	if got := fdb.Exclusions(mustStatus(t, client)); len(got) != 0 {
+		t.Errorf("exclusions after a timed out Exclude: %v, want none", got)
+	}
+	wantErr(t, "Exclude retried", client.Exclude(ctx, target), nil)
+	if diff := cmp.Diff(target, fdb.Exclusions(mustStatus(t, client))); diff != "" {
+		t.Errorf("exclusions after the retry (-want +got):\n%s", diff)
+	}
+}
+
+// contractIncompleteStatus: an incomplete status is returned as such, not
+// as an error, so callers see Incomplete().
+func contractIncompleteStatus(t *testing.T, c *Cluster, client fdb.Client) {
+	c.Create(t, fdb.RedundancyTriple)
+	if err := c.Sim.IncompleteStatusNext(1); err != nil {
+		t.Fatal(err)
+	}
+	got := []bool{mustStatus(t, client).Incomplete(), mustStatus(t, client).Incomplete()}
+	if diff := cmp.Diff([]bool{true, false}, got); diff != "" {
+		t.Errorf("incomplete status reads (-want +got):\n%s", diff)
+	}
+}
+
+// contractPartialKill: a kill that restarts only part of its targets
+// reports the failure, so the caller retries the batch.
+func contractPartialKill(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	targets := []fdb.ProcessAddress{fdb.ProcessAddress(c.Groups[0].IP + ":4501"), fdb.ProcessAddress(c.Groups[1].IP + ":4501")}
+	if err := c.Sim.PartialKillNext(1, fdb.ErrTimeout); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Hour)
+	wantErr(t, "Kill restarting half", client.Kill(ctx, targets), fdb.ErrTimeout)
+	restarted := 0
+	for _, p := range mustStatus(t, client).Cluster.Processes {
+		if slices.Contains(targets, fdb.ProcessAddress(p.Address)) && p.UptimeSeconds < 60 {
+			restarted++
+		}
+	}
+	if restarted != 1 {
+		t.Errorf("%d of the 2 targets restarted, want 1", restarted)
+	}
+	wantErr(t, "Kill retried", client.Kill(ctx, targets), nil)
 }

@@ -177,8 +177,8 @@ func (s *Sim) completeBackups() {
 }
 
 // beginAvailable is begin plus a check that the database is available.
-func (s *Sim) beginAvailable(ctx context.Context, msg string) error {
-	if err := s.begin(ctx); err != nil {
+func (s *Sim) beginAvailable(ctx context.Context, op Op, msg string) error {
+	if err := s.begin(ctx, op); err != nil {
 		return errors.Wrap(err, msg)
 	}
 	if !s.available() {
@@ -193,7 +193,7 @@ func (s *Sim) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
 	if req.URL == "" {
 		return errors.Wrap(errors.New(reasonNoURL), errStartBackup)
 	}
-	if err := s.beginAvailable(ctx, errStartBackup); err != nil {
+	if err := s.beginAvailable(ctx, OpStartBackup, errStartBackup); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -221,7 +221,7 @@ func (s *Sim) runningBackup(tag, msg string) (*backup, error) {
 // StopBackup implements fdb.Client: the backup completes after its current
 // snapshot.
 func (s *Sim) StopBackup(ctx context.Context, tag string) error {
-	if err := s.beginAvailable(ctx, errStopBackup); err != nil {
+	if err := s.beginAvailable(ctx, OpStopBackup, errStopBackup); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -235,16 +235,16 @@ func (s *Sim) StopBackup(ctx context.Context, tag string) error {
 
 // PauseBackups implements fdb.Client.
 func (s *Sim) PauseBackups(ctx context.Context) error {
-	return s.setBackupsPaused(ctx, true, errPauseBackups)
+	return s.setBackupsPaused(ctx, true, OpPauseBackups, errPauseBackups)
 }
 
 // ResumeBackups implements fdb.Client.
 func (s *Sim) ResumeBackups(ctx context.Context) error {
-	return s.setBackupsPaused(ctx, false, errResumeBackups)
+	return s.setBackupsPaused(ctx, false, OpResumeBackups, errResumeBackups)
 }
 
-func (s *Sim) setBackupsPaused(ctx context.Context, paused bool, msg string) error {
-	if err := s.beginAvailable(ctx, msg); err != nil {
+func (s *Sim) setBackupsPaused(ctx context.Context, paused bool, op Op, msg string) error {
+	if err := s.beginAvailable(ctx, op, msg); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -257,7 +257,7 @@ func (s *Sim) ModifyBackup(ctx context.Context, req fdb.BackupRequest) error {
 	if req.SnapshotPeriodSeconds <= 0 {
 		return errors.Wrap(errors.New(reasonNoSnapshotPeriod), errModifyBackup)
 	}
-	if err := s.beginAvailable(ctx, errModifyBackup); err != nil {
+	if err := s.beginAvailable(ctx, OpModifyBackup, errModifyBackup); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -271,7 +271,7 @@ func (s *Sim) ModifyBackup(ctx context.Context, req fdb.BackupRequest) error {
 
 // BackupStatus implements fdb.Client.
 func (s *Sim) BackupStatus(ctx context.Context, tag string) (*fdb.BackupStatus, error) {
-	if err := s.beginAvailable(ctx, errGetBackupStatus); err != nil {
+	if err := s.beginAvailable(ctx, OpBackupStatus, errGetBackupStatus); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
@@ -304,7 +304,7 @@ func (s *Sim) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
 	if req.URL == "" {
 		return errors.Wrap(errors.New(reasonNoURL), errStartRestore)
 	}
-	if err := s.beginAvailable(ctx, errStartRestore); err != nil {
+	if err := s.beginAvailable(ctx, OpStartRestore, errStartRestore); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -318,7 +318,7 @@ func (s *Sim) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
 
 // RestoreStatus implements fdb.Client.
 func (s *Sim) RestoreStatus(ctx context.Context, tag string) (*fdb.RestoreStatus, error) {
-	if err := s.beginAvailable(ctx, errGetRestoreStatus); err != nil {
+	if err := s.beginAvailable(ctx, OpRestoreStatus, errGetRestoreStatus); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
@@ -339,7 +339,7 @@ func (s *Sim) RestoreStatus(ctx context.Context, tag string) (*fdb.RestoreStatus
 // AbortRestore implements fdb.Client. Aborting a finished restore changes
 // nothing.
 func (s *Sim) AbortRestore(ctx context.Context, tag string) error {
-	if err := s.beginAvailable(ctx, errAbortRestore); err != nil {
+	if err := s.beginAvailable(ctx, OpAbortRestore, errAbortRestore); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()

@@ -11,12 +11,29 @@ type ViolationKind string
 
 // Invariants the simulator checks after every change.
 const (
-	// DataLoss: a shard lost its last replica. Lost data stays lost.
+	// DataLoss: a shard lost its last replica, or a log generation still
+	// needed lost as many logs as it keeps replicas of each mutation. Lost
+	// data stays lost.
 	DataLoss ViolationKind = "DataLoss"
 	// CoordinatorQuorumLoss: a majority of the coordinators became
 	// unreachable after the database was created; reported once per
 	// episode.
 	CoordinatorQuorumLoss ViolationKind = "CoordinatorQuorumLoss"
+	// CoordinatorStateLost: so many coordinators of the connection string
+	// lost their disk (volume deleted or lost) that fewer than a quorum
+	// keep the coordinated state. The database cannot recover any more.
+	CoordinatorStateLost ViolationKind = "CoordinatorStateLost"
+	// RemovedHeldData: a volume was deleted (its group left
+	// SetProcessGroups) while it held a replica of a shard that, without
+	// it, has fewer good replicas than the redundancy mode wants. One
+	// violation per group.
+	RemovedHeldData ViolationKind = "RemovedHeldData"
+	// RemovedLogData: a volume was deleted while it held a transaction
+	// log of the current generation or of an older one still needed.
+	RemovedLogData ViolationKind = "RemovedLogData"
+	// RemovedCoordinator: a volume was deleted while its process was a
+	// coordinator of the current connection string.
+	RemovedCoordinator ViolationKind = "RemovedCoordinator"
 )
 
 // A Violation is a broken invariant.
@@ -31,7 +48,8 @@ func (v Violation) String() string {
 }
 
 // Check returns every violation so far, oldest first. An empty result
-// means no data was lost and the coordinators never lost their quorum.
+// means no data was lost, nothing that held needed data was removed and
+// the coordinators never lost their quorum or their state.
 func (s *Sim) Check() []Violation {
 	s.lock()
 	defer s.mu.Unlock()

@@ -30,6 +30,7 @@ const (
 	reasonDuplicate            = "duplicate address"
 	reasonUnreachable          = "no reachable process listens on"
 	reasonKillLocality         = "kill needs IP:port addresses, not"
+	reasonStateLost            = "the coordinated state is lost"
 )
 
 // storageEngines maps the storage engines configure accepts to the name
@@ -58,7 +59,7 @@ const connectionIDLength = 8
 // Configure implements fdb.Client. Zero fields of cfg keep their current
 // value. A change of an existing configuration causes a recovery.
 func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, OpConfigure); err != nil {
 		return errors.Wrap(err, errConfigure)
 	}
 	defer s.mu.Unlock()
@@ -148,7 +149,7 @@ func (s *Sim) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
 	if err := validateTargets(targets); err != nil {
 		return errors.Wrap(err, errExclude)
 	}
-	if err := s.beginAvailable(ctx, errExclude); err != nil {
+	if err := s.beginAvailable(ctx, OpExclude, errExclude); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -163,7 +164,7 @@ func (s *Sim) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
 	if err := validateTargets(targets); err != nil {
 		return errors.Wrap(err, errInclude)
 	}
-	if err := s.beginAvailable(ctx, errInclude); err != nil {
+	if err := s.beginAvailable(ctx, OpInclude, errInclude); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -191,9 +192,10 @@ func (s *Sim) applyExclusions(recovers func(p *process) bool) {
 
 // Kill implements fdb.Client: the processes restart at once with their
 // group's current version and command line. Killing a process of the
-// transaction system causes one recovery per call.
+// transaction system causes one recovery per call. A kill injected with
+// PartialKillNext restarts only half of them and fails.
 func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, OpKill); err != nil {
 		return errors.Wrap(err, errKill)
 	}
 	defer s.mu.Unlock()
@@ -211,8 +213,9 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 		}
 		victims = append(victims, p)
 	}
+	restarted, err := s.partialKill(victims)
 	recover := false
-	for _, p := range victims {
+	for _, p := range restarted {
 		recover = recover || s.roles.holds(p.id)
 		p.start(s.now, s.groups[p.group])
 	}
@@ -220,18 +223,21 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 		s.triggerRecovery()
 	}
 	s.evaluate()
-	return nil
+	return errors.Wrap(err, errKill)
 }
 
 // ChangeCoordinators implements fdb.Client. The description is kept, the ID
-// changes and a recovery follows.
+// changes and a recovery follows. Once the coordinated state is lost
+// (CoordinatorStateLost) it fails with ErrUnavailable.
 func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress) (string, error) {
-	if err := s.beginAvailable(ctx, errChangeCoordinators); err != nil {
+	if err := s.beginAvailable(ctx, OpCoordinators, errChangeCoordinators); err != nil {
 		return "", err
 	}
 	defer s.mu.Unlock()
 	sorted := fdb.SortedAddresses(addrs)
 	switch {
+	case s.stateLost:
+		return "", errors.Wrapf(fdb.ErrUnavailable, "%s: %s", errChangeCoordinators, reasonStateLost)
 	case len(addrs) == 0:
 		return "", errors.New(errChangeCoordinators + ": " + reasonNoCoordinators)
 	case len(sorted) != len(addrs):
@@ -250,6 +256,7 @@ func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress
 		id[i] = connectionIDChars[s.rng.IntN(len(connectionIDChars))]
 	}
 	s.conn = fdb.ConnectionString{Description: s.conn.Description, ID: string(id), Coordinators: sorted}
+	s.coordinatorsLost = nil
 	s.triggerRecovery()
 	s.evaluate()
 	return s.conn.String(), nil
@@ -266,6 +273,7 @@ func (s *Sim) SetConnectionString(cs string) error {
 	s.lock()
 	defer s.mu.Unlock()
 	s.conn = parsed
+	s.coordinatorsLost = nil
 	s.evaluate()
 	return nil
 }

@@ -25,7 +25,7 @@ type move struct {
 type replicas struct {
 	good    []string // up, not excluded, storage class
 	live    []string // up, good or not
-	waiting int      // down for less than the failure detection time
+	waiting []string // down for less than the failure detection time
 	bad     []string // excluded, of the wrong class, or failed
 }
 
@@ -49,7 +49,8 @@ func (s *Sim) storageTargets() []*process {
 	return out
 }
 
-// placeData creates the shards of a new database on random teams.
+// placeData creates the shards of a new database on random teams, each in
+// as many distinct zones as the replication factor asks for.
 func (s *Sim) placeData() {
 	n := s.opts.Shards
 	if n <= 0 {
@@ -78,7 +79,7 @@ func (s *Sim) placeData() {
 			shuffled[j] = targets[k]
 		}
 		var ids []string
-		for _, p := range spread(shuffled, s.storageReplicas()) {
+		for _, p := range distinctZones(shuffled, s.storageReplicas()) {
 			ids = append(ids, p.id)
 		}
 		slices.Sort(ids)
@@ -102,30 +103,63 @@ func (s *Sim) classify(sh *shard) replicas {
 		case s.now.Sub(p.downSince) >= s.opts.FailureDetection:
 			r.bad = append(r.bad, id)
 		default:
-			r.waiting++
+			r.waiting = append(r.waiting, id)
 		}
 	}
 	return r
 }
 
-// missing returns how many replicas sh must gain.
-func (s *Sim) missing(r replicas) int {
-	return s.storageReplicas() - len(r.good) - r.waiting
+// processes returns the processes of ids.
+func (s *Sim) processes(ids []string) []*process {
+	out := make([]*process, len(ids))
+	for i, id := range ids {
+		out[i] = s.procs[id]
+	}
+	return out
 }
 
-// normalize drops replicas that are no longer needed: bad ones once enough
-// good ones exist, and good ones beyond the replication factor.
+// missing returns how many replicas sh must gain: good replicas count once
+// per zone, as a team of real FoundationDB spans distinct zones.
+func (s *Sim) missing(r replicas) int {
+	return s.storageReplicas() - zones(s.processes(r.good)) - len(r.waiting)
+}
+
+// normalize drops replicas that are no longer needed once the good ones
+// span as many zones as the replication factor: the bad ones (but the live
+// excluded ones while exclusions are stalled), and, when no replica
+// is waiting for its process to return, the good ones beyond the most
+// zone-diverse team.
 func (s *Sim) normalize(sh *shard) {
 	r := s.classify(sh)
 	rf := s.storageReplicas()
-	if len(r.good) < rf {
+	if zones(s.processes(r.good)) < rf {
 		return
 	}
-	drop := r.bad
-	if len(r.bad) == 0 && r.waiting == 0 {
-		drop = r.good[rf:]
+	drop := slices.Clone(r.bad)
+	if s.faults.exclusionsStalled {
+		drop = slices.DeleteFunc(drop, func(id string) bool { p := s.procs[id]; return p.up && p.excluded })
+	}
+	if len(r.waiting) == 0 {
+		keep := distinctZones(s.processes(r.good), rf)
+		for _, id := range r.good {
+			if !slices.Contains(keep, s.procs[id]) {
+				drop = append(drop, id)
+			}
+		}
 	}
 	sh.replicas = slices.DeleteFunc(sh.replicas, func(id string) bool { return slices.Contains(drop, id) })
+}
+
+// keptZones returns the zones of the replicas of sh that stay: the good
+// ones and those waiting for their process to return. A new replica must
+// go elsewhere.
+func (s *Sim) keptZones(sh *shard) map[string]bool {
+	r := s.classify(sh)
+	used := map[string]bool{}
+	for _, id := range append(r.good, r.waiting...) {
+		used[s.procs[id].zone] = true
+	}
+	return used
 }
 
 // distributeData applies data distribution decisions that take no time and
@@ -143,7 +177,7 @@ func (s *Sim) distributeData() {
 		r := s.classify(m.shard)
 		dest, ok := s.procs[m.dest]
 		if m.shard.lost || !ok || !dest.up || dest.excluded || slices.Contains(m.shard.replicas, m.dest) ||
-			s.missing(r) <= 0 || len(r.live) == 0 {
+			s.keptZones(m.shard)[dest.zone] || s.missing(r) <= 0 || len(r.live) == 0 {
 			s.move = nil
 		}
 	}
@@ -154,7 +188,9 @@ func (s *Sim) distributeData() {
 
 // pickMove chooses the next copy: the shard with the fewest good replicas
 // that has a live source and a destination, to the least loaded storage
-// process in a zone the shard does not use yet.
+// process in a zone none of the shard's kept replicas uses. A shard
+// without such a destination stays under-replicated: replicas never double
+// up in a zone.
 func (s *Sim) pickMove() *move {
 	type candidate struct {
 		sh   *shard
@@ -176,16 +212,13 @@ func (s *Sim) pickMove() *move {
 	load := s.storedBytes()
 	targets := s.storageTargets()
 	for _, c := range cands {
-		used := map[string]bool{}
-		for _, id := range c.sh.replicas {
-			used[s.procs[id].zone] = true
-		}
+		used := s.keptZones(c.sh)
 		var dest *process
 		for _, p := range targets {
-			if slices.Contains(c.sh.replicas, p.id) {
+			if slices.Contains(c.sh.replicas, p.id) || used[p.zone] {
 				continue
 			}
-			if dest == nil || cmp.Or(cmp.Compare(boolInt(used[p.zone]), boolInt(used[dest.zone])), cmp.Compare(load[p.id], load[dest.id])) < 0 {
+			if dest == nil || load[p.id] < load[dest.id] {
 				dest = p
 			}
 		}

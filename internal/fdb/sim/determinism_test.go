@@ -13,7 +13,7 @@ import (
 )
 
 // scenario runs a fixed sequence of operations and faults and returns the
-// status JSON after each step. poll reads the status every virtual second
+// status JSON after each step, then the violations and the final status. poll reads the status every virtual second
 // in between, which must not change the outcome.
 func scenario(t *testing.T, seed uint64, poll bool) []string {
 	t.Helper()
@@ -51,6 +51,11 @@ func scenario(t *testing.T, seed uint64, poll bool) []string {
 		},
 		func() { must(c.Sim.LoseDisk("storage-3-1")) },
 		func() { must(c.Sim.StartRestore(ctx, fdb.RestoreRequest{URL: "blobstore://k@h:443/b", Tag: "r"})) },
+		func() { c.Sim.StallExclusions(true) },
+		func() { must(c.Sim.Exclude(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-4")})) },
+		func() { must(c.Sim.Recover()) },
+		func() { c.RemoveGroups(t, "storage-2") },
+		func() { c.Sim.StallExclusions(false) },
 	}
 	var out []string
 	for _, run := range steps {
@@ -63,6 +68,9 @@ func scenario(t *testing.T, seed uint64, poll bool) []string {
 	step(time.Hour)
 	b, err := c.Sim.StatusJSON(ctx)
 	must(err)
+	for _, v := range c.Sim.Check() {
+		out = append(out, v.String())
+	}
 	return append(out, string(b))
 }
 

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -266,5 +267,262 @@ func TestStoppedPodKeepsItsData(t *testing.T) {
 	want := health{Available: true, Quorum: true, Data: fdb.DataHealthy, MinReplicas: 1, Processes: 8}
 	if diff := cmp.Diff(want, observeHealth(t, c)); diff != "" {
 		t.Errorf("after restarting the pod (-want +got):\n%s", diff)
+	}
+}
+
+func TestFailNext(t *testing.T) {
+	ctx := context.Background()
+	const url = "blobstore://k@h:443/b"
+	cases := map[sim.Op]func(c *fdbtest.Cluster) error{
+		sim.OpStatus: func(c *fdbtest.Cluster) error { _, err := c.Sim.Status(ctx); return err },
+		sim.OpConfigure: func(c *fdbtest.Cluster) error {
+			return c.Sim.Configure(ctx, fdb.DatabaseConfiguration{Resolvers: 2}, false)
+		},
+		sim.OpExclude: func(c *fdbtest.Cluster) error {
+			return c.Sim.Exclude(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")})
+		},
+		sim.OpInclude: func(c *fdbtest.Cluster) error {
+			return c.Sim.Include(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-2")})
+		},
+		sim.OpKill: func(c *fdbtest.Cluster) error {
+			return c.Sim.Kill(ctx, []fdb.ProcessAddress{addressOf(c, "storage-1")})
+		},
+		sim.OpCoordinators: func(c *fdbtest.Cluster) error {
+			_, err := c.Sim.ChangeCoordinators(ctx, []fdb.ProcessAddress{addressOf(c, "log-1"), addressOf(c, "log-2"), addressOf(c, "log-4")})
+			return err
+		},
+		sim.OpStartBackup:   func(c *fdbtest.Cluster) error { return c.Sim.StartBackup(ctx, fdb.BackupRequest{URL: url, Tag: "new"}) },
+		sim.OpStopBackup:    func(c *fdbtest.Cluster) error { return c.Sim.StopBackup(ctx, "b") },
+		sim.OpPauseBackups:  func(c *fdbtest.Cluster) error { return c.Sim.PauseBackups(ctx) },
+		sim.OpResumeBackups: func(c *fdbtest.Cluster) error { return c.Sim.ResumeBackups(ctx) },
+		sim.OpModifyBackup: func(c *fdbtest.Cluster) error {
+			return c.Sim.ModifyBackup(ctx, fdb.BackupRequest{Tag: "b", SnapshotPeriodSeconds: 60})
+		},
+		sim.OpBackupStatus: func(c *fdbtest.Cluster) error { _, err := c.Sim.BackupStatus(ctx, "b"); return err },
+		sim.OpStartRestore: func(c *fdbtest.Cluster) error {
+			return c.Sim.StartRestore(ctx, fdb.RestoreRequest{URL: url, Tag: "new"})
+		},
+		sim.OpRestoreStatus: func(c *fdbtest.Cluster) error { _, err := c.Sim.RestoreStatus(ctx, "r"); return err },
+		sim.OpAbortRestore:  func(c *fdbtest.Cluster) error { return c.Sim.AbortRestore(ctx, "r") },
+	}
+	for op, call := range cases {
+		t.Run(string(op), func(t *testing.T) {
+			c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+			c.Create(t, fdb.RedundancyTriple)
+			if err := c.Sim.SetBackupAgents(1); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Sim.StartBackup(ctx, fdb.BackupRequest{URL: url, Tag: "b"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Sim.StartRestore(ctx, fdb.RestoreRequest{URL: url, Tag: "r"}); err != nil {
+				t.Fatal(err)
+			}
+			before, err := c.Sim.StatusJSON(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Sim.FailNext(op, fdb.ErrTimeout, 2); err != nil {
+				t.Fatal(err)
+			}
+			var timedOut []bool
+			for range 2 {
+				timedOut = append(timedOut, errors.Is(call(c), fdb.ErrTimeout))
+			}
+			if diff := cmp.Diff([]bool{true, true}, timedOut); diff != "" {
+				t.Errorf("calls timing out (-want +got):\n%s", diff)
+			}
+			after, err := c.Sim.StatusJSON(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(before), string(after)); diff != "" {
+				t.Errorf("the failed calls changed the status (-before +after):\n%s", diff)
+			}
+			if err := call(c); err != nil {
+				t.Errorf("the call after the injected failures: %v", err)
+			}
+		})
+	}
+}
+
+func TestFaultHookErrors(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	cases := map[string]struct {
+		err     error
+		wantErr bool
+	}{
+		"FailUnknownOp":          {err: c.Sim.FailNext("nope", fdb.ErrTimeout, 1), wantErr: true},
+		"FailNegativeCount":      {err: c.Sim.FailNext(sim.OpKill, fdb.ErrTimeout, -1), wantErr: true},
+		"FailWithoutError":       {err: c.Sim.FailNext(sim.OpKill, nil, 1), wantErr: true},
+		"FailCleared":            {err: c.Sim.FailNext(sim.OpKill, nil, 0)},
+		"IncompleteNegative":     {err: c.Sim.IncompleteStatusNext(-1), wantErr: true},
+		"OmitRolesNegative":      {err: c.Sim.OmitRolesNext(-1), wantErr: true},
+		"PartialKillNegative":    {err: c.Sim.PartialKillNext(-1, fdb.ErrTimeout), wantErr: true},
+		"PartialKillWithoutErr":  {err: c.Sim.PartialKillNext(1, nil), wantErr: true},
+		"RecoverBeforeConfigure": {err: c.Sim.Recover(), wantErr: true},
+	}
+	for name, tc := range cases {
+		if got := tc.err != nil; got != tc.wantErr {
+			t.Errorf("%s: error %v, want an error: %v", name, tc.err, tc.wantErr)
+		}
+	}
+}
+
+func TestStatusFaults(t *testing.T) {
+	type view struct {
+		Incomplete bool
+		Messages   []string
+		Processes  int
+		Roles      []string
+		Data       string
+	}
+	observe := func(c *fdbtest.Cluster) view {
+		s := c.Status(t)
+		v := view{Incomplete: s.Incomplete(), Processes: len(s.Cluster.Processes), Data: s.Cluster.Data.State.Name}
+		for _, m := range s.Cluster.Messages {
+			v.Messages = append(v.Messages, m.Name)
+		}
+		for _, p := range s.Cluster.Processes {
+			for _, r := range p.Roles {
+				if !slices.Contains(v.Roles, r.Role) {
+					v.Roles = append(v.Roles, r.Role)
+				}
+			}
+		}
+		slices.Sort(v.Roles)
+		return v
+	}
+	complete := view{Processes: 11, Data: fdb.DataHealthy, Roles: []string{
+		fdb.RoleClusterControl, fdb.RoleCommitProxy, fdb.RoleCoordinator, fdb.RoleDataDistributor, fdb.RoleGrvProxy,
+		fdb.RoleLog, fdb.RoleMaster, fdb.RoleRatekeeper, fdb.RoleResolver, fdb.RoleStorage,
+	}}
+	incomplete := view{
+		Incomplete: true, Messages: []string{fdb.MessageStatusIncomplete, fdb.MessageStorageServersError, fdb.MessageLogServersError},
+		Processes: 11, Roles: slices.DeleteFunc(slices.Clone(complete.Roles), func(r string) bool { return r == fdb.RoleLog || r == fdb.RoleStorage }),
+	}
+	cases := map[string]struct {
+		inject func(c *fdbtest.Cluster) error
+		want   []view
+	}{
+		"Incomplete": {
+			inject: func(c *fdbtest.Cluster) error { return c.Sim.IncompleteStatusNext(2) },
+			want:   []view{incomplete, incomplete, complete},
+		},
+		"WithoutRoles": {
+			inject: func(c *fdbtest.Cluster) error { return c.Sim.OmitRolesNext(1) },
+			want:   []view{{Processes: 11, Data: fdb.DataHealthy}, complete},
+		},
+		"Cleared": {
+			inject: func(c *fdbtest.Cluster) error {
+				if err := c.Sim.IncompleteStatusNext(5); err != nil {
+					return err
+				}
+				return c.Sim.IncompleteStatusNext(0)
+			},
+			want: []view{complete},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+			c.Create(t, fdb.RedundancyTriple)
+			if err := tc.inject(c); err != nil {
+				t.Fatal(err)
+			}
+			var got []view
+			for range tc.want {
+				got = append(got, observe(c))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("status reads (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStallExclusions(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c.Create(t, fdb.RedundancyTriple)
+	target := []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")}
+	c.Sim.StallExclusions(true)
+	if err := c.Sim.Exclude(context.Background(), target); err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Pending []fdb.ProcessAddress
+		Data    string
+	}
+	observe := func() view {
+		s := c.Status(t)
+		return view{fdbtest.NotFullyExcluded(s, target), s.Cluster.Data.State.Name}
+	}
+	c.Clock.Step(time.Hour)
+	if diff := cmp.Diff(view{target, fdb.DataHealthyRemovingServer}, observe()); diff != "" {
+		t.Errorf("an hour into a stalled exclusion (-want +got):\n%s", diff)
+	}
+	c.Sim.StallExclusions(false)
+	c.Clock.Step(time.Second)
+	if diff := cmp.Diff(view{nil, fdb.DataHealthy}, observe()); diff != "" {
+		t.Errorf("once resumed (-want +got):\n%s", diff)
+	}
+}
+
+func TestPartialKill(t *testing.T) {
+	ctx := context.Background()
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c.Create(t, fdb.RedundancyTriple)
+	upgraded := slices.Clone(c.Groups)
+	var all []fdb.ProcessAddress
+	for i := range upgraded {
+		upgraded[i].Version = "7.1.29"
+		all = append(all, fdb.ProcessAddress(upgraded[i].IP+":4501"))
+	}
+	c.SetGroups(t, upgraded)
+	if err := c.Sim.PartialKillNext(1, fdb.ErrTimeout); err != nil {
+		t.Fatal(err)
+	}
+	versions := func() map[string]int {
+		out := map[string]int{}
+		for _, p := range c.Status(t).Cluster.Processes {
+			out[p.Version]++
+		}
+		return out
+	}
+	before := c.Sim.Recoveries()
+	if err := c.Sim.Kill(ctx, all); !errors.Is(err, fdb.ErrTimeout) {
+		t.Errorf("partial kill: got error %v, want %v", err, fdb.ErrTimeout)
+	}
+	if diff := cmp.Diff(map[string]int{"7.1.27": 5, "7.1.29": 6}, versions()); diff != "" {
+		t.Errorf("versions after a partial kill (-want +got):\n%s", diff)
+	}
+	if err := c.Sim.Kill(ctx, all); err != nil {
+		t.Errorf("the kill after: %v", err)
+	}
+	if diff := cmp.Diff(map[string]int{"7.1.29": 11}, versions()); diff != "" {
+		t.Errorf("versions after the second kill (-want +got):\n%s", diff)
+	}
+	if got := c.Sim.Recoveries() - before; got != 2 {
+		t.Errorf("recoveries: %d, want one per kill", got)
+	}
+}
+
+func TestRecover(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c.Create(t, fdb.RedundancyTriple)
+	if err := c.Sim.Recover(); err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Recoveries int
+		State      string
+	}
+	observe := func() view { return view{c.Sim.Recoveries(), c.Status(t).Cluster.RecoveryState.Name} }
+	if diff := cmp.Diff(view{2, fdb.RecoveryReadingCoordinatedState}, observe()); diff != "" {
+		t.Errorf("right after Recover (-want +got):\n%s", diff)
+	}
+	c.Clock.Step(time.Minute)
+	if diff := cmp.Diff(view{2, fdb.RecoveryFullyRecovered}, observe()); diff != "" {
+		t.Errorf("a minute later (-want +got):\n%s", diff)
 	}
 }

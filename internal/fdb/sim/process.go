@@ -137,8 +137,11 @@ func (p *process) storageClass() bool {
 
 // SetProcessGroups replaces the set of pods. Processes of new groups start
 // (unless Stopped); processes of groups that are gone, or beyond a group's
-// ProcessesPerPod, disappear together with their data. Changing a group's
-// IP restarts its processes on the new address.
+// ProcessesPerPod, disappear together with their data: their volume is
+// deleted on purpose, which is checked against the promise never to remove
+// what still holds needed data (RemovedHeldData, RemovedLogData,
+// RemovedCoordinator). Changing a group's IP restarts its processes on the
+// new address.
 func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 	s.lock()
 	defer s.mu.Unlock()
@@ -172,6 +175,7 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 		}
 	}
 	s.groups = next
+	s.destroyVolumes(removed, true, "process removed")
 	for _, id := range removed {
 		delete(s.procs, id)
 	}
@@ -184,7 +188,6 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 		}
 	}
 	s.procIDs = slices.Sorted(maps.Keys(s.procs))
-	s.dropReplicas(func(id string) bool { return slices.Contains(removed, id) }, "process removed")
 	s.evaluate()
 	return nil
 }
@@ -342,8 +345,10 @@ func (s *Sim) LoseZone(zone string, downFor time.Duration) error {
 	return nil
 }
 
-// LoseDisk wipes the data volume of one process: its replicas are gone and
-// it restarts empty.
+// LoseDisk wipes the data volume of one process: its replicas, the logs it
+// held and, for a coordinator, its coordinated state are gone, and it
+// restarts empty. This is a fault, not a removal: only its consequences
+// (DataLoss, CoordinatorStateLost) are violations.
 func (s *Sim) LoseDisk(processID string) error {
 	s.lock()
 	defer s.mu.Unlock()
@@ -352,7 +357,7 @@ func (s *Sim) LoseDisk(processID string) error {
 		return errors.Errorf("%s: %s %q", errLoseDisk, reasonUnknownProcess, processID)
 	}
 	p.disk++
-	s.dropReplicas(func(id string) bool { return id == processID }, "disk lost")
+	s.destroyVolumes([]string{processID}, false, "disk lost")
 	if p.running {
 		p.start(s.now, s.groups[p.group])
 		if slices.Contains(s.roles.logs, p.id) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -62,7 +64,7 @@ func replaceStorage(t *testing.T, c *fdbtest.Cluster, rng *rand.Rand, rounds, ba
 				t.Fatalf("exclusion of %v did not finish: %v pending", victims, pending)
 			}
 		}
-		c.SetGroups(t, slices.DeleteFunc(slices.Clone(c.Groups), func(g sim.ProcessGroup) bool { return slices.Contains(victims, g.ID) }))
+		c.RemoveGroups(t, victims...)
 		if err := c.Sim.Include(ctx, targets); err != nil {
 			t.Fatal(err)
 		}
@@ -104,10 +106,10 @@ func TestRemovingStorageInUseIsDataLoss(t *testing.T) {
 				t.Fatal(err)
 			}
 			pending := fdbtest.NotFullyExcluded(c.Status(t), target)
-			c.SetGroups(t, slices.DeleteFunc(slices.Clone(c.Groups), func(g sim.ProcessGroup) bool { return g.ID == victim }))
-			v := c.Sim.Check()
-			if len(pending) == 0 || len(v) == 0 || v[0].Kind != sim.DataLoss {
-				t.Errorf("not fully excluded %v, violations %v: want the victim not fully excluded and data loss", pending, v)
+			c.RemoveGroups(t, victim)
+			want := []sim.ViolationKind{sim.RemovedHeldData, sim.DataLoss}
+			if diff := cmp.Diff(want, kinds(c.Sim.Check())); len(pending) == 0 || diff != "" {
+				t.Errorf("not fully excluded %v, want the victim; violations (-want +got):\n%s", pending, diff)
 			}
 		})
 	}
@@ -121,8 +123,8 @@ func TestDataLossStaysLost(t *testing.T) {
 	c.SetGroups(t, append(kept, fdbtest.Triple.Groups()[:5]...))
 	c.Clock.Step(time.Hour)
 	s := c.Status(t)
-	lost := c.Sim.Check()
-	if s.Cluster.Data.State.Name != fdb.DataMissing || len(lost) == 0 || lost[0].Kind != sim.DataLoss {
+	lost := kinds(c.Sim.Check())
+	if s.Cluster.Data.State.Name != fdb.DataMissing || !slices.Contains(lost, sim.DataLoss) {
 		t.Errorf("data state %q, violations %v: want %q and data loss", s.Cluster.Data.State.Name, lost, fdb.DataMissing)
 	}
 }

@@ -44,12 +44,25 @@ const (
 
 // recovery is the state of the transaction system's recovery.
 type recovery struct {
-	phase       int
-	enteredAt   time.Time // when phase was entered
-	startedAt   time.Time // when the latest recovery started
-	generations int       // active log generations
-	epoch       int64     // number of recoveries started, names role IDs
-	oldLogs     []string  // logs of older generations still needed
+	phase     int
+	enteredAt time.Time // when phase was entered
+	startedAt time.Time // when the latest recovery started
+	epoch     int64     // number of recoveries started, names role IDs
+	// gens are the log generations whose data is still needed, oldest
+	// first. A generation joins when its recovery accepts commits (it is
+	// then the current one, the last) and stays until a later recovery is
+	// fully recovered.
+	gens []*logGeneration
+}
+
+// logGeneration is the set of transaction logs one recovery recruited.
+type logGeneration struct {
+	epoch int64
+	logs  []string // process IDs, sorted
+	lost  []string // logs whose volume was destroyed while needed, sorted
+	// dataLost is set once lost reaches the log replication factor: some
+	// mutations of the generation no longer exist anywhere.
+	dataLost bool
 }
 
 // roleAssignment names the processes serving each transaction-system role.
@@ -103,22 +116,18 @@ func (r roleAssignment) holds(id string) bool {
 func (s *Sim) startFirstRecovery() {
 	s.created = true
 	s.recoveries++
-	s.rec = recovery{phase: phaseReading, enteredAt: s.now, startedAt: s.now, generations: 1, epoch: 1}
+	s.rec = recovery{phase: phaseReading, enteredAt: s.now, startedAt: s.now, epoch: 1}
 }
 
-// triggerRecovery starts a new recovery of the transaction system. A
-// recovery interrupted before it accepted commits adds no generation.
+// triggerRecovery starts a new recovery of the transaction system. The
+// generation that accepted commits so far stays needed until the new one
+// is fully recovered; a recovery interrupted before it accepted commits
+// adds no generation.
 func (s *Sim) triggerRecovery() {
 	if !s.created {
 		return
 	}
 	s.recoveries++
-	if s.rec.phase >= phaseAcceptingCommits {
-		s.rec.generations++
-		old := append(slices.Clone(s.rec.oldLogs), s.roles.logs...)
-		slices.Sort(old)
-		s.rec.oldLogs = slices.Compact(old)
-	}
 	s.rec.phase = phaseReading
 	s.rec.enteredAt = s.now
 	s.rec.startedAt = s.now
@@ -126,18 +135,71 @@ func (s *Sim) triggerRecovery() {
 }
 
 // canLeave reports whether the recovery may leave phase: the coordinated
-// state needs a coordinator quorum and recruitment needs enough processes.
+// state needs a coordinator quorum (and to exist), recruitment needs
+// enough processes and the end of the recovery needs the data of the
+// retired log generations to be readable.
 func (s *Sim) canLeave(phase int) bool {
 	switch phase {
 	case phaseReading, phaseLocking:
-		return s.quorumReachable()
+		return s.quorumReachable() && !s.stateLost
 	case phaseRecruiting:
 		_, ok := s.recruit()
 		return ok
+	case phaseAllLogsRecruited:
+		return s.oldGenerationsReadable()
 	case phaseFullyRecovered:
 		return false
 	}
 	return true
+}
+
+// retiredGenerations returns the needed generations other than the current
+// one: all of them until the current recovery accepts commits.
+func (s *Sim) retiredGenerations() []*logGeneration {
+	if s.rec.phase >= phaseAcceptingCommits && len(s.rec.gens) > 0 {
+		return s.rec.gens[:len(s.rec.gens)-1]
+	}
+	return s.rec.gens
+}
+
+// activeGenerations is recovery_state.active_generations: the retired
+// generations still needed plus the current one.
+func (s *Sim) activeGenerations() int {
+	return len(s.retiredGenerations()) + 1
+}
+
+// oldGenerationsReadable reports whether the storage servers can consume
+// what the retired generations hold: every such generation has fewer
+// unreadable logs (down or wiped) than the log replication factor, so each
+// mutation has a replica left to read. A generation whose data is lost
+// cannot hold the recovery up any more: the simulator carries on as if it
+// had been forced past it.
+func (s *Sim) oldGenerationsReadable() bool {
+	k := s.logReplicas()
+	for _, g := range s.retiredGenerations() {
+		if g.dataLost {
+			continue
+		}
+		unreadable := 0
+		for _, id := range g.logs {
+			if p := s.procs[id]; p == nil || !p.up || slices.Contains(g.lost, id) {
+				unreadable++
+			}
+		}
+		if unreadable >= k {
+			return false
+		}
+	}
+	return true
+}
+
+// logReplicas returns the configured log replication factor.
+func (s *Sim) logReplicas() int {
+	n, err := s.config.RedundancyMode.LogReplicas()
+	if err != nil {
+		return 1
+	}
+	return n
 }
 
 // recoveryEvent returns when the recovery next changes phase.
@@ -159,9 +221,11 @@ func (s *Sim) stepRecovery() {
 		}
 		s.rec.phase++
 		s.rec.enteredAt = s.now
-		if s.rec.phase == phaseFullyRecovered {
-			s.rec.generations = 1
-			s.rec.oldLogs = nil
+		switch s.rec.phase {
+		case phaseAcceptingCommits:
+			s.rec.gens = append(s.rec.gens, &logGeneration{epoch: s.rec.epoch, logs: slices.Clone(s.roles.logs)})
+		case phaseFullyRecovered:
+			s.rec.gens = s.rec.gens[len(s.rec.gens)-1:]
 		}
 	}
 }
@@ -249,7 +313,7 @@ func (s *Sim) recruit() (roleAssignment, bool) {
 	if zones(logs) < logReplicas {
 		return roleAssignment{}, false
 	}
-	if !s.placed && len(s.storageTargets()) < s.storageReplicas() {
+	if !s.placed && zones(s.storageTargets()) < s.storageReplicas() {
 		return roleAssignment{}, false
 	}
 	stateless := s.rank(statelessFitness)
@@ -283,9 +347,9 @@ func (s *Sim) recruit() (roleAssignment, bool) {
 	return r, true
 }
 
-// spread picks n processes from candidates in order, one per zone first,
-// then filling up from the remaining ones.
-func spread(candidates []*process, n int) []*process {
+// distinctZones picks up to n processes from candidates in order, each in
+// a zone none of the others uses.
+func distinctZones(candidates []*process, n int) []*process {
 	var out []*process
 	used := map[string]bool{}
 	for _, p := range candidates {
@@ -294,6 +358,14 @@ func spread(candidates []*process, n int) []*process {
 			used[p.zone] = true
 		}
 	}
+	return out
+}
+
+// spread picks n processes from candidates in order, one per zone first,
+// then filling up from the remaining ones: logs may share a zone once the
+// replication policy is met.
+func spread(candidates []*process, n int) []*process {
+	out := distinctZones(candidates, n)
 	for _, p := range candidates {
 		if len(out) < n && !slices.Contains(out, p) {
 			out = append(out, p)

@@ -1,8 +1,11 @@
 // Package sim is a deterministic simulator of one FoundationDB cluster that
 // implements fdb.Client. It models process groups (pods) and their
-// processes, role recruitment, recoveries, shards with replica placement and
-// data movement, exclusions, coordinators, backups and restores, and
-// injected faults, and it reports the state as `status json`.
+// processes, role recruitment, recoveries and the log generations they
+// leave, shards with zone-aware replica placement and data movement,
+// exclusions, coordinators and their coordinated state, backups and
+// restores, and injected faults of the processes and of the admin
+// interface; it reports the state as `status json` and checks invariants,
+// above all that nothing holding needed data is removed.
 //
 // Time comes from an injected clock and advances in whole virtual seconds
 // (ticks): every call first catches the model up to the clock, jumping from
@@ -109,6 +112,14 @@ type Sim struct {
 	backups       map[string]*backup
 	restores      map[string]*restore
 
+	// coordinatorsLost are the coordinators of the connection string
+	// whose disk was destroyed; stateLost is set once fewer than a quorum
+	// keep the coordinated state, and stays.
+	coordinatorsLost []fdb.ProcessAddress
+	stateLost        bool
+
+	faults faults
+
 	violations []Violation
 	quorumLost bool
 }
@@ -146,17 +157,23 @@ func New(clk clock.PassiveClock, opts Options) *Sim {
 		partitions:  map[fdb.ProcessAddress]time.Time{},
 		backups:     map[string]*backup{},
 		restores:    map[string]*restore{},
+		faults:      faults{fail: map[Op]injected{}},
 	}
 }
 
-// begin starts an operation: it fails with ErrTimeout when ctx is done,
-// otherwise locks the simulator and catches it up with the clock. The
-// caller must call s.mu.Unlock.
-func (s *Sim) begin(ctx context.Context) error {
+// begin starts the admin operation op: it fails with ErrTimeout when ctx
+// is done, otherwise locks the simulator and catches it up with the clock,
+// then fails with the error injected for op (FailNext), if any. On success
+// the caller must call s.mu.Unlock.
+func (s *Sim) begin(ctx context.Context, op Op) error {
 	if err := ctx.Err(); err != nil {
 		return errors.Wrap(fdb.ErrTimeout, err.Error())
 	}
 	s.lock()
+	if err := s.injectedFailure(op); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	return nil
 }
 

@@ -36,11 +36,11 @@ var backupStateText = map[fdb.BackupState]string{
 
 // Status implements fdb.Client.
 func (s *Sim) Status(ctx context.Context) (*fdb.Status, error) {
-	if err := s.begin(ctx); err != nil {
+	if err := s.begin(ctx, OpStatus); err != nil {
 		return nil, errors.Wrap(err, errGetStatus)
 	}
 	defer s.mu.Unlock()
-	return s.status(), nil
+	return s.degrade(s.status()), nil
 }
 
 // StatusJSON returns the status as `status json` prints it. The same seed,
@@ -115,7 +115,7 @@ func (s *Sim) recoveryStatus() fdb.RecoveryState {
 	logReplicas, _ := s.config.RedundancyMode.LogReplicas()
 	return fdb.RecoveryState{
 		Name:                      phases[s.rec.phase].name,
-		ActiveGenerations:         s.rec.generations,
+		ActiveGenerations:         s.activeGenerations(),
 		SecondsSinceLastRecovered: s.now.Sub(s.rec.startedAt).Seconds(),
 		RequiredLogs:              logReplicas,
 	}
@@ -142,9 +142,11 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 		}
 		roles[id] = append(roles[id], fdb.ProcessRole{Role: role, ID: rid})
 	})
-	for _, id := range s.rec.oldLogs {
-		if !slices.Contains(s.roles.logs, id) {
-			roles[id] = append(roles[id], fdb.ProcessRole{Role: fdb.RoleLog, ID: logID(s.rec.epoch-1, id)})
+	for _, g := range s.retiredGenerations() {
+		for _, id := range g.logs {
+			if !slices.Contains(s.roles.logs, id) && !slices.Contains(g.lost, id) {
+				roles[id] = append(roles[id], fdb.ProcessRole{Role: fdb.RoleLog, ID: logID(g.epoch, id)})
+			}
 		}
 	}
 	stored := s.storedBytes()
@@ -195,13 +197,10 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 			continue
 		}
 		r := s.classify(sh)
-		live := make([]*process, len(r.live))
-		for i, id := range r.live {
-			live[i] = s.procs[id]
-		}
+		liveZones := zones(s.processes(r.live))
 		minReplicas = min(minReplicas, len(r.live))
-		tolerance = min(tolerance, max(zones(live)-1, 0))
-		degraded = degraded || len(r.live) < rf
+		tolerance = min(tolerance, max(liveZones-1, 0))
+		degraded = degraded || liveZones < rf
 		removing = removing || len(r.bad) > 0
 		if s.missing(r) > 0 && (s.move == nil || s.move.shard != sh) {
 			moving.InQueueBytes += sh.size
@@ -238,36 +237,41 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 	}, tolerance
 }
 
-// logStatus reports the log generations and how many zone failures the
-// current one survives.
+// logStatus reports the log generations, the current one first, and how
+// many zone failures the current one survives.
 func (s *Sim) logStatus() ([]fdb.LogGeneration, int) {
 	if len(s.roles.logs) == 0 {
 		return nil, 0
 	}
-	replicas, _ := s.config.RedundancyMode.LogReplicas()
-	generation := func(current bool, epoch int64, ids []string) fdb.LogGeneration {
-		failed := map[string]bool{}
-		g := fdb.LogGeneration{Current: current, Epoch: epoch, LogReplicationFactor: replicas}
-		for _, id := range ids {
-			p := s.procs[id]
-			up := p != nil && p.up
-			if p != nil && !up {
-				failed[p.zone] = true
-			}
-			address := ""
-			if p != nil {
-				address = p.address
-			}
-			g.LogInterfaces = append(g.LogInterfaces, fdb.LogInterface{ID: logID(epoch, id), Address: address, Healthy: up})
-		}
-		g.LogFaultTolerance = max(replicas-1-len(failed), 0)
-		return g
-	}
-	logs := []fdb.LogGeneration{generation(true, s.rec.epoch, s.roles.logs)}
-	if len(s.rec.oldLogs) > 0 {
-		logs = append(logs, generation(false, s.rec.epoch-1, s.rec.oldLogs))
+	logs := []fdb.LogGeneration{s.logGenerationStatus(true, s.rec.epoch, s.roles.logs, nil)}
+	retired := s.retiredGenerations()
+	for i := len(retired) - 1; i >= 0; i-- {
+		g := retired[i]
+		logs = append(logs, s.logGenerationStatus(false, g.epoch, g.logs, g.lost))
 	}
 	return logs, logs[0].LogFaultTolerance
+}
+
+// logGenerationStatus reports one log generation; a log is healthy when
+// its process is up and its data was not wiped.
+func (s *Sim) logGenerationStatus(current bool, epoch int64, ids, lost []string) fdb.LogGeneration {
+	replicas := s.logReplicas()
+	failed := map[string]bool{}
+	g := fdb.LogGeneration{Current: current, Epoch: epoch, LogReplicationFactor: replicas}
+	for _, id := range ids {
+		p := s.procs[id]
+		healthy := p != nil && p.up && !slices.Contains(lost, id)
+		if p != nil && !healthy {
+			failed[p.zone] = true
+		}
+		address := ""
+		if p != nil {
+			address = p.address
+		}
+		g.LogInterfaces = append(g.LogInterfaces, fdb.LogInterface{ID: logID(epoch, id), Address: address, Healthy: healthy})
+	}
+	g.LogFaultTolerance = max(replicas-1-len(failed), 0)
+	return g
 }
 
 func (s *Sim) backupLayer() fdb.BackupLayer {

@@ -1,0 +1,151 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// destroyVolumes destroys the data of the processes ids (sorted): their
+// storage replicas, the transaction logs they held and the coordinated
+// state of the coordinators they were. A deliberate destruction (the
+// volume was deleted) of a database's volume is first checked against the
+// promise never to remove anything that still holds needed data; an
+// injected one (a disk lost) is a fault and only its consequences are
+// recorded.
+func (s *Sim) destroyVolumes(ids []string, deliberate bool, reason string) {
+	if len(ids) == 0 || !s.created {
+		return
+	}
+	if deliberate {
+		s.checkRemovedData(ids)
+		s.checkRemovedLogs(ids)
+		s.checkRemovedCoordinators(ids)
+	}
+	s.loseLogs(ids, reason)
+	s.loseCoordinatorState(ids)
+	s.dropReplicas(func(id string) bool { return slices.Contains(ids, id) }, reason)
+}
+
+// byGroup collects, for each group of the processes ids, the sorted
+// values held returns for its processes; groups without any are left out.
+func byGroup[T cmp.Ordered](s *Sim, ids []string, held func(id string) []T) map[string][]T {
+	out := map[string][]T{}
+	for _, id := range ids {
+		if values := held(id); len(values) > 0 {
+			g := s.procs[id].group
+			out[g] = append(out[g], values...)
+		}
+	}
+	for g, values := range out {
+		slices.Sort(values)
+		out[g] = slices.Compact(values)
+	}
+	return out
+}
+
+// checkRemovedData records a RemovedHeldData violation for every group
+// among ids that held a replica of a shard left below full replication:
+// fewer good replicas than the redundancy mode wants once every volume of
+// ids is gone.
+func (s *Sim) checkRemovedData(ids []string) {
+	rf := s.storageReplicas()
+	left := map[int]int{} // shards below full replication: good replicas left
+	for _, sh := range s.shards {
+		if sh.lost {
+			continue
+		}
+		good := s.classify(sh).good
+		if n := len(slices.DeleteFunc(good, func(id string) bool { return slices.Contains(ids, id) })); n < rf {
+			left[sh.id] = n
+		}
+	}
+	held := byGroup(s, ids, func(id string) []int {
+		var out []int
+		for _, sh := range s.shards {
+			if _, below := left[sh.id]; below && slices.Contains(sh.replicas, id) {
+				out = append(out, sh.id)
+			}
+		}
+		return out
+	})
+	for _, g := range slices.Sorted(maps.Keys(held)) {
+		fewest := rf
+		for _, sh := range held[g] {
+			fewest = min(fewest, left[sh])
+		}
+		s.violate(RemovedHeldData, fmt.Sprintf("group %s's volume held a replica of shards %v below full replication (%d of %d replicas left)",
+			g, held[g], fewest, rf))
+	}
+}
+
+// checkRemovedLogs records a RemovedLogData violation for every group among
+// ids that held a log of a generation still needed.
+func (s *Sim) checkRemovedLogs(ids []string) {
+	held := byGroup(s, ids, func(id string) []int64 {
+		var epochs []int64
+		for _, g := range s.rec.gens {
+			if !g.dataLost && slices.Contains(g.logs, id) && !slices.Contains(g.lost, id) {
+				epochs = append(epochs, g.epoch)
+			}
+		}
+		return epochs
+	})
+	for _, g := range slices.Sorted(maps.Keys(held)) {
+		s.violate(RemovedLogData, fmt.Sprintf("group %s's volume held transaction logs of generations %v that are still needed", g, held[g]))
+	}
+}
+
+// checkRemovedCoordinators records a RemovedCoordinator violation for every
+// group among ids that ran a coordinator of the current connection string.
+func (s *Sim) checkRemovedCoordinators(ids []string) {
+	held := byGroup(s, ids, func(id string) []string {
+		if p := s.procs[id]; s.isCoordinator(p) {
+			return []string{p.address}
+		}
+		return nil
+	})
+	for _, g := range slices.Sorted(maps.Keys(held)) {
+		s.violate(RemovedCoordinator, fmt.Sprintf("group %s's volume held the coordinated state of coordinators %v of the current connection string", g, held[g]))
+	}
+}
+
+// loseLogs records that the logs on ids lost their data and a DataLoss for
+// every needed generation that thereby lost as many logs as it keeps
+// replicas of each mutation.
+func (s *Sim) loseLogs(ids []string, reason string) {
+	k := s.logReplicas()
+	for _, g := range s.rec.gens {
+		for _, id := range ids {
+			if slices.Contains(g.logs, id) && !slices.Contains(g.lost, id) {
+				g.lost = append(g.lost, id)
+			}
+		}
+		slices.Sort(g.lost)
+		if !g.dataLost && len(g.lost) >= k {
+			g.dataLost = true
+			s.violate(DataLoss, fmt.Sprintf("log generation %d lost every replica of its mutations: %d of %d logs lost with log replication %d: %s %v",
+				g.epoch, len(g.lost), len(g.logs), k, reason, g.lost))
+		}
+	}
+}
+
+// loseCoordinatorState records that the coordinators on ids lost their
+// disk and a CoordinatorStateLost once fewer than a quorum of the current
+// coordinators keep the coordinated state.
+func (s *Sim) loseCoordinatorState(ids []string) {
+	for _, id := range ids {
+		if p := s.procs[id]; s.isCoordinator(p) && !slices.Contains(s.coordinatorsLost, fdb.ProcessAddress(p.address)) {
+			s.coordinatorsLost = fdb.SortedAddresses(append(s.coordinatorsLost, fdb.ProcessAddress(p.address)))
+		}
+	}
+	n := len(s.conn.Coordinators)
+	if kept := n - len(s.coordinatorsLost); !s.stateLost && kept < quorum(n) {
+		s.stateLost = true
+		s.violate(CoordinatorStateLost, fmt.Sprintf("coordinators %v lost their disks: %d of %d keep the coordinated state, a quorum needs %d",
+			s.coordinatorsLost, kept, n, quorum(n)))
+	}
+}
