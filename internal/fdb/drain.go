@@ -58,7 +58,9 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 		}
 	}
 	roles := map[string]bool{}
+	unknownRoles := false
 	for _, p := range procs {
+		unknownRoles = unknownRoles || p.Roles == nil
 		for _, r := range p.Roles {
 			roles[r.Role] = true
 		}
@@ -73,10 +75,12 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 	slices.Sort(d.Roles)
 	incomplete := incompleteBecause(s)
 	d.Complete = incomplete == ""
-	d.HoldsData = roles[RoleStorage] || roles[RoleLog] || !d.Reporting || incomplete != ""
+	d.HoldsData = roles[RoleStorage] || roles[RoleLog] || !d.Reporting || incomplete != "" || unknownRoles
 	switch {
 	case incomplete != "":
 		d.Why = incomplete
+	case unknownRoles:
+		d.Why = "the status does not list the roles of its processes"
 	case !d.Reporting:
 		d.Why = fmt.Sprintf("%d of its %d processes report: a group that does not report cannot prove it holds no data", len(procs), max(processes, 1))
 	case !d.Excluded:

@@ -14,7 +14,7 @@ func drainStatus(mod ...func(*Status)) *Status {
 	s.Cluster.ConnectionString = "db:abc@10.0.0.9:4500"
 	s.Cluster.RecoveryState.ActiveGenerations = 1
 	s.Cluster.Processes = map[string]Process{
-		"p1": {Address: "10.0.0.1:4500", Excluded: true, Locality: Locality{InstanceID: "storage-1", ProcessID: "storage-1-1"}},
+		"p1": {Address: "10.0.0.1:4500", Excluded: true, Locality: Locality{InstanceID: "storage-1", ProcessID: "storage-1-1"}, Roles: []ProcessRole{}},
 		"p9": {Address: "10.0.0.9:4500", Locality: Locality{InstanceID: "log-1", ProcessID: "log-1-1"}, Roles: []ProcessRole{{Role: RoleLog}}},
 	}
 	for _, m := range mod {
@@ -89,6 +89,15 @@ func TestDrainOf(t *testing.T) {
 			reason: "While several log generations are active, old logs may still hold data.",
 			status: drainStatus(func(s *Status) { s.Cluster.RecoveryState.ActiveGenerations = 2 }), processes: 1,
 			want: Drain{Reporting: true, Excluded: true, HoldsData: true, Why: "2 log generations are active: old logs may still hold data"},
+		},
+		"RolesNotListed": {
+			reason: "A status that lists the process without its roles field says nothing about its data: not drained.",
+			status: drainStatus(func(s *Status) {
+				p := s.Cluster.Processes["p1"]
+				p.Roles = nil
+				s.Cluster.Processes["p1"] = p
+			}), processes: 1,
+			want: Drain{Complete: true, Reporting: true, Excluded: true, HoldsData: true, Why: "the status does not list the roles of its processes"},
 		},
 		"NoProcesses": {
 			reason: "A status without processes (missing fields) is never read as empty.",

@@ -145,7 +145,10 @@ type Process struct {
 	Locality      Locality      `json:"locality,omitzero"`
 	Excluded      bool          `json:"excluded"`
 	Degraded      bool          `json:"degraded"`
-	Roles         []ProcessRole `json:"roles,omitempty"`
+	// Roles are the roles the process serves: empty when it serves none,
+	// nil when the status does not say (a missing field is unknown, never
+	// "no role").
+	Roles []ProcessRole `json:"roles"`
 	Version       string        `json:"version,omitempty"`
 	CommandLine   string        `json:"command_line,omitempty"`
 	UptimeSeconds float64       `json:"uptime_seconds"`

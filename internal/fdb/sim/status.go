@@ -152,7 +152,7 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 	stored := s.storedBytes()
 	out := map[string]fdb.Process{}
 	for _, p := range s.upProcesses() {
-		r := roles[p.id]
+		r := append([]fdb.ProcessRole{}, roles[p.id]...)
 		if s.isCoordinator(p) {
 			r = append(r, fdb.ProcessRole{Role: fdb.RoleCoordinator})
 		}
