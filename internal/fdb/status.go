@@ -139,16 +139,16 @@ type RecoveryState struct {
 
 // Process is one entry of cluster.processes.
 type Process struct {
-	Address       string        `json:"address"`
-	ClassType     string        `json:"class_type,omitempty"`
-	ClassSource   string        `json:"class_source,omitempty"`
-	Locality      Locality      `json:"locality,omitzero"`
-	Excluded      bool          `json:"excluded"`
-	Degraded      bool          `json:"degraded"`
+	Address     string   `json:"address"`
+	ClassType   string   `json:"class_type,omitempty"`
+	ClassSource string   `json:"class_source,omitempty"`
+	Locality    Locality `json:"locality,omitzero"`
+	Excluded    bool     `json:"excluded"`
+	Degraded    bool     `json:"degraded"`
 	// Roles are the roles the process serves: empty when it serves none,
 	// nil when the status does not say (a missing field is unknown, never
 	// "no role").
-	Roles []ProcessRole `json:"roles"`
+	Roles         []ProcessRole `json:"roles"`
 	Version       string        `json:"version,omitempty"`
 	CommandLine   string        `json:"command_line,omitempty"`
 	UptimeSeconds float64       `json:"uptime_seconds"`
