@@ -37,7 +37,7 @@ var faults = []fault{
 
 // inject applies one fault the seeded source picks.
 func (r *run) inject(ctx context.Context, before map[string]*database) error {
-	f := faults[r.rng.IntN(len(faults))]
+	f := faults[r.chaos.IntN(len(faults))]
 	what, err := f.apply(ctx, r, before)
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (r *run) pods() []*corev1.Pod {
 	return out
 }
 
-func (r *run) pick(n int) int { return r.rng.IntN(n) }
+func (r *run) pick(n int) int { return r.chaos.IntN(n) }
 
 func deletePod(ctx context.Context, r *run, _ map[string]*database) (string, error) {
 	pods := r.pods()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
@@ -166,9 +167,34 @@ func (v *view) at(gvk schema.GroupVersionKind) snapshot {
 	return v.h.snaps[i]
 }
 
+// current returns o, or the newest version of it when that differs from o
+// only in its resourceVersion and managed fields. Whether the API server
+// bumps the resourceVersion of a write that changes nothing else depends
+// on wall-clock timestamps it keeps in the managed fields; serving the
+// newer version keeps the provider's conflicts, and so the run, the same
+// from one replay to the next.
+func (v *view) current(gvk schema.GroupVersionKind, o client.Object) client.Object {
+	n := v.h.latest().find(gvk, client.ObjectKeyFromObject(o))
+	if n == nil || n == o {
+		return o
+	}
+	a, b := o.DeepCopyObject().(client.Object), n.DeepCopyObject().(client.Object)
+	for _, c := range []client.Object{a, b} {
+		c.SetResourceVersion("")
+		c.SetManagedFields(nil)
+	}
+	if !equality.Semantic.DeepEqual(a, b) {
+		return o
+	}
+	return n
+}
+
 // get serves obj from the lagging snapshot of its kind.
 func (v *view) get(gvk schema.GroupVersionKind, key client.ObjectKey, obj client.Object) error {
 	o := v.at(gvk).find(gvk, key)
+	if o != nil {
+		o = v.current(gvk, o)
+	}
 	if o == nil {
 		return kerrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind)}, key.Name)
 	}
@@ -188,7 +214,7 @@ func (v *view) list(gvk schema.GroupVersionKind, list client.ObjectList, opts ..
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}
-		items = append(items, o.DeepCopyObject())
+		items = append(items, v.current(gvk, o).DeepCopyObject())
 	}
 	return meta.SetList(list, items)
 }

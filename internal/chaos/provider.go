@@ -40,7 +40,7 @@ type provider struct {
 
 // start builds a provider incarnation on the run's world.
 func (r *run) start() (*provider, error) {
-	p := &provider{step: func() int { return r.step }, syncedAt: r.step + r.rng.IntN(3)}
+	p := &provider{step: func() int { return r.step }, syncedAt: r.step + r.crashes.IntN(3)}
 	p.client = &providerClient{Client: r.kube, view: newView(r.hist), crash: r.crashNow}
 	engine, err := policy.NewEngine(policy.WithClock(r.clock))
 	if err != nil {

@@ -66,11 +66,14 @@ var DefaultSteps = Steps{Faulty: 60, Converge: 400, Hold: 20}
 type run struct {
 	env *testenv.Env
 	// kube is the harness's client: the API server, writes recorded.
-	kube  *recorder
-	seed  uint64
-	rng   *rand.Rand
-	ns    string
-	steps Steps
+	kube *recorder
+	seed uint64
+	// Independent seeded streams, so that a decision of one kind never
+	// shifts those of another: what to do next, how much the caches lag,
+	// how far the clock moves, when the provider crashes, which faults.
+	sched, lags, ticks, crashes, chaos *rand.Rand
+	ns                                 string
+	steps                              Steps
 
 	clock  *clocktesting.FakeClock
 	sims   connector.SimFDB
@@ -83,9 +86,12 @@ type run struct {
 	step int
 	// faulty is true while the run injects faults.
 	faulty bool
-	// crashRate is the chance that the provider crashes after a write
-	// while faulty.
-	crashRate float64
+	// crashRate is the chance that the provider crashes during a faulty
+	// step, after its crashAfter-th write of the step.
+	crashRate  float64
+	crashAfter int
+	// written counts the provider's writes in this step.
+	written int
 	// maxLag is the most steps a cache lags.
 	maxLag int
 
@@ -102,6 +108,9 @@ type run struct {
 	// volumes is how many volume claims there were when the Cluster was
 	// orphaned.
 	volumes int
+	// created is when (virtual time) the harness first saw each managed
+	// resource's creation annotation.
+	created map[types.UID]time.Time
 	// nodeBack are the nodes made NotReady by a transient fault and when
 	// they come back.
 	nodeBack map[string]time.Time
@@ -128,15 +137,17 @@ var watchedKinds = []schema.GroupVersionKind{
 // makes the run's namespace unique within env.
 func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps Steps, name string) (*Report, error) {
 	r := &run{
-		env: env, seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), ns: name, steps: steps,
+		env: env, seed: seed, ns: name, steps: steps,
+		sched: stream(seed, 1), lags: stream(seed, 2), ticks: stream(seed, 3), crashes: stream(seed, 4), chaos: stream(seed, 5),
 		clock:    clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		keys:     map[types.UID]string{},
 		report:   &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
 		nodeBack: map[string]time.Time{},
+		created:  map[types.UID]time.Time{},
 	}
-	r.sims = connector.SimFDB{Registry: sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 256 << 20, Shards: 16})}
-	r.crashRate = []float64{0, 0.01, 0.03}[r.rng.IntN(3)]
-	r.maxLag = r.rng.IntN(4)
+	r.sims = connector.SimFDB{Registry: sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20})}
+	r.crashRate = []float64{0, 0.05, 0.15}[r.chaos.IntN(3)]
+	r.maxLag = r.chaos.IntN(4)
 	if err := r.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -243,8 +254,15 @@ func (r *run) quiesce(ctx context.Context) error {
 // now, one thing happens, the world is snapshot and checked.
 func (r *run) tick(ctx context.Context) error {
 	r.step++
-	r.clock.Step(time.Duration(1+r.rng.IntN(5)) * time.Second)
+	r.clock.Step(time.Duration(1+r.ticks.IntN(5)) * time.Second)
+	r.written, r.crashAfter = 0, 0
+	if r.faulty && r.crashes.Float64() < r.crashRate {
+		r.crashAfter = 1 + r.crashes.IntN(3)
+	}
 	if err := r.nodesBack(ctx); err != nil {
+		return err
+	}
+	if err := r.ageCreations(ctx); err != nil {
 		return err
 	}
 	before, err := r.databases(ctx)
@@ -252,10 +270,10 @@ func (r *run) tick(ctx context.Context) error {
 		return err
 	}
 	for _, k := range watchedKinds {
-		r.prov.client.view.lag[k] = r.rng.IntN(r.maxLag + 1)
+		r.prov.client.view.lag[k] = r.lags.IntN(r.maxLag + 1)
 	}
 	written := len(r.prov.client.writes)
-	switch x := r.rng.Float64(); {
+	switch x := r.sched.Float64(); {
 	case r.faulty && x < 0.08:
 		if err := r.inject(ctx, before); err != nil {
 			return err
@@ -295,7 +313,7 @@ func (r *run) reconcileOne(ctx context.Context) {
 		r.log("idle")
 		return
 	}
-	t := all[r.rng.IntN(len(all))]
+	t := all[r.sched.IntN(len(all))]
 	res, err := r.prov.reconcile(ctx, t.gvk, t.key)
 	r.log("reconcile %s %s: requeue=%v error=%v", t.gvk.Kind, t.key.Name, res.RequeueAfter > 0, err != nil)
 }
@@ -313,8 +331,16 @@ func (r *run) restart() error {
 }
 
 // crashNow decides whether the provider crashes after the write it just
-// made.
-func (r *run) crashNow() bool { return r.faulty && r.rng.Float64() < r.crashRate }
+// made: the step drew which write, if any.
+func (r *run) crashNow() bool {
+	r.written++
+	return r.written == r.crashAfter
+}
+
+// stream returns the seeded source number n of a run.
+func stream(seed, n uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, n*0x9e3779b97f4a7c15))
+}
 
 // journalEntry receives every mutation the provider takes.
 func (r *run) journalEntry(m step.Mutation) {

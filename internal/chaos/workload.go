@@ -49,7 +49,7 @@ type Op struct {
 var Workloads = []Workload{
 	{"bootstrap", []Op{bootstrap(true)}},
 	{"scale", []Op{bootstrap(false), scaleStorage(2), scaleStorage(3)}},
-	{"node-loss", []Op{bootstrap(false), loseNode(), replaceLostGroups()}},
+	{"node-loss", []Op{bootstrap(false), replaceLostNode()}},
 	{"coordinator-change", []Op{bootstrap(false), removeCoordinator()}},
 	{"knob-bounce", []Op{bootstrap(false), knob()}},
 	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}},
@@ -105,23 +105,21 @@ func knob() Op {
 	}}
 }
 
-// loseNode loses for good the node of a zone that holds a storage group,
-// the seeded source picks which: NotReady, its processes down until their
-// groups are removed.
-func loseNode() Op {
-	return Op{Name: "lose a node", Faults: false, Converged: always, Do: func(ctx context.Context, r *run) error {
-		var zones []string
-		for _, o := range r.hist.latest()[groupKind] {
-			pg := o.(*fdbv1alpha1.ProcessGroup)
-			if z := pg.Status.AtProvider.FaultDomain; pg.Spec.ForProvider.ProcessClass == fdbv1alpha1.ProcessClassStorage && z != "" && !slices.Contains(zones, z) {
-				zones = append(zones, z)
-			}
+// slowMovement is how fast data moves once a node is lost: a node holds
+// much data, re-replicating it takes minutes, and nothing it held may go
+// before.
+const slowMovement = 128 << 10
+
+// replaceLostNode loses for good the node of a zone that holds a storage
+// group (the seeded source picks which): NotReady, its processes down
+// until their groups are removed, re-replication slow. Then it deletes the
+// groups of that zone at once, as a user replacing them does.
+func replaceLostNode() Op {
+	return Op{Name: "lose a node and replace its groups", Faults: true, Do: func(ctx context.Context, r *run) error {
+		zone, err := r.storageZone()
+		if err != nil {
+			return err
 		}
-		if len(zones) == 0 {
-			return errors.New(errNoStorageZone)
-		}
-		slices.Sort(zones)
-		zone := zones[r.pick(len(zones))]
 		r.lostZone = zone
 		if err := r.nodes.SetReady(ctx, fmt.Sprintf("node-%s-0", zone), false); err != nil {
 			return err
@@ -132,19 +130,14 @@ func loseNode() Op {
 		}
 		for _, name := range sortedKeys(dbs) {
 			_ = dbs[name].sim.LoseZone(zone, sim.Forever) // a zone without processes loses nothing
+			if err := dbs[name].sim.SetMovementRate(slowMovement); err != nil {
+				return err
+			}
 		}
 		r.log("lost zone %s", zone)
-		return nil
-	}}
-}
-
-// replaceLostGroups deletes the groups of the lost zone, as a user
-// replacing them does.
-func replaceLostGroups() Op {
-	return Op{Name: "replace the lost groups", Faults: true, Do: func(ctx context.Context, r *run) error {
 		for _, o := range r.hist.latest()[groupKind] {
 			pg := o.(*fdbv1alpha1.ProcessGroup)
-			if pg.Status.AtProvider.FaultDomain != r.lostZone {
+			if pg.Status.AtProvider.FaultDomain != zone {
 				continue
 			}
 			r.log("deleting lost group %s", pg.ID())
@@ -154,6 +147,22 @@ func replaceLostGroups() Op {
 		}
 		return nil
 	}}
+}
+
+// storageZone picks a zone that holds a storage group.
+func (r *run) storageZone() (string, error) {
+	var zones []string
+	for _, o := range r.hist.latest()[groupKind] {
+		pg := o.(*fdbv1alpha1.ProcessGroup)
+		if z := pg.Status.AtProvider.FaultDomain; pg.Spec.ForProvider.ProcessClass == fdbv1alpha1.ProcessClassStorage && z != "" && !slices.Contains(zones, z) {
+			zones = append(zones, z)
+		}
+	}
+	if len(zones) == 0 {
+		return "", errors.New(errNoStorageZone)
+	}
+	slices.Sort(zones)
+	return zones[r.pick(len(zones))], nil
 }
 
 // removeCoordinator deletes the ProcessGroup of a coordinator.
@@ -212,22 +221,41 @@ func orphan() Op {
 	}}
 }
 
-// gone: the Cluster and its ProcessGroups are gone; with kept, every
-// group's pod and volume claim remain.
+// gone: the Cluster is gone, and its ProcessGroups with it; orphaned
+// (kept), the groups may stay, and every volume claim stays.
 func gone(kept bool) func(r *run) (bool, string) {
 	return func(r *run) (bool, string) {
 		now := r.hist.latest()
-		if n := len(now[clusterKind]) + len(now[groupKind]); n > 0 {
-			return false, fmt.Sprintf("%d Cluster and %d ProcessGroups remain", len(now[clusterKind]), len(now[groupKind]))
-		}
-		if kept && len(now[pvcKind]) < r.volumes {
+		switch {
+		case len(now[clusterKind]) > 0:
+			return false, fmt.Sprintf("the Cluster remains (%s) with %d ProcessGroups (%s), %d pods and %d volume claims",
+				syncedMessage(now[clusterKind][0]), len(now[groupKind]), firstSynced(now[groupKind]), len(now[podKind]), len(now[pvcKind]))
+		case kept && len(now[pvcKind]) < r.volumes:
 			return false, fmt.Sprintf("%d of %d volume claims remain after the Cluster was orphaned", len(now[pvcKind]), r.volumes)
+		case !kept && len(now[groupKind]) > 0:
+			return false, fmt.Sprintf("%d ProcessGroups remain", len(now[groupKind]))
 		}
 		return true, ""
 	}
 }
 
-func always(*run) (bool, string) { return true, "" }
+// syncedMessage is the message of a managed resource's Synced condition.
+func syncedMessage(o client.Object) string {
+	if mg, ok := o.(interface {
+		GetCondition(xpv2.ConditionType) xpv2.Condition
+	}); ok {
+		return mg.GetCondition(xpv2.TypeSynced).Message
+	}
+	return ""
+}
+
+// firstSynced is the Synced message of the first of objs.
+func firstSynced(objs []client.Object) string {
+	if len(objs) == 0 {
+		return ""
+	}
+	return objs[0].GetName() + ": " + syncedMessage(objs[0])
+}
 
 // exempt stops checking the simulator of key: its database was deleted on
 // purpose.
