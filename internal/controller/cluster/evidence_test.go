@@ -173,8 +173,8 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 		}
 		now := func(_ *v1alpha1.Cluster, o *observation) { o.now = time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC) }
 		cr, o := observed(5, now, excluded(instance("storage-9")), removing("storage-4"), since(time.Minute))
-		if got := includeStep(cr, o); got != nil {
-			t.Errorf("includeStep while a removal is in flight for 1m: %s, want to wait and batch", got.Message)
+		if got := includeStep(cr, o); got == nil || got.Kind != kindWait {
+			t.Errorf("includeStep while a removal is in flight for 1m: %+v, want to wait and batch", got)
 		}
 		cr, o = observed(5, now, excluded(instance("storage-9")), removing("storage-4"), since(stuckRemoval))
 		if got := includeStep(cr, o); got == nil || got.Message != "included removed process groups storage-9" {

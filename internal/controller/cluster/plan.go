@@ -88,12 +88,12 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // mount it; groups before coordinators;
 // coordinators before `configure new`; coordinators move off groups being
 // removed before those are excluded; inclusions once no removal is in
-// flight, as one batch; last, while a fault domain recreates its pods under
-// the disruption grant, a wait.
+// flight, as one batch; last, waits while groups are being removed or a
+// fault domain recreates its pods under the disruption grant.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
-		removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep, disruptionStep,
+		removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep, removalStep, disruptionStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s
@@ -493,10 +493,9 @@ const stuckRemoval = 10 * time.Minute
 // longer exist, once no other removal is in flight, or every one in flight
 // has been for stuckRemoval (e.g. a pod stuck on a dead node): batching
 // saves recoveries, but a stuck removal must not hold the others back.
+// While it waits, the cluster is not up to date, and the wait says why.
 func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
-	if !o.configured() || slices.ContainsFunc(o.groups, func(pg v1alpha1.ProcessGroup) bool {
-		return deleting(&pg) && o.now.Sub(pg.GetDeletionTimestamp().Time) < stuckRemoval
-	}) {
+	if !o.configured() {
 		return nil
 	}
 	exists := map[string]bool{}
@@ -515,6 +514,9 @@ func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	slices.Sort(ids)
+	if inFlight := o.removalsInFlight(); len(inFlight) > 0 {
+		return wait("waiting for the removal of %s before including %s in one batch", strings.Join(inFlight, ", "), strings.Join(ids, ", "))
+	}
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonIncluded,
@@ -523,6 +525,33 @@ func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		},
 		Kind: kindInclude, Addresses: done,
 	}
+}
+
+// removalsInFlight are the IDs of the groups being removed for less than
+// stuckRemoval.
+func (o *observation) removalsInFlight() []string {
+	var out []string
+	for i := range o.groups {
+		if pg := &o.groups[i]; deleting(pg) && o.now.Sub(pg.GetDeletionTimestamp().Time) < stuckRemoval {
+			out = append(out, groupID(pg))
+		}
+	}
+	return out
+}
+
+// removalStep waits while process groups are being removed: the cluster is
+// not as its spec says until they are gone.
+func removalStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+	var ids []string
+	for i := range o.groups {
+		if deleting(&o.groups[i]) {
+			ids = append(ids, groupID(&o.groups[i]))
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return wait("removing process groups %s", strings.Join(ids, ", "))
 }
 
 func instanceTargets(ids []string) []fdb.ProcessAddress {

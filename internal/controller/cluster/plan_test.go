@@ -603,8 +603,9 @@ func TestPlanSteps(t *testing.T) {
 			},
 		},
 		"ExcludedRemovalWaitsForItsDelete": {
-			reason: "Once a removal is excluded the Cluster has nothing to do: the group's own Delete finishes it.",
+			reason: "Once a removal is excluded the group's own Delete finishes it; the Cluster is not up to date meanwhile, and says why.",
 			mutate: []mutation{storage(4), removing("storage-5"), excluded(instance("storage-5"))},
+			want:   waiting("removing process groups storage-5"),
 		},
 		"Configure": {
 			reason: "A configuration that drifted from the spec is changed to the spec's.",
@@ -813,6 +814,7 @@ func TestPlanOrder(t *testing.T) {
 		"IncludeWaitsForRemoval": {
 			reason: "Finished removals are not included while another removal is in flight.",
 			mutate: []mutation{storage(4), removing("storage-5"), excluded(instance("storage-5"), instance("storage-9"))},
+			want:   &want{kindWait, "waiting for the removal of storage-5 before including storage-9 in one batch"},
 		},
 		"ConfigureBeforeBounce": {
 			reason: "The configuration changes before processes restart.",
