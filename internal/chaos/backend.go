@@ -21,14 +21,12 @@ const errGetLiveCluster = "cannot read the Cluster the simulator learns its proc
 // learns its processes from the API server as it is (FoundationDB knows
 // which processes run, whatever the provider's caches say), keyed by the
 // order in which clusters' ConfigMaps appear (UIDs differ from run to run;
-// the order does not), and behind a layer of admin-client faults.
+// the order does not).
 type backend struct {
 	sims connector.SimFDB
 	live client.Client
 	// keys are the deterministic simulator keys by ConfigMap UID.
 	keys map[types.UID]string
-	// faults are the admin-client faults in force.
-	faults *adminFaults
 	// alive reports whether the provider that asks is still running.
 	alive func() bool
 }
@@ -43,7 +41,7 @@ func (b *backend) Client(ctx context.Context, _ client.Client, c *v1alpha1.Clust
 	if err != nil {
 		return nil, err
 	}
-	return &faultyClient{Client: db, faults: b.faults, alive: b.alive}, nil
+	return &faultyClient{Client: db, alive: b.alive}, nil
 }
 
 // sync tells the simulator of cm what runs now, as the API server says,
@@ -76,36 +74,17 @@ func (b *backend) key(cm *corev1.ConfigMap) string {
 	return k
 }
 
-// adminFaults are the admin-client faults the run injects.
-type adminFaults struct {
-	// timeouts is how many of the next admin calls time out.
-	timeouts int
-}
-
-// fail reports whether the next admin call fails, consuming one fault.
-func (f *adminFaults) fail() bool {
-	if f.timeouts == 0 {
-		return false
-	}
-	f.timeouts--
-	return true
-}
-
-// faultyClient is a simulated database's admin client whose calls fail
-// with a timeout while the run injects timeouts, and fail altogether once
-// the provider that holds it crashed.
+// faultyClient is a simulated database's admin client that fails
+// altogether once the provider that holds it crashed: a dead process makes
+// no more calls.
 type faultyClient struct {
 	fdb.Client
-	faults *adminFaults
-	alive  func() bool
+	alive func() bool
 }
 
-func (f *faultyClient) check(op string) error {
-	switch {
-	case !f.alive():
+func (f *faultyClient) check(string) error {
+	if !f.alive() {
 		return errors.New(errCrashed)
-	case f.faults.fail():
-		return fdb.NewCommandError("fdbcli "+op, "injected by the fault-injection harness", fdb.ErrTimeout)
 	}
 	return nil
 }

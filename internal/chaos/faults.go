@@ -24,20 +24,28 @@ type fault struct {
 	apply func(ctx context.Context, r *run, before map[string]*database) (string, error)
 }
 
-// faults are the faults a faulty step picks from.
-var faults = []fault{
+// faults are every fault a faulty step can pick from.
+var faults = append([]fault{
 	{"DeletePod", deletePod},
 	{"DeleteVolumeClaim", deleteVolumeClaim},
+}, transient...)
+
+// transient are the faults that heal without the provider: all but those
+// that delete what the provider has to recreate, for the operations after
+// which nothing recreates them (an orphaned or deleted Cluster).
+var transient = []fault{
 	{"NodeNotReady", nodeNotReady},
 	{"CrashProcess", crashProcess},
 	{"LosePod", losePod},
 	{"PartitionCoordinator", partitionCoordinator},
-	{"AdminTimeouts", adminTimeouts},
+	{"AdminFault", armAdminFault},
+	{"StallExclusions", stallExclusions},
+	{"Recovery", recovery},
 }
 
 // inject applies one fault the seeded source picks.
 func (r *run) inject(ctx context.Context, before map[string]*database) error {
-	f := faults[r.chaos.IntN(len(faults))]
+	f := r.faults[r.chaos.IntN(len(r.faults))]
 	what, err := f.apply(ctx, r, before)
 	if err != nil {
 		return err
@@ -52,19 +60,46 @@ func (r *run) inject(ctx context.Context, before map[string]*database) error {
 }
 
 // mayFault reports whether the harness may fault zone now, and if so
-// claims it for the fault window. "" is no zone in particular.
-func (r *run) mayFault(zone string) bool {
+// claims it for the fault window. It may fault the zone it already faults,
+// or the one the provider disrupts; another only while no zone is faulted,
+// lost or disrupted and every database tolerates losing a zone. "" is no
+// zone in particular.
+func (r *run) mayFault(before map[string]*database, zone string) bool {
 	now := r.clock.Now()
-	if zone == "" {
+	switch {
+	case zone == "":
 		return true
-	}
-	if r.lostZone != "" {
-		return zone == r.lostZone // a lost zone stays faulted
-	}
-	if r.faultZone != "" && r.faultZone != zone && now.Before(r.faultUntil) {
+	case r.lostZone != "":
+		return zone == r.lostZone
+	case r.faultZone != "" && now.Before(r.faultUntil):
+		if zone != r.faultZone {
+			return false
+		}
+	case len(r.checks.disrupted) > 0:
+		for _, d := range r.checks.disrupted {
+			if d.domain != zone {
+				return false
+			}
+		}
+	case !tolerateZoneLoss(before):
 		return false
 	}
 	r.faultZone, r.faultUntil = zone, now.Add(faultWindow)
+	return true
+}
+
+// tolerateZoneLoss reports whether every database's status says it keeps
+// its data and availability when a zone fails.
+func tolerateZoneLoss(before map[string]*database) bool {
+	for _, db := range before {
+		if db.status == nil || db.status.Incomplete() {
+			return false
+		}
+		ft := db.status.Cluster.FaultTolerance
+		if min(ft.MaxZoneFailuresWithoutLosingAvailability, ft.MaxZoneFailuresWithoutLosingData) < 1 {
+			return false
+		}
+	}
 	return true
 }
 
@@ -83,13 +118,13 @@ func (r *run) pods() []*corev1.Pod {
 
 func (r *run) pick(n int) int { return r.chaos.IntN(n) }
 
-func deletePod(ctx context.Context, r *run, _ map[string]*database) (string, error) {
+func deletePod(ctx context.Context, r *run, before map[string]*database) (string, error) {
 	pods := r.pods()
 	if len(pods) == 0 {
 		return "", nil
 	}
 	p := pods[r.pick(len(pods))]
-	if !r.mayFault(zoneOf(r.hist.latest(), p)) {
+	if !r.mayFault(before, zoneOf(r.hist.latest(), p)) {
 		return "", nil
 	}
 	return "deleted pod " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, p))
@@ -106,7 +141,7 @@ func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database)
 	}
 	p := pods[r.pick(len(pods))]
 	db := before[p.Labels[workload.LabelCluster]]
-	if db == nil || db.status == nil || db.status.Cluster.Data.State.Name != fdb.DataHealthy || !r.mayFault(zoneOf(r.hist.latest(), p)) {
+	if db == nil || db.status == nil || db.status.Cluster.Data.State.Name != fdb.DataHealthy || !r.mayFault(before, zoneOf(r.hist.latest(), p)) {
 		return "", nil
 	}
 	id := p.Labels[workload.LabelProcessGroup]
@@ -134,7 +169,7 @@ func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database)
 func nodeNotReady(ctx context.Context, r *run, before map[string]*database) (string, error) {
 	zone := Zones[r.pick(len(Zones))]
 	node := fmt.Sprintf("node-%s-0", zone)
-	if _, down := r.nodeBack[node]; down || !r.mayFault(zone) {
+	if _, down := r.nodeBack[node]; down || !r.mayFault(before, zone) {
 		return "", nil
 	}
 	if err := r.nodes.SetReady(ctx, node, false); err != nil {
@@ -189,7 +224,7 @@ func crashProcess(_ context.Context, r *run, before map[string]*database) (strin
 		return "", nil
 	}
 	p := procs[r.pick(len(procs))]
-	if !r.mayFault(p.Locality.ZoneID) {
+	if !r.mayFault(before, p.Locality.ZoneID) {
 		return "", nil
 	}
 	return "crashed process " + p.Locality.ProcessID, db.sim.CrashProcess(p.Locality.ProcessID, 30*time.Second)
@@ -202,7 +237,7 @@ func losePod(_ context.Context, r *run, before map[string]*database) (string, er
 		return "", nil
 	}
 	p := procs[r.pick(len(procs))]
-	if !r.mayFault(p.Locality.ZoneID) {
+	if !r.mayFault(before, p.Locality.ZoneID) {
 		return "", nil
 	}
 	return "lost the pod of " + p.Locality.InstanceID, db.sim.LosePod(p.Locality.InstanceID, time.Minute)
@@ -224,15 +259,8 @@ func partitionCoordinator(_ context.Context, r *run, before map[string]*database
 			zone = p.Locality.ZoneID
 		}
 	}
-	if zone == "" || !r.mayFault(zone) {
+	if zone == "" || !r.mayFault(before, zone) {
 		return "", nil
 	}
 	return "partitioned coordinator " + string(addr), db.sim.PartitionCoordinator(addr, time.Minute)
-}
-
-// adminTimeouts makes the provider's next admin calls time out.
-func adminTimeouts(_ context.Context, r *run, _ map[string]*database) (string, error) {
-	n := 1 + r.pick(3)
-	r.faults.timeouts += n
-	return fmt.Sprintf("the next %d admin calls time out", n), nil
 }

@@ -75,17 +75,22 @@ type run struct {
 	ns                                 string
 	steps                              Steps
 
-	clock  *clocktesting.FakeClock
-	sims   connector.SimFDB
-	keys   map[types.UID]string
-	faults adminFaults
-	nodes  *testenv.Nodes
-	hist   *history
-	prov   *provider
+	clock *clocktesting.FakeClock
+	sims  connector.SimFDB
+	keys  map[types.UID]string
+	// armed are the admin faults armed for the next reconciles.
+	armed []*armed
+	// stalledUntil is when stalled exclusions resume.
+	stalledUntil time.Time
+	nodes        *testenv.Nodes
+	hist         *history
+	prov         *provider
 
 	step int
-	// faulty is true while the run injects faults.
+	// faulty is true while the run injects faults, which it picks from
+	// faults.
 	faulty bool
+	faults []fault
 	// crashRate is the chance that the provider crashes during a faulty
 	// step, after its crashAfter-th write of the step.
 	crashRate  float64
@@ -103,8 +108,11 @@ type run struct {
 	// faultZone is the fault domain the harness faults until faultUntil.
 	faultZone  string
 	faultUntil time.Time
-	// lostZone is the zone the node-loss workload lost for good.
+	// lostZone is the zone the node-loss workload lost for good, with
+	// its node and when; lostNode is cleared once its object is deleted.
 	lostZone string
+	lostNode string
+	lostAt   time.Time
 	// volumes is how many volume claims there were when the Cluster was
 	// orphaned.
 	volumes int
@@ -197,8 +205,8 @@ func (r *run) operate(ctx context.Context, op Op) error {
 	if converged == nil {
 		converged = clusterConverged
 	}
-	r.faulty = op.Faults
-	for i := 0; i < r.steps.Faulty && op.Faults; i++ {
+	r.faults, r.faulty = op.Faults, len(op.Faults) > 0
+	for i := 0; i < r.steps.Faulty && r.faulty; i++ {
 		if err := r.tick(ctx); err != nil {
 			return err
 		}
@@ -240,7 +248,8 @@ func (r *run) converge(ctx context.Context, name string, converged func(*run) (b
 
 // quiesce ends the transient faults still in force.
 func (r *run) quiesce(ctx context.Context) error {
-	r.faults.timeouts = 0
+	r.armed = nil
+	r.unstall(true)
 	for _, node := range sortedKeys(r.nodeBack) {
 		if err := r.nodes.SetReady(ctx, node, true); err != nil {
 			return err
@@ -262,6 +271,10 @@ func (r *run) tick(ctx context.Context) error {
 	if err := r.nodesBack(ctx); err != nil {
 		return err
 	}
+	r.unstall(false)
+	if err := r.removeLostNode(ctx); err != nil {
+		return err
+	}
 	if err := r.ageCreations(ctx); err != nil {
 		return err
 	}
@@ -274,15 +287,23 @@ func (r *run) tick(ctx context.Context) error {
 	}
 	written := len(r.prov.client.writes)
 	switch x := r.sched.Float64(); {
-	case r.faulty && x < 0.08:
+	case r.faulty && x < 0.12:
 		if err := r.inject(ctx, before); err != nil {
 			return err
 		}
-	case x < 0.3:
+	case x < 0.34:
 		r.log("kubelet")
 		_ = r.nodes.Pass(ctx) // conflicts with the provider; the next pass retries
+		if err := r.collectGarbage(ctx); err != nil {
+			return err
+		}
+		if err := r.collectPods(ctx); err != nil {
+			return err
+		}
 	default:
-		r.reconcileOne(ctx)
+		if err := r.withArmed(func() { r.reconcileOne(ctx) }); err != nil {
+			return err
+		}
 	}
 	if err := r.hist.record(ctx); err != nil {
 		return err

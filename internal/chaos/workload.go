@@ -35,13 +35,13 @@ type Workload struct {
 	Ops  []Op
 }
 
-// An Op is one thing a user does; the run then injects faults (when
-// Faults), stops them and waits until Converged holds (the Cluster Ready
-// and up to date when nil).
+// An Op is one thing a user does; the run then injects Faults (and
+// crashes the provider, when there are any), stops them and waits until
+// Converged holds (the Cluster Ready and up to date when nil).
 type Op struct {
 	Name      string
 	Do        func(ctx context.Context, r *run) error
-	Faults    bool
+	Faults    []fault
 	Converged func(r *run) (bool, string)
 }
 
@@ -54,6 +54,7 @@ var Workloads = []Workload{
 	{"knob-bounce", []Op{bootstrap(false), knob()}},
 	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}},
 	{"orphan", []Op{bootstrap(false), orphan()}},
+	{"upgrade", []Op{bootstrap(false), upgrade()}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage and three
@@ -73,8 +74,12 @@ func cluster(ns string) *fdbv1alpha1.Cluster {
 	}
 }
 
-func bootstrap(faults bool) Op {
-	return Op{Name: "bootstrap", Faults: faults, Do: func(ctx context.Context, r *run) error {
+func bootstrap(faulty bool) Op {
+	var fs []fault
+	if faulty {
+		fs = faults
+	}
+	return Op{Name: "bootstrap", Faults: fs, Do: func(ctx context.Context, r *run) error {
 		return r.kube.Create(ctx, cluster(r.ns))
 	}}
 }
@@ -92,13 +97,21 @@ func (r *run) updateCluster(ctx context.Context, change func(*fdbv1alpha1.Cluste
 }
 
 func scaleStorage(n int) Op {
-	return Op{Name: fmt.Sprintf("scale storage to %d", n), Faults: true, Do: func(ctx context.Context, r *run) error {
+	return Op{Name: fmt.Sprintf("scale storage to %d", n), Faults: faults, Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.ProcessCounts.Storage = n })
 	}}
 }
 
+// upgrade moves to a newer patch version: every pod is recreated, one
+// fault domain at a time.
+func upgrade() Op {
+	return Op{Name: "upgrade", Faults: faults, Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.3.69" })
+	}}
+}
+
 func knob() Op {
-	return Op{Name: "knob bounce", Faults: true, Do: func(ctx context.Context, r *run) error {
+	return Op{Name: "knob bounce", Faults: faults, Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
 			c.Spec.ForProvider.Processes = map[string]fdbv1alpha1.ProcessSettings{"general": {CustomParameters: []string{"knob_disable_posix_kernel_aio=1"}}}
 		})
@@ -112,16 +125,18 @@ const slowMovement = 128 << 10
 
 // replaceLostNode loses for good the node of a zone that holds a storage
 // group (the seeded source picks which): NotReady, its processes down
-// until their groups are removed, re-replication slow. Then it deletes the
-// groups of that zone at once, as a user replacing them does.
+// until their groups are removed, re-replication slow; its object is
+// deleted five minutes later (the machine is gone) and the pods bound to
+// it with it. At once, it deletes the groups of that zone, as a user
+// replacing them does.
 func replaceLostNode() Op {
-	return Op{Name: "lose a node and replace its groups", Faults: true, Do: func(ctx context.Context, r *run) error {
+	return Op{Name: "lose a node and replace its groups", Faults: faults, Do: func(ctx context.Context, r *run) error {
 		zone, err := r.storageZone()
 		if err != nil {
 			return err
 		}
-		r.lostZone = zone
-		if err := r.nodes.SetReady(ctx, fmt.Sprintf("node-%s-0", zone), false); err != nil {
+		r.lostZone, r.lostNode, r.lostAt = zone, fmt.Sprintf("node-%s-0", zone), r.clock.Now()
+		if err := r.nodes.SetReady(ctx, r.lostNode, false); err != nil {
 			return err
 		}
 		dbs, err := r.databases(ctx)
@@ -167,7 +182,7 @@ func (r *run) storageZone() (string, error) {
 
 // removeCoordinator deletes the ProcessGroup of a coordinator.
 func removeCoordinator() Op {
-	return Op{Name: "remove a coordinator's group", Faults: true, Do: func(ctx context.Context, r *run) error {
+	return Op{Name: "remove a coordinator's group", Faults: faults, Do: func(ctx context.Context, r *run) error {
 		dbs, err := r.databases(ctx)
 		if err != nil {
 			return err
@@ -199,7 +214,7 @@ func removeCoordinator() Op {
 // deleteCluster deletes the Cluster with the default management policies:
 // the database goes with it, so its simulator's violations are expected.
 func deleteCluster() Op {
-	return Op{Name: "delete the Cluster", Faults: true, Converged: gone(false), Do: func(ctx context.Context, r *run) error {
+	return Op{Name: "delete the Cluster", Faults: transient, Converged: gone(false), Do: func(ctx context.Context, r *run) error {
 		for _, k := range r.keys {
 			r.exempt(k)
 		}
@@ -210,7 +225,7 @@ func deleteCluster() Op {
 // orphan drops Delete from the Cluster's management policies, then deletes
 // it: the database, its pods and volumes must stay.
 func orphan() Op {
-	return Op{Name: "orphan the Cluster", Faults: true, Converged: gone(true), Do: func(ctx context.Context, r *run) error {
+	return Op{Name: "orphan the Cluster", Faults: transient, Converged: gone(true), Do: func(ctx context.Context, r *run) error {
 		if err := r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
 			c.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
 				xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize})
