@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -54,6 +55,8 @@ type checkState struct {
 	// generation (the crossplane-runtime here records no observed
 	// generation of its own).
 	observed map[client.ObjectKey]int64
+	// writtenAt is when each Cluster's status was last written.
+	writtenAt map[client.ObjectKey]time.Time
 }
 
 type disruption struct {
@@ -118,11 +121,12 @@ func (r *run) check(ctx context.Context, before map[string]*database, writes []w
 // observe notes the generation of the Clusters whose status was written.
 func (r *run) observe(writes []write) {
 	if r.checks.observed == nil {
-		r.checks.observed = map[client.ObjectKey]int64{}
+		r.checks.observed, r.checks.writtenAt = map[client.ObjectKey]int64{}, map[client.ObjectKey]time.Time{}
 	}
 	for _, w := range writes {
 		if c, ok := w.obj.(*fdbv1alpha1.Cluster); ok && w.verb == "status/update" {
 			r.checks.observed[client.ObjectKeyFromObject(c)] = c.GetGeneration()
+			r.checks.writtenAt[client.ObjectKeyFromObject(c)] = r.clock.Now()
 		}
 	}
 }
@@ -331,14 +335,19 @@ func (r *run) keysByName() map[string]bool {
 	return out
 }
 
-// clusterConverged: the run's Cluster is Ready and up to date.
+// clusterConverged: the run's Cluster is Ready and up to date, in a status
+// written after the last fault ended, for its current generation.
 func clusterConverged(r *run) (bool, string) {
 	c, _ := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: clusterName}).(*fdbv1alpha1.Cluster)
 	if c == nil {
 		return false, "the Cluster is gone"
 	}
 	ready, upToDate := c.GetCondition(xpv2.TypeReady), c.GetCondition(xpv2.TypeUpToDate)
-	observed := r.checks.observed[client.ObjectKeyFromObject(c)]
+	key := client.ObjectKeyFromObject(c)
+	if r.checks.writtenAt[key].Before(r.calmAt) {
+		return false, "no status written since the last fault ended"
+	}
+	observed := r.checks.observed[key]
 	return observed == c.GetGeneration() && ready.Status == corev1.ConditionTrue && upToDate.Status == corev1.ConditionTrue,
 		fmt.Sprintf("generation %d, status written for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
 			ready.Status, ready.Message, upToDate.Status, upToDate.Message, c.GetCondition(xpv2.TypeSynced).Message)

@@ -55,6 +55,7 @@ func (r *run) inject(ctx context.Context, before map[string]*database) error {
 		return nil
 	}
 	r.report.Faults[f.name]++
+	r.calmAt = r.clock.Now().Add(faultWindow) // no fault lasts longer, and none ends earlier than one before
 	r.log("fault %s: %s", f.name, what)
 	return nil
 }

@@ -105,6 +105,8 @@ type run struct {
 	trace   []string
 	// checks is the state the checks keep across steps.
 	checks checkState
+	// calmAt is when the last fault injected has ended.
+	calmAt time.Time
 	// faultZone is the fault domain the harness faults until faultUntil.
 	faultZone  string
 	faultUntil time.Time
@@ -343,6 +345,9 @@ func (r *run) reconcileOne(ctx context.Context) {
 func (r *run) restart() error {
 	r.log("provider crashed; restarting")
 	r.report.Faults["ProviderCrash"]++
+	if now := r.clock.Now(); now.After(r.calmAt) {
+		r.calmAt = now
+	}
 	p, err := r.start()
 	if err != nil {
 		return errors.Wrap(err, errStart)
