@@ -542,16 +542,11 @@ func (o *observation) removalsInFlight() []string {
 // removalStep waits while process groups are being removed: the cluster is
 // not as its spec says until they are gone.
 func removalStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
-	var ids []string
-	for i := range o.groups {
-		if deleting(&o.groups[i]) {
-			ids = append(ids, groupID(&o.groups[i]))
-		}
-	}
-	if len(ids) == 0 {
+	removing := o.removing()
+	if len(removing) == 0 {
 		return nil
 	}
-	return wait("removing process groups %s", strings.Join(ids, ", "))
+	return wait("removing process groups %s", strings.Join(slices.Sorted(maps.Keys(removing)), ", "))
 }
 
 func instanceTargets(ids []string) []fdb.ProcessAddress {

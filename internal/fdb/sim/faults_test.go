@@ -162,17 +162,26 @@ func TestCoordinatorOnOldIPIsUnreachable(t *testing.T) {
 	}
 }
 
-func TestPartialUpgradeIsIncompatible(t *testing.T) {
-	ctx := context.Background()
+// runningVersion is a created triple cluster whose pods all run version
+// now (their processes pick it up when they restart), with the addresses of
+// their processes.
+func runningVersion(t *testing.T, version string) (*fdbtest.Cluster, []fdb.ProcessAddress) {
+	t.Helper()
 	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
 	c.Create(t, fdb.RedundancyTriple)
 	upgraded := slices.Clone(c.Groups)
 	var all []fdb.ProcessAddress
 	for i := range upgraded {
-		upgraded[i].Version = "7.3.43"
+		upgraded[i].Version = version
 		all = append(all, fdb.ProcessAddress(upgraded[i].IP+":4501"))
 	}
 	c.SetGroups(t, upgraded)
+	return c, all
+}
+
+func TestPartialUpgradeIsIncompatible(t *testing.T) {
+	ctx := context.Background()
+	c, all := runningVersion(t, "7.3.43")
 	if err := c.Sim.Kill(ctx, all[:1]); err != nil {
 		t.Fatal(err)
 	}
@@ -470,15 +479,7 @@ func TestStallExclusions(t *testing.T) {
 
 func TestPartialKill(t *testing.T) {
 	ctx := context.Background()
-	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
-	c.Create(t, fdb.RedundancyTriple)
-	upgraded := slices.Clone(c.Groups)
-	var all []fdb.ProcessAddress
-	for i := range upgraded {
-		upgraded[i].Version = "7.1.29"
-		all = append(all, fdb.ProcessAddress(upgraded[i].IP+":4501"))
-	}
-	c.SetGroups(t, upgraded)
+	c, all := runningVersion(t, "7.1.29")
 	if err := c.Sim.PartialKillNext(1, fdb.ErrTimeout); err != nil {
 		t.Fatal(err)
 	}
