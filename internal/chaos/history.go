@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -45,26 +46,63 @@ type history struct {
 	namespace string
 	kinds     []schema.GroupVersionKind
 	snaps     []snapshot
-	// dirty are the kinds written since the newest snapshot. Nothing but
-	// the run's clients writes to the API server (envtest runs no
-	// controllers), so the other kinds are as they were.
+	// now is the API server's objects of the watched kinds as they are
+	// now, but for the dirty kinds.
+	now snapshot
+	// dirty are the kinds written since now was brought up to date.
+	// Nothing but the run's clients writes to the API server (envtest
+	// runs no controllers), so the other kinds are as they were.
 	dirty map[schema.GroupVersionKind]bool
 }
 
-// wrote marks the kind of obj as changed.
-func (h *history) wrote(obj runtime.Object) {
-	if gvk, err := apiutil.GVKForObject(obj, h.scheme); err == nil {
-		h.dirty[gvk] = true
+// wrote takes in a write of obj that returned err: a create, update or
+// patch that succeeded left obj as the API server stores it, which now
+// takes as is; after any other write the kind is listed anew — a failed
+// one, a deletion, and a write to an object being deleted (one that
+// removes its last finalizer deletes it, yet answers with the object).
+func (h *history) wrote(obj client.Object, deleted bool, err error) error {
+	gvk, kerr := apiutil.GVKForObject(obj, h.scheme)
+	if kerr != nil || !h.watched(gvk) {
+		return err
 	}
+	if err != nil || deleted || obj.GetDeletionTimestamp() != nil || h.now == nil || h.dirty[gvk] || !h.holds(gvk, obj.GetNamespace()) {
+		h.dirty[gvk] = true
+		return err
+	}
+	stored := obj.DeepCopyObject().(client.Object)
+	stored.GetObjectKind().SetGroupVersionKind(gvk)
+	key := client.ObjectKeyFromObject(obj)
+	items := h.now[gvk]
+	i, found := slices.BinarySearchFunc(items, key, func(o client.Object, k client.ObjectKey) int {
+		return strings.Compare(o.GetNamespace()+"/"+o.GetName(), k.Namespace+"/"+k.Name)
+	})
+	next := slices.Clone(items)
+	if found {
+		next[i] = stored
+	} else {
+		next = slices.Insert(next, i, stored)
+	}
+	h.now[gvk] = next
+	return nil
 }
 
-// record appends the newest snapshot: the kinds written since the last
-// one listed anew from the API server, the others as they were.
-func (h *history) record(ctx context.Context) error {
+// holds reports whether the history holds the objects of kind gvk in
+// namespace ns: all of a cluster-scoped kind, those of its namespace of a
+// namespaced one.
+func (h *history) holds(gvk schema.GroupVersionKind, ns string) bool {
+	return h.watched(gvk) && (ns == "" || ns == h.namespace)
+}
+
+// refresh brings now up to date: the kinds written since are listed anew
+// from the API server, the others are as they were.
+func (h *history) refresh(ctx context.Context) error {
+	if h.now != nil && len(h.dirty) == 0 {
+		return nil
+	}
 	s := snapshot{}
 	for _, gvk := range h.kinds {
-		if len(h.snaps) > 0 && !h.dirty[gvk] {
-			s[gvk] = h.latest()[gvk]
+		if h.now != nil && !h.dirty[gvk] {
+			s[gvk] = h.now[gvk]
 			continue
 		}
 		items, err := h.list(ctx, gvk)
@@ -73,8 +111,17 @@ func (h *history) record(ctx context.Context) error {
 		}
 		s[gvk] = items
 	}
-	h.snaps = append(h.snaps, s)
+	h.now = s
 	clear(h.dirty)
+	return nil
+}
+
+// record appends the newest snapshot: the API server's objects now.
+func (h *history) record(ctx context.Context) error {
+	if err := h.refresh(ctx); err != nil {
+		return err
+	}
+	h.snaps = append(h.snaps, maps.Clone(h.now))
 	return nil
 }
 
@@ -107,7 +154,11 @@ func (h *history) list(ctx context.Context, gvk schema.GroupVersionKind) ([]clie
 	if err := h.live.List(ctx, list, opts...); err != nil {
 		return nil, err
 	}
-	return items(list)
+	objs, err := items(list)
+	for _, o := range objs {
+		o.GetObjectKind().SetGroupVersionKind(gvk) // as every object of the history has it, however it was read
+	}
+	return objs, err
 }
 
 // items returns a list's items as objects.
@@ -191,30 +242,38 @@ func (v *view) current(gvk schema.GroupVersionKind, o client.Object) client.Obje
 
 // get serves obj from the lagging snapshot of its kind.
 func (v *view) get(gvk schema.GroupVersionKind, key client.ObjectKey, obj client.Object) error {
-	o := v.at(gvk).find(gvk, key)
-	if o != nil {
-		o = v.current(gvk, o)
-	}
-	if o == nil {
-		return kerrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind)}, key.Name)
-	}
-	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(o.DeepCopyObject()).Elem())
-	return nil
+	return v.at(gvk).get(gvk, key, obj, func(o client.Object) client.Object { return v.current(gvk, o) })
 }
 
 // list serves list from the lagging snapshot of its item kind, filtered by
 // namespace and labels.
 func (v *view) list(gvk schema.GroupVersionKind, list client.ObjectList, opts ...client.ListOption) error {
+	return v.at(gvk).list(gvk, list, func(o client.Object) client.Object { return v.current(gvk, o) }, opts...)
+}
+
+// get serves obj named key of kind gvk, as version picks it.
+func (s snapshot) get(gvk schema.GroupVersionKind, key client.ObjectKey, obj client.Object, version func(client.Object) client.Object) error {
+	o := s.find(gvk, key)
+	if o == nil {
+		return kerrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind)}, key.Name)
+	}
+	reflect.ValueOf(obj).Elem().Set(reflect.ValueOf(version(o).DeepCopyObject()).Elem())
+	return nil
+}
+
+// list serves list of item kind gvk, filtered by namespace and labels,
+// each item as version picks it.
+func (s snapshot) list(gvk schema.GroupVersionKind, list client.ObjectList, version func(client.Object) client.Object, opts ...client.ListOption) error {
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
 	var items []runtime.Object
-	for _, o := range v.at(gvk)[gvk] {
+	for _, o := range s[gvk] {
 		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace {
 			continue
 		}
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}
-		items = append(items, v.current(gvk, o).DeepCopyObject())
+		items = append(items, version(o).DeepCopyObject())
 	}
 	return meta.SetList(list, items)
 }

@@ -79,8 +79,9 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 // NewReconciler returns the managed reconciler of kind gvk as Setup runs it
 // under a controller: an event recorder, the safety-policy gate, the
 // connector newConnector builds from the kind's Deps (mgr's client, its
-// uncached reader, the options' backend, clock and journal), the shared
-// reconciler options, then extra. A driver that calls Reconcile itself —
+// uncached reader, the options' backend, clock and journal), a reference
+// resolver that costs nothing when nothing changed, the shared reconciler
+// options, then extra. A driver that calls Reconcile itself —
 // the fault-injection harness — builds it without a controller.
 func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind,
 	newConnector func(Deps) managed.TypedExternalConnector[T], extra ...managed.ReconcilerOption) (*managed.Reconciler, error) {
@@ -93,7 +94,8 @@ func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options
 	}
 	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal}
 	return managed.NewReconciler(mgr, resource.ManagedKind(gvk),
-		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...), nil
+		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithReferenceResolver(newQuickResolver(mgr.GetClient())),
+			managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...), nil
 }
 
 // ClusterOf returns the Cluster named name in mg's namespace. gone is true
