@@ -36,10 +36,12 @@ test: vet check-generated ## Unit and integration tests on a real API server and
 	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path CROSSPLANE_CRDS=$$crds FDB_REQUIRE_CONTROLPLANE=1 \
 	  $(GO) test -count=1 -timeout 30m -json ./... | $(GO) run ./hack/testsummary
 
-SEEDS ?= 8
-chaos: ## Fault-injection harness: SEEDS seeds (CHAOS_SEED=n replays one, CHAOS_TRACE=1 prints traces); summary, violations and their seeds.
+SEEDS ?= 9
+FIRST ?= 1
+PARALLEL ?= 1
+chaos: ## Fault-injection harness: SEEDS seeds from FIRST, PARALLEL at once (CHAOS_SEED=n replays one, CHAOS_TRACE=1 prints traces); summary, violations and their seeds.
 	@path=$$(hack/controlplane.sh); \
-	KUBEBUILDER_ASSETS=$${path%%:*} FDB_REQUIRE_CONTROLPLANE=1 CHAOS_SEEDS=$(SEEDS) \
+	KUBEBUILDER_ASSETS=$${path%%:*} FDB_REQUIRE_CONTROLPLANE=1 CHAOS_SEEDS=$(SEEDS) CHAOS_FIRST=$(FIRST) CHAOS_PARALLEL=$(PARALLEL) \
 	  $(GO) test -count=1 -timeout 0 -v -run '^TestChaos$$' ./internal/chaos
 
 test-unit: ## Tests that need no control plane (the others skip).

@@ -1,10 +1,14 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
@@ -18,8 +22,13 @@ const (
 	SeedEnv = "CHAOS_SEED"
 	// TraceEnv, when set, prints every run's trace.
 	TraceEnv = "CHAOS_TRACE"
+	// FirstEnv is the first seed of the budget (1 when unset).
+	FirstEnv = "CHAOS_FIRST"
+	// ParallelEnv is how many seeds run at once, each on a control plane
+	// of its own (1 when unset).
+	ParallelEnv = "CHAOS_PARALLEL"
 	// DefaultSeeds covers every workload once.
-	DefaultSeeds = 8
+	DefaultSeeds = 9
 )
 
 var env *testenv.Env
@@ -27,22 +36,22 @@ var env *testenv.Env
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // runs counts the runs of this binary, for unique namespaces.
-var runs int
+var runs atomic.Int64
 
-// runSeed runs seed's workload (seeds take the workloads in turn).
-func runSeed(t *testing.T, seed uint64) *Report {
+// runSeed runs seed's workload (seeds take the workloads in turn) on e.
+func runSeed(t *testing.T, e *testenv.Env, seed uint64) *Report {
 	t.Helper()
-	runs++
 	w := Workloads[seed%uint64(len(Workloads))]
-	rep, err := Run(context.Background(), env, seed, w, DefaultSteps, fmt.Sprintf("chaos-%d-%d", seed, runs))
+	rep, err := Run(context.Background(), e, seed, w, DefaultSteps, fmt.Sprintf("chaos-%d-%d", seed, runs.Add(1)))
 	if err != nil {
-		t.Fatalf("seed %d: %v", seed, err)
+		t.Errorf("seed %d: %v", seed, err)
+		return nil
 	}
 	return rep
 }
 
-// seeds returns the seeds to run: CHAOS_SEED alone, or the first
-// CHAOS_SEEDS.
+// seeds returns the seeds to run: CHAOS_SEED alone, or CHAOS_SEEDS of
+// them from CHAOS_FIRST.
 func seeds(t *testing.T) []uint64 {
 	t.Helper()
 	if s := os.Getenv(SeedEnv); s != "" {
@@ -59,28 +68,82 @@ func seeds(t *testing.T) []uint64 {
 			t.Fatalf("%s: %v", SeedsEnv, err)
 		}
 	}
+	first := uint64(1)
+	if s := os.Getenv(FirstEnv); s != "" {
+		var err error
+		if first, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("%s: %v", FirstEnv, err)
+		}
+	}
 	out := make([]uint64, n)
 	for i := range out {
-		out[i] = uint64(i + 1)
+		out[i] = first + uint64(i)
 	}
 	return out
 }
 
-// TestChaos runs the seed budget and fails on any violation, printing the
-// summary and the seeds that replay them.
+// TestChaos runs the seed budget on CHAOS_PARALLEL control planes at once
+// (each run has one to itself) and fails on any violation, printing the
+// summary and the seeds that replay them. Long budgets print their
+// progress every hundred seeds.
 func TestChaos(t *testing.T) {
 	testenv.Require(t, env)
+	envs := []*testenv.Env{env}
+	if s := os.Getenv(ParallelEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a positive number", ParallelEnv, s)
+		}
+		for range n - 1 {
+			e, err := testenv.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = e.Stop() })
+			envs = append(envs, e)
+		}
+	}
+	todo := make(chan uint64)
+	done := make(chan *Report)
+	var workers sync.WaitGroup
+	for _, e := range envs {
+		workers.Go(func() {
+			for seed := range todo {
+				done <- runSeed(t, e, seed)
+			}
+		})
+	}
+	all := seeds(t)
+	go func() {
+		for _, seed := range all {
+			todo <- seed
+		}
+		close(todo)
+		workers.Wait()
+		close(done)
+	}()
 	var reports []*Report
-	for _, seed := range seeds(t) {
-		rep := runSeed(t, seed)
-		t.Logf("seed %d (%s): %d steps, %d checks, %d violations", seed, rep.Workload, rep.Steps, rep.Checks, len(rep.Violations))
+	for rep := range done {
+		if rep == nil {
+			continue
+		}
+		t.Logf("seed %d (%s): %d steps, %d checks, %d violations", rep.Seed, rep.Workload, rep.Steps, rep.Checks, len(rep.Violations))
+		for _, v := range rep.Violations {
+			t.Log(v)
+		}
 		if os.Getenv(TraceEnv) != "" {
 			for _, l := range rep.Lines {
 				fmt.Println(l)
 			}
 		}
+		rep.Lines = nil // a long budget keeps only the figures
 		reports = append(reports, rep)
+		if len(reports)%100 == 0 && len(all) > 100 {
+			s := Summarize(reports)
+			fmt.Printf("progress: %d of %d seeds, %d steps, %d checks, %d violations\n", s.Seeds, len(all), s.Steps, s.Checks, len(s.Violations))
+		}
 	}
+	slices.SortFunc(reports, func(a, b *Report) int { return cmp.Compare(a.Seed, b.Seed) })
 	s := Summarize(reports)
 	s.Print(os.Stdout)
 	for _, v := range s.Violations {
@@ -95,8 +158,8 @@ func TestChaosReplays(t *testing.T) {
 	if s := seeds(t); len(s) == 1 {
 		seed = s[0]
 	}
-	a, b := runSeed(t, seed), runSeed(t, seed)
-	if a.Trace == b.Trace {
+	a, b := runSeed(t, env, seed), runSeed(t, env, seed)
+	if a == nil || b == nil || a.Trace == b.Trace {
 		return
 	}
 	for i := range min(len(a.Lines), len(b.Lines)) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,6 +28,8 @@ var (
 	cmKind      = corev1.SchemeGroupVersion.WithKind("ConfigMap")
 	clusterKind = fdbv1alpha1.ClusterGroupVersionKind
 	groupKind   = fdbv1alpha1.ProcessGroupGroupVersionKind
+	backupKind  = fdbv1alpha1.BackupGroupVersionKind
+	restoreKind = fdbv1alpha1.RestoreGroupVersionKind
 	// deploymentKind is the kind of the backup agents.
 	deploymentKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 )
@@ -57,6 +60,8 @@ type checkState struct {
 	observed map[client.ObjectKey]int64
 	// writtenAt is when each Cluster's status was last written.
 	writtenAt map[client.ObjectKey]time.Time
+	// restores are the restores, by cluster and tag, seen running.
+	restores map[string]bool
 }
 
 type disruption struct {
@@ -115,7 +120,49 @@ func (r *run) check(ctx context.Context, before map[string]*database, writes []w
 	r.checkJournal()
 	r.checkVolumes(before, writes)
 	r.checkDisruptions(writes)
+	r.checkRestores(ctx, before)
 	r.checkSims(ctx)
+}
+
+// checkRestores: a restore that FoundationDB runs was started into a
+// database that, in the status read before the step, held no data, unless
+// its Restore allows a non-empty destination.
+func (r *run) checkRestores(ctx context.Context, before map[string]*database) {
+	for _, o := range r.hist.latest()[restoreKind] {
+		rs := o.(*fdbv1alpha1.Restore)
+		db := before[rs.Spec.ForProvider.ClusterName]
+		tag := meta.GetExternalName(rs)
+		if tag == "" {
+			tag = rs.GetName()
+		}
+		key := rs.Spec.ForProvider.ClusterName + "/" + tag
+		if db == nil || rs.Spec.ForProvider.AllowNonEmptyDestination || r.checks.restores[key] {
+			continue
+		}
+		r.report.Checks++
+		if _, err := db.sim.RestoreStatus(ctx, tag); err != nil {
+			continue // none runs
+		}
+		if r.checks.restores == nil {
+			r.checks.restores = map[string]bool{}
+		}
+		r.checks.restores[key] = true
+		if held := dataHeld(db.status); held != "" {
+			r.violate("restore-over-data", fmt.Sprintf("a restore runs on tag %q into database %s, which %s, and Restore %s does not allow a non-empty destination",
+				tag, rs.Spec.ForProvider.ClusterName, held, rs.GetName()))
+		}
+	}
+}
+
+// dataHeld says what data a status shows, or "" when it shows none.
+func dataHeld(st *fdb.Status) string {
+	switch {
+	case st == nil || st.Incomplete():
+		return "could not be proven empty"
+	case st.Cluster.Data.TotalKVSizeBytes > 0:
+		return fmt.Sprintf("held %d bytes", st.Cluster.Data.TotalKVSizeBytes)
+	}
+	return ""
 }
 
 // observe notes the generation of the Clusters whose status was written.

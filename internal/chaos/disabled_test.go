@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,49 +14,65 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
-// TestChaosCatchesDisabledRule disables one safety rule the way a user
-// can — a SafetyPolicy named like the default fdb-unreachable-removal that
-// always allows replaces it — and shows that the node-loss workload, on
-// the seeds of the default budget, catches a group removed before its data
-// was re-replicated (it stops at the first seed that does).
+// TestChaosCatchesDisabledRule disables one safety rule at a time the way
+// a user can — a SafetyPolicy named like the default one, which always
+// allows, replaces it — and shows that the harness, on the seeds of the
+// default budget, catches what the rule prevents (each case stops at the
+// first seed that does).
 func TestChaosCatchesDisabledRule(t *testing.T) {
 	testenv.Require(t, env)
-	ctx := context.Background()
-	allow := &v1alpha1.SafetyPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "fdb-unreachable-removal"},
-		Spec: v1alpha1.SafetyPolicySpec{
-			Actions:     []v1alpha1.ActionType{v1alpha1.ActionRemoveUnreachableProcessGroup},
-			Validations: []v1alpha1.Validation{{Name: "always", Expression: "true"}},
-		},
+	cases := map[string]struct {
+		action   v1alpha1.ActionType
+		workload string
+		// caught are the checks whose violation shows the rule missing.
+		caught []string
+	}{
+		// A group removed before its data was re-replicated.
+		"fdb-unreachable-removal": {v1alpha1.ActionRemoveUnreachableProcessGroup, "node-loss", []string{"volume-deleted", "sim/RemovedHeldData", "sim/DataLoss"}},
+		// A restore started over a database's data.
+		"fdb-restore": {v1alpha1.ActionStartRestore, "backup-restore", []string{"restore-over-data"}},
 	}
-	if err := env.Client.Create(ctx, allow); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), allow) })
-
-	var reports []*Report
-	for seed := uint64(1); seed <= DefaultSeeds; seed++ {
-		runs++
-		rep, err := Run(ctx, env, seed, workloadNamed(t, "node-loss"), DefaultSteps, fmt.Sprintf("disabled-%d-%d", seed, runs))
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		if os.Getenv(TraceEnv) != "" {
-			for _, l := range rep.Lines {
-				fmt.Println(l)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			allow := &v1alpha1.SafetyPolicy{
+				ObjectMeta: metav1.ObjectMeta{Name: name},
+				Spec: v1alpha1.SafetyPolicySpec{
+					Actions:     []v1alpha1.ActionType{tc.action},
+					Validations: []v1alpha1.Validation{{Name: "always", Expression: "true"}},
+				},
 			}
-		}
-		reports = append(reports, rep)
-		if caught(rep.Violations) {
-			break
-		}
-	}
-	s := Summarize(reports)
-	var out strings.Builder
-	s.Print(&out)
-	t.Log("\n" + out.String())
-	if !caught(s.Violations) {
-		t.Errorf("with fdb-unreachable-removal replaced by an always-allow policy, %d node-loss seeds found no volume deleted while it held data", len(reports))
+			if err := env.Client.Create(ctx, allow); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = env.Client.Delete(context.Background(), allow) })
+			caught := func(vs []Violation) bool {
+				return slices.ContainsFunc(vs, func(v Violation) bool { return slices.Contains(tc.caught, v.Check) })
+			}
+			var reports []*Report
+			for seed := uint64(1); seed <= DefaultSeeds; seed++ {
+				rep, err := Run(ctx, env, seed, workloadNamed(t, tc.workload), DefaultSteps, fmt.Sprintf("disabled-%d-%d", seed, runs.Add(1)))
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if os.Getenv(TraceEnv) != "" {
+					for _, l := range rep.Lines {
+						fmt.Println(l)
+					}
+				}
+				reports = append(reports, rep)
+				if caught(rep.Violations) {
+					break
+				}
+			}
+			s := Summarize(reports)
+			var out strings.Builder
+			s.Print(&out)
+			t.Log("\n" + out.String())
+			if !caught(s.Violations) {
+				t.Errorf("with %s replaced by an always-allow policy, %d %s seeds found none of %v", name, len(reports), tc.workload, tc.caught)
+			}
+		})
 	}
 }
 
@@ -69,14 +86,4 @@ func workloadNamed(t *testing.T, name string) Workload {
 	}
 	t.Fatalf("no workload %q", name)
 	return Workload{}
-}
-
-// caught reports whether vs hold a volume deleted while it held data.
-func caught(vs []Violation) bool {
-	for _, v := range vs {
-		if v.Check == "volume-deleted" || v.Check == "sim/RemovedHeldData" || v.Check == "sim/DataLoss" {
-			return true
-		}
-	}
-	return false
 }

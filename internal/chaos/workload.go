@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,6 +19,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
 const (
@@ -24,6 +27,7 @@ const (
 	errUpdateCluster  = "cannot change the Cluster"
 	errNoCoordinator  = "cannot find a coordinator's process group"
 	errNoStorageZone  = "cannot find a zone that holds a storage group"
+	errUpdateBackup   = "cannot change the Backup"
 )
 
 // clusterName is the name of the run's Cluster.
@@ -55,6 +59,7 @@ var Workloads = []Workload{
 	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}},
 	{"orphan", []Op{bootstrap(false), orphan()}},
 	{"upgrade", []Op{bootstrap(false), upgrade()}},
+	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage and three
@@ -290,4 +295,101 @@ func ensureProviderConfig(ctx context.Context, c client.Client) error {
 		return errors.Wrap(err, errProviderConfig)
 	}
 	return nil
+}
+
+// backupName names the run's Backup; its blob store is a stand-in that no
+// one reads.
+const backupName = "nightly"
+
+// blobStore is where the run's Backup writes and its Restore reads.
+var blobStore = fdbv1alpha1.BlobStore{AccountName: "backup@minio.storage.svc:9000", BackupName: backupName}
+
+// backUp starts a continuous backup of the run's Cluster with two agents.
+func backUp() Op {
+	return Op{Name: "start a backup", Faults: faults, Converged: both(clusterConverged, backupRunning(true)), Do: func(ctx context.Context, r *run) error {
+		return r.kube.Create(ctx, &fdbv1alpha1.Backup{
+			ObjectMeta: metav1.ObjectMeta{Name: backupName, Namespace: r.ns},
+			Spec: fdbv1alpha1.BackupSpec{ForProvider: fdbv1alpha1.BackupParameters{
+				ClusterReference: fdbv1alpha1.ClusterReference{ClusterName: clusterName},
+				BackupState:      fdbv1alpha1.BackupRunning,
+				AgentCount:       2,
+				// A stopped backup finishes its current snapshot first;
+				// a short period keeps that within the quiet steps.
+				SnapshotPeriodSeconds: 120,
+				BlobStore:             blobStore,
+			}},
+		})
+	}}
+}
+
+// stopBackup stops the backup.
+func stopBackup() Op {
+	return Op{Name: "stop the backup", Faults: faults, Converged: both(clusterConverged, backupRunning(false)), Do: func(ctx context.Context, r *run) error {
+		return errors.Wrap(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			b := &fdbv1alpha1.Backup{}
+			if err := r.kube.Get(ctx, client.ObjectKey{Namespace: r.ns, Name: backupName}, b); err != nil {
+				return err
+			}
+			b.Spec.ForProvider.BackupState = fdbv1alpha1.BackupStopped
+			return r.kube.Update(ctx, b)
+		}), errUpdateBackup)
+	}}
+}
+
+// restoreOverData asks to restore the backup into the run's database,
+// which holds data, without allowing a non-empty destination: whatever the
+// faults, the restore must never start (checkRestores), and the Restore
+// ends up saying which policy refused it.
+func restoreOverData() Op {
+	return Op{Name: "restore over data", Faults: faults, Converged: both(clusterConverged, restoreRefused), Do: func(ctx context.Context, r *run) error {
+		return r.kube.Create(ctx, &fdbv1alpha1.Restore{
+			ObjectMeta: metav1.ObjectMeta{Name: restoreName, Namespace: r.ns},
+			Spec: fdbv1alpha1.RestoreSpec{ForProvider: fdbv1alpha1.RestoreParameters{
+				ClusterReference: fdbv1alpha1.ClusterReference{ClusterName: clusterName},
+				BlobStore:        blobStore,
+			}},
+		})
+	}}
+}
+
+// restoreName names the run's Restore.
+const restoreName = "over-data"
+
+// both holds when a and b hold; it says why the first that does not.
+func both(a, b func(*run) (bool, string)) func(*run) (bool, string) {
+	return func(r *run) (bool, string) {
+		if ok, why := a(r); !ok {
+			return false, why
+		}
+		return b(r)
+	}
+}
+
+// backupRunning: the Backup is Ready, with its backup running or not as
+// want says.
+func backupRunning(want bool) func(*run) (bool, string) {
+	return func(r *run) (bool, string) {
+		b, _ := r.hist.latest().find(backupKind, client.ObjectKey{Namespace: r.ns, Name: backupName}).(*fdbv1alpha1.Backup)
+		if b == nil {
+			return false, "the Backup is gone"
+		}
+		ready := b.GetCondition(xpv2.TypeReady)
+		return ready.Status == corev1.ConditionTrue && b.Status.AtProvider.Running == want,
+			fmt.Sprintf("Backup Ready=%s (%s), running %v, want %v; Synced: %s", ready.Status, ready.Message, b.Status.AtProvider.Running, want, syncedMessage(b))
+	}
+}
+
+// restoreRefused: the Restore's last policy decision is fdb-restore's
+// denial.
+func restoreRefused(r *run) (bool, string) {
+	rs, _ := r.hist.latest().find(restoreKind, client.ObjectKey{Namespace: r.ns, Name: restoreName}).(*fdbv1alpha1.Restore)
+	if rs == nil {
+		return false, "the Restore is gone"
+	}
+	d := rs.Status.AtProvider.LastPolicyDecision
+	if d == nil {
+		return false, "the Restore records no policy decision; Synced: " + syncedMessage(rs)
+	}
+	return d.Result == string(policy.ResultDenied) && strings.HasPrefix(d.Rule, "fdb-restore"),
+		fmt.Sprintf("the Restore's last decision: %s %s by %s (%s)", d.Action, d.Result, d.Rule, d.Message)
 }
