@@ -166,19 +166,28 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 		}
 	})
 	t.Run("StuckRemovalDoesNotBlockInclusions", func(t *testing.T) {
+		// The group records when its removal started by the provider's
+		// clock; the API server's deletion timestamp (removing sets one in
+		// 1970) is on another clock and does not count.
 		since := func(d time.Duration) mutation {
 			return func(_ *v1alpha1.Cluster, o *observation) {
-				groupNamed(o, "storage-4").SetDeletionTimestamp(ptr.To(metav1.NewTime(o.now.Add(-d))))
+				groupNamed(o, "storage-4").Status.AtProvider.RemovalTime = ptr.To(metav1.NewTime(o.now.Add(-d)))
 			}
 		}
 		now := func(_ *v1alpha1.Cluster, o *observation) { o.now = time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC) }
-		cr, o := observed(5, now, excluded(instance("storage-9")), removing("storage-4"), since(time.Minute))
-		if got := includeStep(cr, o); got == nil || got.Kind != kindWait {
-			t.Errorf("includeStep while a removal is in flight for 1m: %+v, want to wait and batch", got)
-		}
-		cr, o = observed(5, now, excluded(instance("storage-9")), removing("storage-4"), since(stuckRemoval))
-		if got := includeStep(cr, o); got == nil || got.Message != "included removed process groups storage-9" {
-			t.Errorf("includeStep while a removal is stuck for %s: %+v, want storage-9 included", stuckRemoval, got)
+		for name, tc := range map[string]struct {
+			removal []mutation
+			include bool
+		}{
+			"JustStarted":        {removal: []mutation{removing("storage-4")}},
+			"InFlightForAMinute": {removal: []mutation{removing("storage-4"), since(time.Minute)}},
+			"StuckForTenMinutes": {removal: []mutation{removing("storage-4"), since(stuckRemoval)}, include: true},
+		} {
+			cr, o := observed(5, append([]mutation{now, excluded(instance("storage-9"))}, tc.removal...)...)
+			got := includeStep(cr, o)
+			if included := got != nil && got.Message == "included removed process groups storage-9"; included != tc.include || got == nil {
+				t.Errorf("%s: includeStep: %+v, want storage-9 included: %v (else a wait that batches)", name, got, tc.include)
+			}
 		}
 	})
 }

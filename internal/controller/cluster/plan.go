@@ -528,11 +528,16 @@ func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 }
 
 // removalsInFlight are the IDs of the groups being removed for less than
-// stuckRemoval.
+// stuckRemoval, as the group recorded when its removal started (by the
+// provider's clock); one not recorded yet has just started.
 func (o *observation) removalsInFlight() []string {
 	var out []string
 	for i := range o.groups {
-		if pg := &o.groups[i]; deleting(pg) && o.now.Sub(pg.GetDeletionTimestamp().Time) < stuckRemoval {
+		pg := &o.groups[i]
+		if !deleting(pg) {
+			continue
+		}
+		if since := pg.Status.AtProvider.RemovalTime; since == nil || o.now.Sub(since.Time) < stuckRemoval {
 			out = append(out, groupID(pg))
 		}
 	}

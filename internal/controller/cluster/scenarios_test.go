@@ -156,6 +156,10 @@ func TestScaleStorageDown(t *testing.T) {
 	start(t)
 	ctx := context.Background()
 	h.Flow(true)
+	// Both removals must finish within the time after which one counts
+	// as stuck and the other's inclusion stops waiting for it (ten
+	// minutes): at the default pace, 0.6 s of wall time.
+	h.Pace(t, 2*time.Second)
 	cr := tripleCluster(namespace(t, "scale-down"))
 	createReady(t, cr)
 	db := h.Sim(t, cr)

@@ -203,7 +203,9 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		at.ExclusionTime = nil
 	}
 	if pg.GetDeletionTimestamp() != nil && at.RemovalTime == nil {
-		at.RemovalTime = pg.GetDeletionTimestamp()
+		// The provider's clock, not the API server's deletion timestamp:
+		// every age the Cluster measures is on one clock.
+		at.RemovalTime = &stamp
 	}
 	for _, t := range e.conditions(pg, o) {
 		since := stamp

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -115,5 +116,38 @@ func TestConditionsKeepTheirTime(t *testing.T) {
 	want := []v1alpha1.ProcessGroupCondition{{Type: v1alpha1.MissingPod, Since: first}, {Type: v1alpha1.MissingPVC, Since: metav1.NewTime(now)}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("conditions: -want, +got:\n%s", diff)
+	}
+}
+
+// TestRemovalTimeOnTheProvidersClock: a group records when its removal
+// started by the provider's clock, the one every age the Cluster measures
+// is on, not by the API server's deletion timestamp, and keeps it.
+func TestRemovalTimeOnTheProvidersClock(t *testing.T) {
+	c := testCluster()
+	deleted := metav1.NewTime(time.Date(1970, 1, 1, 0, 0, 1, 0, time.UTC)) // another clock
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	earlier := metav1.NewTime(now.Add(-time.Minute))
+	cases := map[string]struct {
+		deleting bool
+		recorded *metav1.Time
+		want     *metav1.Time
+	}{
+		"NotDeleting":       {},
+		"RemovalStarts":     {deleting: true, want: ptr.To(metav1.NewTime(now))},
+		"RemovalInProgress": {deleting: true, recorded: &earlier, want: &earlier},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pg := testGroup()
+			if tc.deleting {
+				pg.SetDeletionTimestamp(&deleted)
+			}
+			pg.Status.AtProvider.RemovalTime = tc.recorded
+			e := &external{cluster: c}
+			o := &observation{id: "storage-1", want: workload.Pod(c, pg, "storage-1")}
+			if diff := cmp.Diff(tc.want, e.atProvider(pg, o, now).RemovalTime); diff != "" {
+				t.Errorf("RemovalTime: -want, +got:\n%s", diff)
+			}
+		})
 	}
 }
