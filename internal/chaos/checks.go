@@ -48,6 +48,8 @@ type checkState struct {
 	// recreate it, with the fault domain and the pod's UID, until a new
 	// pod runs.
 	disrupted map[string]disruption
+	// disruptedAt is when the provider last disrupted each domain.
+	disruptedAt map[string]time.Time
 	// twoDomains is true while two domains are disrupted, so that one
 	// episode is one violation.
 	twoDomains bool
@@ -302,6 +304,10 @@ func (r *run) checkDisruptions(writes []write) {
 			r.violate("disruption-grant", fmt.Sprintf("the provider deleted pod %s in %s while the grant was %s", old.Name, domain, grantString(g)))
 		}
 		r.checks.disrupted[cluster+"/"+id] = disruption{domain: domain, uid: string(old.UID)}
+		if r.checks.disruptedAt == nil {
+			r.checks.disruptedAt = map[string]time.Time{}
+		}
+		r.checks.disruptedAt[domain] = r.clock.Now()
 	}
 	r.healDisruptions(now)
 	r.report.Checks++

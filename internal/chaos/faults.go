@@ -73,7 +73,12 @@ func (r *run) mayFault(before map[string]*database, zone string) bool {
 	case r.lostZone != "":
 		return zone == r.lostZone
 	case r.faultZone != "" && now.Before(r.faultUntil):
-		if zone != r.faultZone {
+		// The zone it faults, unless the provider disrupted another one
+		// since this fault began: that one may still be short (a
+		// recreated coordinator's old address stays in the connection
+		// string until the coordinators change), and the two together
+		// are more than the database survives.
+		if zone != r.faultZone || r.disruptedElsewhere(zone, r.faultSince) {
 			return false
 		}
 	case len(r.checks.disrupted) > 0:
@@ -85,8 +90,22 @@ func (r *run) mayFault(before map[string]*database, zone string) bool {
 	case !tolerateZoneLoss(before):
 		return false
 	}
+	if zone != r.faultZone || !now.Before(r.faultUntil) {
+		r.faultSince = now
+	}
 	r.faultZone, r.faultUntil = zone, now.Add(faultWindow)
 	return true
+}
+
+// disruptedElsewhere reports whether the provider disrupted a fault domain
+// other than zone since the time given.
+func (r *run) disruptedElsewhere(zone string, since time.Time) bool {
+	for domain, at := range r.checks.disruptedAt {
+		if domain != zone && !at.Before(since) {
+			return true
+		}
+	}
+	return false
 }
 
 // tolerateZoneLoss reports whether every database's status says it keeps

@@ -107,9 +107,10 @@ type run struct {
 	checks checkState
 	// calmAt is when the last fault injected has ended.
 	calmAt time.Time
-	// faultZone is the fault domain the harness faults until faultUntil.
-	faultZone  string
-	faultUntil time.Time
+	// faultZone is the fault domain the harness faults until faultUntil,
+	// since faultSince.
+	faultZone              string
+	faultSince, faultUntil time.Time
 	// lostZone is the zone the node-loss workload lost for good, with
 	// its node and when; lostNode is cleared once its object is deleted.
 	lostZone string
