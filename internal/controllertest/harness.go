@@ -52,8 +52,6 @@ type Harness struct {
 	// While Flow(true), it passes 20 s every 20 ms of wall time.
 	Clock   *clocktesting.FakeClock
 	flowing atomic.Bool
-	// pace is how far the clock moves per 20 ms while it flows.
-	pace atomic.Int64
 }
 
 // Start runs all controllers with the simulator on env, creates the nodes
@@ -62,7 +60,6 @@ func Start(env *testenv.Env) (*Harness, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	testenv.OnStop(cancel)
 	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
-	h.pace.Store(int64(DefaultPace))
 	h.Backend = connector.SimFDB{Registry: sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30})}
 
 	// Tests count events, so client-go's spam filter (25 per object, then
@@ -113,7 +110,7 @@ func Start(env *testenv.Env) (*Harness, error) {
 				return
 			case <-t.C:
 				if h.flowing.Load() {
-					h.Clock.Step(time.Duration(h.pace.Load()))
+					h.Clock.Step(20 * time.Second)
 				}
 			}
 		}
@@ -123,19 +120,6 @@ func Start(env *testenv.Env) (*Harness, error) {
 
 // Flow starts or stops the passing of virtual time.
 func (h *Harness) Flow(on bool) { h.flowing.Store(on) }
-
-// DefaultPace is how far virtual time moves per 20 ms of wall time while
-// it flows: a thousand times as fast.
-const DefaultPace = 20 * time.Second
-
-// Pace sets how far virtual time moves per 20 ms of wall time, until the
-// test ends. A test slows it when what it checks must happen within a
-// span of virtual time that, at the default pace, is less than a second
-// of a loaded machine's wall time.
-func (h *Harness) Pace(t *testing.T, step time.Duration) {
-	h.pace.Store(int64(step))
-	t.Cleanup(func() { h.pace.Store(int64(DefaultPace)) })
-}
 
 // Namespace creates a namespace for one test.
 func (h *Harness) Namespace(t *testing.T, name string) string {

@@ -185,6 +185,15 @@ type AutomationOptions struct {
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=0
 	MinimumUptimeSecondsForBounce int `json:"minimumUptimeSecondsForBounce,omitempty"`
+
+	// StuckRemovalSeconds is how long a process group's removal may be in
+	// flight (e.g. its pod stuck on a dead node) before the inclusion of
+	// other, finished removals stops waiting for it. Inclusions wait so
+	// that one batch costs one recovery.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=60
+	StuckRemovalSeconds int `json:"stuckRemovalSeconds,omitempty"`
 }
 
 // ClusterParameters are the desired state of a FoundationDB cluster.

@@ -175,13 +175,20 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 			}
 		}
 		now := func(_ *v1alpha1.Cluster, o *observation) { o.now = time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC) }
+		stuckAfter := func(seconds int) mutation {
+			return func(cr *v1alpha1.Cluster, _ *observation) {
+				cr.Spec.ForProvider.Automation.StuckRemovalSeconds = seconds
+			}
+		}
 		for name, tc := range map[string]struct {
 			removal []mutation
 			include bool
 		}{
-			"JustStarted":        {removal: []mutation{removing("storage-4")}},
-			"InFlightForAMinute": {removal: []mutation{removing("storage-4"), since(time.Minute)}},
-			"StuckForTenMinutes": {removal: []mutation{removing("storage-4"), since(stuckRemoval)}, include: true},
+			"JustStarted":                       {removal: []mutation{removing("storage-4")}},
+			"InFlightForAMinute":                {removal: []mutation{removing("storage-4"), since(time.Minute)}},
+			"StuckForTenMinutes":                {removal: []mutation{removing("storage-4"), since(10 * time.Minute)}, include: true},
+			"InFlightBelowTheClustersThreshold": {removal: []mutation{removing("storage-4"), since(10 * time.Minute), stuckAfter(3600)}},
+			"StuckPastTheClustersThreshold":     {removal: []mutation{removing("storage-4"), since(time.Hour), stuckAfter(3600)}, include: true},
 		} {
 			cr, o := observed(5, append([]mutation{now, excluded(instance("storage-9"))}, tc.removal...)...)
 			got := includeStep(cr, o)

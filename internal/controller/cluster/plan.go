@@ -485,16 +485,12 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
-// stuckRemoval is how long a removal may be in flight before inclusions of
-// other, finished removals stop waiting for it.
-const stuckRemoval = 10 * time.Minute
-
 // includeStep includes, in one batch, the exclusions of groups that no
 // longer exist, once no other removal is in flight, or every one in flight
-// has been for stuckRemoval (e.g. a pod stuck on a dead node): batching
+// has been for the Cluster's stuckRemovalSeconds (e.g. a pod stuck on a dead node): batching
 // saves recoveries, but a stuck removal must not hold the others back.
 // While it waits, the cluster is not up to date, and the wait says why.
-func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+func includeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.configured() {
 		return nil
 	}
@@ -514,7 +510,7 @@ func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	slices.Sort(ids)
-	if inFlight := o.removalsInFlight(); len(inFlight) > 0 {
+	if inFlight := o.removalsInFlight(stuckRemoval(cr)); len(inFlight) > 0 {
 		return wait("waiting for the removal of %s before including %s in one batch", strings.Join(inFlight, ", "), strings.Join(ids, ", "))
 	}
 	return &clusterStep{
@@ -527,17 +523,26 @@ func includeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
+// stuckRemoval is how long a removal may be in flight before inclusions of
+// other, finished removals stop waiting for it.
+func stuckRemoval(cr *v1alpha1.Cluster) time.Duration {
+	if s := cr.Spec.ForProvider.Automation.StuckRemovalSeconds; s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return 10 * time.Minute
+}
+
 // removalsInFlight are the IDs of the groups being removed for less than
-// stuckRemoval, as the group recorded when its removal started (by the
+// stuck, as the group recorded when its removal started (by the
 // provider's clock); one not recorded yet has just started.
-func (o *observation) removalsInFlight() []string {
+func (o *observation) removalsInFlight(stuck time.Duration) []string {
 	var out []string
 	for i := range o.groups {
 		pg := &o.groups[i]
 		if !deleting(pg) {
 			continue
 		}
-		if since := pg.Status.AtProvider.RemovalTime; since == nil || o.now.Sub(since.Time) < stuckRemoval {
+		if since := pg.Status.AtProvider.RemovalTime; since == nil || o.now.Sub(since.Time) < stuck {
 			out = append(out, groupID(pg))
 		}
 	}
