@@ -185,11 +185,12 @@ func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database)
 }
 
 // nodeNotReady marks one node NotReady for the fault window; its pods'
-// processes are down meanwhile.
+// processes are down meanwhile. Not the lost zone's node: it never comes
+// back.
 func nodeNotReady(ctx context.Context, r *run, before map[string]*database) (string, error) {
 	zone := Zones[r.pick(len(Zones))]
 	node := fmt.Sprintf("node-%s-0", zone)
-	if _, down := r.nodeBack[node]; down || !r.mayFault(before, zone) {
+	if _, down := r.nodeBack[node]; down || zone == r.lostZone || !r.mayFault(before, zone) {
 		return "", nil
 	}
 	if err := r.nodes.SetReady(ctx, node, false); err != nil {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -114,6 +115,8 @@ type run struct {
 	// lostZone is the zone the node-loss workload lost for good, with
 	// its node and when; lostNode is cleared once its object is deleted.
 	lostZone string
+	// dataSaid is the data state last traced per database.
+	dataSaid map[string]string
 	lostNode string
 	lostAt   time.Time
 	// volumes is how many volume claims there were when the Cluster was
@@ -154,6 +157,7 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 		keys:     map[types.UID]string{},
 		report:   &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
 		nodeBack: map[string]time.Time{},
+		dataSaid: map[string]string{},
 		created:  map[types.UID]time.Time{},
 	}
 	r.sims = connector.SimFDB{Registry: sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20})}
@@ -285,6 +289,7 @@ func (r *run) tick(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.logData(before)
 	for _, k := range watchedKinds {
 		r.prov.client.view.lag[k] = r.lags.IntN(r.maxLag + 1)
 	}
@@ -311,6 +316,7 @@ func (r *run) tick(ctx context.Context) error {
 	if err := r.hist.record(ctx); err != nil {
 		return err
 	}
+	r.logSaid()
 	r.check(ctx, before, r.prov.client.writes[written:])
 	if r.prov.client.dead {
 		return r.restart()
@@ -377,6 +383,39 @@ func (r *run) journalEntry(m step.Mutation) {
 		result = m.Decision.Result
 	}
 	r.log("  took %s %s: %s (%s) error=%v", m.Kind, m.Name, m.Step.Reason, result, m.Err != nil)
+}
+
+// logSaid traces what the managed resources say (their Synced and
+// UpToDate messages) when it changed in this step: why a step waits.
+func (r *run) logSaid() {
+	now, before := r.hist.latest(), r.hist.previous()
+	for _, gvk := range []schema.GroupVersionKind{clusterKind, groupKind, fdbv1alpha1.BackupGroupVersionKind, fdbv1alpha1.RestoreGroupVersionKind} {
+		for _, o := range now[gvk] {
+			was := before.find(gvk, client.ObjectKeyFromObject(o))
+			for _, t := range []xpv2.ConditionType{xpv2.TypeSynced, xpv2.TypeUpToDate} {
+				if said := conditionMessage(o, t); said != "" && (was == nil || conditionMessage(was, t) != said) {
+					r.log("  %s %s %s: %s", gvk.Kind, o.GetName(), t, said)
+				}
+			}
+		}
+	}
+}
+
+// logData traces each database's data distribution state when it
+// changed, with the virtual time: how long healing takes.
+func (r *run) logData(dbs map[string]*database) {
+	for _, name := range sortedKeys(dbs) {
+		st := dbs[name].status
+		if st == nil {
+			continue
+		}
+		d := st.Cluster.Data
+		said := fmt.Sprintf("%s (fewest replicas left: %d), available %v", d.State.Name, d.State.MinReplicasRemaining, st.Client.DatabaseStatus.Available)
+		if r.dataSaid[name] != said {
+			r.dataSaid[name] = said
+			r.log("data of %s at %s: %s, %d bytes queued", name, r.clock.Now().Format(time.TimeOnly), said, d.MovingData.InQueueBytes)
+		}
+	}
 }
 
 // log appends a line to the run's trace.

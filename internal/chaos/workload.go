@@ -125,8 +125,10 @@ func knob() Op {
 
 // slowMovement is how fast data moves once a node is lost: a node holds
 // much data, re-replicating it takes minutes, and nothing it held may go
-// before.
-const slowMovement = 128 << 10
+// before. Re-replicating all of the run's 128 MiB takes 8.5 minutes of the
+// 20 or so that the quiet steps span (at 128 KiB/s, the 18 minutes some
+// seeds' lost zone needed left the removals too little time to finish).
+const slowMovement = 256 << 10
 
 // replaceLostNode loses for good the node of a zone that holds a storage
 // group (the seeded source picks which): NotReady, its processes down
@@ -261,10 +263,15 @@ func gone(kept bool) func(r *run) (bool, string) {
 
 // syncedMessage is the message of a managed resource's Synced condition.
 func syncedMessage(o client.Object) string {
+	return conditionMessage(o, xpv2.TypeSynced)
+}
+
+// conditionMessage is the message of a managed resource's condition.
+func conditionMessage(o client.Object, t xpv2.ConditionType) string {
 	if mg, ok := o.(interface {
 		GetCondition(xpv2.ConditionType) xpv2.Condition
 	}); ok {
-		return mg.GetCondition(xpv2.TypeSynced).Message
+		return mg.GetCondition(t).Message
 	}
 	return ""
 }

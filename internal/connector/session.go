@@ -23,7 +23,7 @@ const (
 // resource that belongs to a Cluster.
 type Session struct {
 	// Target is the Kubernetes cluster that runs the pods.
-	Target client.Client
+	Target Target
 	// ConfigMap is the cluster's ConfigMap, nil while it does not exist.
 	ConfigMap *corev1.ConfigMap
 	// ConnectionString is the cluster file the provider wrote, "" before

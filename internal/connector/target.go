@@ -34,47 +34,62 @@ const (
 // NewClientFn returns a client for the cluster a kubeconfig describes.
 type NewClientFn func(kubeconfig []byte) (client.Client, error)
 
+// Target reaches the cluster that runs the pods.
+type Target struct {
+	// Client reads through the provider's cache where it has one.
+	client.Client
+	// Live reads without a cache: for the few reads that a decision which
+	// cannot be undone depends on (e.g. the zone a new group is pinned to).
+	Live client.Reader
+}
+
 // Targets finds the target cluster of managed resources.
 type Targets struct {
 	// kube is the client of the control plane the managed resources live in;
-	// it is also the target for InjectedIdentity.
+	// with live, its uncached reader, it is also the target for
+	// InjectedIdentity.
 	kube      client.Client
+	live      client.Reader
 	usage     resource.ModernTracker
 	newClient NewClientFn
 }
 
 // NewTargets returns Targets that read configs with kube and build remote
-// clients with newClient.
-func NewTargets(kube client.Client, newClient NewClientFn) *Targets {
+// clients with newClient; live reads kube's cluster without a cache.
+func NewTargets(kube client.Client, live client.Reader, newClient NewClientFn) *Targets {
 	return &Targets{
 		kube:      kube,
+		live:      live,
 		usage:     resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}),
 		newClient: newClient,
 	}
 }
 
-// Client records mg's use of its provider config and returns a client for the
-// target cluster the config names.
-func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (client.Client, error) {
+// Client records mg's use of its provider config and returns the target
+// cluster the config names.
+func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (Target, error) {
 	if err := t.usage.Track(ctx, mg); err != nil {
-		return nil, errors.Wrap(err, errTrackUsage)
+		return Target{}, errors.Wrap(err, errTrackUsage)
 	}
 	spec, err := t.config(ctx, mg)
 	if err != nil {
-		return nil, err
+		return Target{}, err
 	}
 	switch src := spec.Credentials.Source; src {
 	case xpv2.CredentialsSourceInjectedIdentity:
-		return t.kube, nil
+		return Target{Client: t.kube, Live: t.live}, nil
 	case xpv2.CredentialsSourceSecret:
 		data, err := resource.CommonCredentialExtractor(ctx, src, t.kube, spec.Credentials.CommonCredentialSelectors)
 		if err != nil {
-			return nil, errors.Wrap(err, errGetCreds)
+			return Target{}, errors.Wrap(err, errGetCreds)
 		}
 		c, err := t.newClient(data)
-		return c, errors.Wrap(err, errNewClient)
+		if err != nil {
+			return Target{}, errors.Wrap(err, errNewClient)
+		}
+		return Target{Client: c, Live: c}, nil // a remote client has no cache
 	default:
-		return nil, errors.Errorf(errNoCredentials, src)
+		return Target{}, errors.Errorf(errNoCredentials, src)
 	}
 }
 

@@ -89,7 +89,7 @@ func TestTargetsClient(t *testing.T) {
 			mg.SetProviderConfigReference(tc.ref)
 			remote := false
 			newClient := KubeconfigClient(client.Options{Scheme: env.Scheme})
-			targets := NewTargets(c, func(kc []byte) (client.Client, error) { remote = true; return newClient(kc) })
+			targets := NewTargets(c, c, func(kc []byte) (client.Client, error) { remote = true; return newClient(kc) })
 
 			got, err := targets.Client(ctx, mg)
 			if tc.wantErr != "" {
@@ -101,7 +101,7 @@ func TestTargetsClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.wantLocal, got == client.Client(c)); diff != "" {
+			if diff := cmp.Diff(tc.wantLocal, got.Client == client.Client(c)); diff != "" {
 				t.Errorf("local client: -want, +got:\n%s", diff)
 			}
 			if diff := cmp.Diff(tc.wantRemote, remote); diff != "" {
@@ -110,6 +110,9 @@ func TestTargetsClient(t *testing.T) {
 			// The returned client reaches the target cluster.
 			if err := got.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); err != nil {
 				t.Errorf("target client cannot read: %v", err)
+			}
+			if err := got.Live.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); err != nil {
+				t.Errorf("target's live reader cannot read: %v", err)
 			}
 			// The use of the config is recorded, named after the resource's UID.
 			pcu := &v1alpha1.ProviderConfigUsage{}

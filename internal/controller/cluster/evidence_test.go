@@ -218,3 +218,34 @@ func TestPlanGroupsFollowTheClustersPolicies(t *testing.T) {
 		t.Error("the planner changed the observation's groups; it must plan on copies")
 	}
 }
+
+// TestNewGroupsNeverPinnedToAFailedZone: a zone chosen from the cached view
+// of the nodes is confirmed on a live read before the groups are created; a
+// group pinned to a zone that just lost its nodes would stay Pending there.
+func TestNewGroupsNeverPinnedToAFailedZone(t *testing.T) {
+	group := func(id, zone string) *v1alpha1.ProcessGroup {
+		pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: id}}
+		pg.Spec.ForProvider.FaultDomain = zone
+		return pg
+	}
+	for name, tc := range map[string]struct {
+		groups []*v1alpha1.ProcessGroup
+		ready  []string
+		want   string
+	}{
+		"AllReady":           {groups: []*v1alpha1.ProcessGroup{group("log-4", "zone-a"), group("log-5", "zone-c")}, ready: []string{"zone-a", "zone-c"}},
+		"NoZoneGoesAnywhere": {groups: []*v1alpha1.ProcessGroup{group("log-4", "")}},
+		"ZoneJustFailed": {
+			groups: []*v1alpha1.ProcessGroup{group("log-4", "zone-a"), group("log-5", "zone-b")}, ready: []string{"zone-a", "zone-c"},
+			want: "cannot create ProcessGroup log-5: zone zone-b has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another",
+		},
+	} {
+		got := ""
+		if err := placedInReadyZones(tc.groups, tc.ready); err != nil {
+			got = err.Error()
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: placedInReadyZones: -want, +got:\n%s", name, diff)
+		}
+	}
+}

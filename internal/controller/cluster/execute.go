@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,6 +16,7 @@ import (
 const (
 	errUpdateConfigMap = "cannot update the cluster's ConfigMap"
 	errCreateGroup     = "cannot create ProcessGroup"
+	errZoneNotReady    = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
 	errDeleteGroup     = "cannot delete ProcessGroup"
 	errUpdateGroup     = "cannot update ProcessGroup"
 	errConfigure       = "cannot configure the database"
@@ -32,6 +34,9 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 	case kindWriteConfigMap, kindFirstCoordinators:
 		return e.writeConfigMap(ctx, cr, s.ConfigMap)
 	case kindCreateGroups:
+		if err := zonesStillReady(ctx, e.session.Target.Live, cr, s.Groups); err != nil {
+			return err
+		}
 		for _, pg := range s.Groups {
 			if err := client.IgnoreAlreadyExists(e.Kube.Create(ctx, pg.DeepCopy())); err != nil {
 				return errors.Wrap(err, errCreateGroup)
@@ -85,4 +90,27 @@ func (e *external) writeConfigMap(ctx context.Context, cr *v1alpha1.Cluster, dat
 	cur := e.session.ConfigMap.DeepCopy()
 	cur.Data, cur.Labels = data, cm.Labels
 	return errors.Wrap(e.session.Target.Update(ctx, cur), errUpdateConfigMap)
+}
+
+// zonesStillReady confirms, on a read without a cache, that each new
+// group's zone has a Ready node: a group is pinned to its zone for good, and
+// one placed from a stale view into a zone that just failed would wait there
+// until replaced.
+func zonesStillReady(ctx context.Context, live client.Reader, cr *v1alpha1.Cluster, groups []*v1alpha1.ProcessGroup) error {
+	zones, err := readyZones(ctx, live, cr)
+	if err != nil {
+		return err
+	}
+	return placedInReadyZones(groups, zones)
+}
+
+// placedInReadyZones fails for the first group placed in a zone that is not
+// among the Ready zones; a group without a zone goes anywhere.
+func placedInReadyZones(groups []*v1alpha1.ProcessGroup, ready []string) error {
+	for _, pg := range groups {
+		if z := pg.Spec.ForProvider.FaultDomain; z != "" && !slices.Contains(ready, z) {
+			return errors.Errorf(errZoneNotReady, pg.ID(), z)
+		}
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	if o.groups, err = managedkind.Groups(ctx, e.Kube, cr.GetNamespace(), cr.GetName()); err != nil {
 		return nil, err
 	}
-	if o.zones, err = e.readyZones(ctx, cr); err != nil {
+	if o.zones, err = readyZones(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
 	pods := &corev1.PodList{}
@@ -95,9 +95,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 
 // readyZones are the fault domains of the target cluster's Ready nodes,
 // sorted.
-func (e *external) readyZones(ctx context.Context, cr *v1alpha1.Cluster) ([]string, error) {
+func readyZones(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) ([]string, error) {
 	nodes := &corev1.NodeList{}
-	if err := e.session.Target.List(ctx, nodes); err != nil {
+	if err := target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
 	seen := map[string]bool{}

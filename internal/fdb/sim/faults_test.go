@@ -67,6 +67,18 @@ func TestFaults(t *testing.T) {
 			during: with(healthy, func(h *health) { h.Data, h.MinReplicas, h.Processes = fdb.DataHealing, 2, 10 }),
 			after:  with(healthy, func(h *health) { h.Processes = 10 }),
 		},
+		"BriefFaultOnAZoneLostForever": {
+			// A later, shorter fault does not bring back what a longer one
+			// took down.
+			fault: func(c *fdbtest.Cluster) error {
+				if err := c.Sim.LoseZone("storage-3", sim.Forever); err != nil {
+					return err
+				}
+				return c.Sim.LosePod("storage-3", 30*time.Second)
+			},
+			during: with(healthy, func(h *health) { h.Data, h.MinReplicas, h.Processes = fdb.DataHealing, 2, 10 }),
+			after:  with(healthy, func(h *health) { h.Processes = 10 }),
+		},
 		"PartitionTwoCoordinators": {
 			fault: func(c *fdbtest.Cluster) error {
 				for _, a := range []fdb.ProcessAddress{"10.2.0.2:4501", "10.2.0.3:4501"} {

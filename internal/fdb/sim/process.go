@@ -301,7 +301,9 @@ func (s *Sim) stopFor(d time.Duration, keep func(p *process) bool) int {
 	until := s.after(d)
 	for _, id := range s.procIDs {
 		if p := s.procs[id]; keep(p) {
-			p.downUntil = until
+			if until.After(p.downUntil) { // a shorter fault does not end a longer one
+				p.downUntil = until
+			}
 			n++
 		}
 	}
