@@ -13,6 +13,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 const errGetLiveCluster = "cannot read the Cluster the simulator learns its processes for"
@@ -64,12 +65,16 @@ func (b *backend) sync(ctx context.Context, c *v1alpha1.Cluster, cm *corev1.Conf
 }
 
 // key returns the simulator key of cm: its Cluster's name and the number of
-// ConfigMaps seen before it.
+// ConfigMaps seen before it, or, for a ConfigMap written again after it was
+// lost, the key of the database its cluster file reaches.
 func (b *backend) key(cm *corev1.ConfigMap) string {
 	if k, ok := b.keys[cm.GetUID()]; ok {
 		return k
 	}
-	k := fmt.Sprintf("%s#%d", cm.GetName(), len(b.keys))
+	k, ok := b.sims.Registry.KeyAt(cm.Data[workload.KeyClusterFile])
+	if !ok {
+		k = fmt.Sprintf("%s#%d", cm.GetName(), len(b.keys))
+	}
 	b.keys[cm.GetUID()] = k
 	return k
 }

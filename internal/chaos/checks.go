@@ -11,6 +11,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -64,6 +65,9 @@ type checkState struct {
 	writtenAt map[client.ObjectKey]time.Time
 	// restores are the restores, by cluster and tag, seen running.
 	restores map[string]bool
+	// databaseOf is the simulator key of each Cluster's database, by the
+	// Cluster's UID.
+	databaseOf map[types.UID]string
 }
 
 type disruption struct {
@@ -123,7 +127,29 @@ func (r *run) check(ctx context.Context, before map[string]*database, writes []w
 	r.checkVolumes(before, writes)
 	r.checkDisruptions(writes)
 	r.checkRestores(ctx, before)
+	r.checkIdentity(before)
 	r.checkSims(ctx)
+}
+
+// checkIdentity: a Cluster keeps its database. One that reached another
+// (say, after its ConfigMap was lost and written again) lost its data as
+// surely as if it had been deleted.
+func (r *run) checkIdentity(before map[string]*database) {
+	if r.checks.databaseOf == nil {
+		r.checks.databaseOf = map[types.UID]string{}
+	}
+	for _, name := range sortedKeys(before) {
+		c := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name})
+		if c == nil {
+			continue
+		}
+		r.report.Checks++
+		key := before[name].key
+		if was, ok := r.checks.databaseOf[c.GetUID()]; ok && was != key {
+			r.violate("database-identity", fmt.Sprintf("Cluster %s reaches database %s, no longer its own %s", name, key, was))
+		}
+		r.checks.databaseOf[c.GetUID()] = key
+	}
 }
 
 // checkRestores: a restore that FoundationDB runs was started into a
@@ -220,14 +246,15 @@ func (r *run) checkVolumes(before map[string]*database, writes []write) {
 		if db == nil || r.checks.exempt[db.key] {
 			continue
 		}
-		if why := holds(db.status, id, r.addressesOf(prev, cluster, id)); why != "" {
+		if why := stillHeld(db.status, id, r.addressesOf(prev, cluster, id)); why != "" {
 			r.violate("volume-deleted", fmt.Sprintf("the provider deleted volume claim %s of group %s, which %s", pvc.Name, id, why))
 		}
 	}
 }
 
-// holds says what group id still held in st, or "" when it held nothing.
-func holds(st *fdb.Status, id string, addrs []string) string {
+// stillHeld says what group id still held in st, or "" when it held
+// nothing.
+func stillHeld(st *fdb.Status, id string, addrs []string) string {
 	if st == nil || st.Incomplete() {
 		return "could not be proven empty: the database status was unreadable or incomplete"
 	}

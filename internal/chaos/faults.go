@@ -28,6 +28,7 @@ type fault struct {
 var faults = append([]fault{
 	{"DeletePod", deletePod},
 	{"DeleteVolumeClaim", deleteVolumeClaim},
+	{"DeleteConfigMap", deleteConfigMap},
 }, transient...)
 
 // transient are the faults that heal without the provider: all but those
@@ -148,6 +149,23 @@ func deletePod(ctx context.Context, r *run, before map[string]*database) (string
 		return "", nil
 	}
 	return "deleted pod " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, p))
+}
+
+// deleteConfigMap loses a cluster's ConfigMap and with it the cluster file
+// the provider connects with: the provider must write it again from what
+// it recorded, and never take the database for a new one.
+func deleteConfigMap(ctx context.Context, r *run, _ map[string]*database) (string, error) {
+	var cms []client.Object
+	for _, o := range r.hist.latest()[cmKind] {
+		if o.GetLabels()[workload.LabelCluster] != "" && o.GetDeletionTimestamp() == nil {
+			cms = append(cms, o)
+		}
+	}
+	if len(cms) == 0 {
+		return "", nil
+	}
+	cm := cms[r.pick(len(cms))]
+	return "deleted ConfigMap " + cm.GetName(), client.IgnoreNotFound(r.kube.Delete(ctx, cm))
 }
 
 // deleteVolumeClaim loses a group's disk: the simulator loses its

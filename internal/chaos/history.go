@@ -65,7 +65,7 @@ func (h *history) wrote(obj client.Object, deleted bool, err error) error {
 	if kerr != nil || !h.watched(gvk) {
 		return err
 	}
-	if err != nil || deleted || obj.GetDeletionTimestamp() != nil || h.now == nil || h.dirty[gvk] || !h.holds(gvk, obj.GetNamespace()) {
+	if err != nil || deleted || obj.GetDeletionTimestamp() != nil || h.now == nil || h.dirty[gvk] || !h.covers(obj.GetNamespace()) {
 		h.dirty[gvk] = true
 		return err
 	}
@@ -90,7 +90,13 @@ func (h *history) wrote(obj client.Object, deleted bool, err error) error {
 // namespace ns: all of a cluster-scoped kind, those of its namespace of a
 // namespaced one.
 func (h *history) holds(gvk schema.GroupVersionKind, ns string) bool {
-	return h.watched(gvk) && (ns == "" || ns == h.namespace)
+	return h.watched(gvk) && h.covers(ns)
+}
+
+// covers reports whether the history keeps objects of namespace ns (""
+// for cluster-scoped ones).
+func (h *history) covers(ns string) bool {
+	return ns == "" || ns == h.namespace
 }
 
 // refresh brings now up to date: the kinds written since are listed anew

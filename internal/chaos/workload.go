@@ -24,10 +24,9 @@ import (
 
 const (
 	errProviderConfig = "cannot create the default ClusterProviderConfig"
-	errUpdateCluster  = "cannot change the Cluster"
+	errUpdate         = "cannot change %s"
 	errNoCoordinator  = "cannot find a coordinator's process group"
 	errNoStorageZone  = "cannot find a zone that holds a storage group"
-	errUpdateBackup   = "cannot change the Backup"
 )
 
 // clusterName is the name of the run's Cluster.
@@ -91,14 +90,19 @@ func bootstrap(faulty bool) Op {
 
 // updateCluster changes the live Cluster with change, retrying conflicts.
 func (r *run) updateCluster(ctx context.Context, change func(*fdbv1alpha1.Cluster)) error {
-	return errors.Wrap(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		c := &fdbv1alpha1.Cluster{}
-		if err := r.kube.Get(ctx, client.ObjectKey{Namespace: r.ns, Name: clusterName}, c); err != nil {
+	return update(ctx, r, &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: clusterName}}, change)
+}
+
+// update changes the live object named as obj is with change, retrying
+// conflicts.
+func update[T client.Object](ctx context.Context, r *run, obj T, change func(T)) error {
+	return errors.Wrapf(retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := r.kube.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
-		change(c)
-		return r.kube.Update(ctx, c)
-	}), errUpdateCluster)
+		change(obj)
+		return r.kube.Update(ctx, obj)
+	}), errUpdate, obj.GetName())
 }
 
 func scaleStorage(n int) Op {
@@ -332,14 +336,9 @@ func backUp() Op {
 // stopBackup stops the backup.
 func stopBackup() Op {
 	return Op{Name: "stop the backup", Faults: faults, Converged: both(clusterConverged, backupRunning(false)), Do: func(ctx context.Context, r *run) error {
-		return errors.Wrap(retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			b := &fdbv1alpha1.Backup{}
-			if err := r.kube.Get(ctx, client.ObjectKey{Namespace: r.ns, Name: backupName}, b); err != nil {
-				return err
-			}
+		return update(ctx, r, &fdbv1alpha1.Backup{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: backupName}}, func(b *fdbv1alpha1.Backup) {
 			b.Spec.ForProvider.BackupState = fdbv1alpha1.BackupStopped
-			return r.kube.Update(ctx, b)
-		}), errUpdateBackup)
+		})
 	}}
 }
 

@@ -38,7 +38,8 @@ type FDB interface {
 // process. A database is identified by its ConfigMap, which exists once
 // per incarnation of a cluster: a Cluster that is orphaned and imported
 // again by a new Cluster resource finds its database; one deleted and
-// created again starts a new one. Like a real database learns its
+// created again starts a new one. A ConfigMap written again after it was
+// lost finds its database by the cluster file it holds. Like a real database learns its
 // processes from the fdbserver processes that connect to it, a simulated
 // database learns them from the cluster's pods: each call reports the
 // running pods (and the stopped ones whose volume remains) to the
@@ -62,7 +63,7 @@ func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cl
 		return nil, err
 	}
 	connectionString := cm.Data[workload.KeyClusterFile]
-	db := s.Registry.Get(string(cm.GetUID()))
+	db := s.Registry.Open(string(cm.GetUID()), connectionString)
 	if err := db.SetProcessGroups(groups); err != nil {
 		return nil, errors.Wrap(err, errSyncSim)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"hash/fnv"
+	"slices"
 	"sync"
 
 	"k8s.io/utils/clock"
@@ -41,4 +42,41 @@ func (r *Registry) Get(key string) *Sim {
 	s := New(r.clock, opts)
 	r.sims[key] = s
 	return s
+}
+
+// Open returns the simulator of the cluster identified by key, creating it
+// on first use, unless a simulated database already answers at
+// connectionString: a cluster file that names a database's current
+// coordinators reaches that database whatever holds the file (a ConfigMap
+// written again after it was lost). key then names that database too.
+func (r *Registry) Open(key, connectionString string) *Sim {
+	if k, ok := r.KeyAt(connectionString); ok && k != key {
+		r.mu.Lock()
+		if _, taken := r.sims[key]; !taken {
+			r.sims[key] = r.sims[k]
+		}
+		r.mu.Unlock()
+	}
+	return r.Get(key)
+}
+
+// KeyAt returns a key of the simulated database whose connection string is
+// connectionString, if one is; "" is none.
+func (r *Registry) KeyAt(connectionString string) (string, bool) {
+	if connectionString == "" {
+		return "", false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	keys := make([]string, 0, len(r.sims))
+	for k := range r.sims {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // the same key every time, whatever the map's order
+	for _, k := range keys {
+		if r.sims[k].ConnectionString() == connectionString {
+			return k, true
+		}
+	}
+	return "", false
 }

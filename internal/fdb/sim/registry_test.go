@@ -59,3 +59,30 @@ func TestRegistrySeedsFromKey(t *testing.T) {
 		})
 	}
 }
+
+// TestRegistryOpenFindsADatabaseByItsClusterFile: a cluster file written
+// again under another key (a ConfigMap lost and recreated) reaches the
+// database it names; an unknown or empty one gets a database of its own.
+func TestRegistryOpenFindsADatabaseByItsClusterFile(t *testing.T) {
+	clk := clocktesting.NewFakeClock(fdbtest.Start)
+	r := sim.NewRegistry(clk, sim.Options{})
+	c := fdbtest.Attach(t, clk, r.Get("cm-1"), fdbtest.Triple)
+	c.Create(t, fdb.RedundancyDouble)
+	file := c.Sim.ConnectionString()
+	for name, tc := range map[string]struct {
+		key, file string
+		same      bool
+	}{
+		"SameKey":             {key: "cm-1", file: "", same: true},
+		"NewKeySameFile":      {key: "cm-2", file: file, same: true},
+		"NewKeyNoFile":        {key: "cm-3", file: ""},
+		"NewKeyOtherDatabase": {key: "cm-4", file: "other:abc@10.9.9.9:4501"},
+	} {
+		if got := r.Open(tc.key, tc.file) == c.Sim; got != tc.same {
+			t.Errorf("%s: Open(%q, %q) reaches the first database: %v, want %v", name, tc.key, tc.file, got, tc.same)
+		}
+	}
+	if k, ok := r.KeyAt(file); !ok || k != "cm-1" {
+		t.Errorf("KeyAt(%q) = %q, %v; want the first key, cm-1", file, k, ok)
+	}
+}
