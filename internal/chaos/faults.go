@@ -256,27 +256,29 @@ func (r *run) anyDatabase(before map[string]*database) *database {
 	return before[names[r.pick(len(names))]]
 }
 
-func crashProcess(_ context.Context, r *run, before map[string]*database) (string, error) {
+// faultableProcess picks a reporting process of one of the databases, if
+// its zone may be faulted now.
+func (r *run) faultableProcess(before map[string]*database) (*database, fdb.Process, bool) {
 	db := r.anyDatabase(before)
 	procs := processes(db)
 	if len(procs) == 0 {
-		return "", nil
+		return nil, fdb.Process{}, false
 	}
 	p := procs[r.pick(len(procs))]
-	if !r.mayFault(before, p.Locality.ZoneID) {
+	return db, p, r.mayFault(before, p.Locality.ZoneID)
+}
+
+func crashProcess(_ context.Context, r *run, before map[string]*database) (string, error) {
+	db, p, ok := r.faultableProcess(before)
+	if !ok {
 		return "", nil
 	}
 	return "crashed process " + p.Locality.ProcessID, db.sim.CrashProcess(p.Locality.ProcessID, 30*time.Second)
 }
 
 func losePod(_ context.Context, r *run, before map[string]*database) (string, error) {
-	db := r.anyDatabase(before)
-	procs := processes(db)
-	if len(procs) == 0 {
-		return "", nil
-	}
-	p := procs[r.pick(len(procs))]
-	if !r.mayFault(before, p.Locality.ZoneID) {
+	db, p, ok := r.faultableProcess(before)
+	if !ok {
 		return "", nil
 	}
 	return "lost the pod of " + p.Locality.InstanceID, db.sim.LosePod(p.Locality.InstanceID, time.Minute)
