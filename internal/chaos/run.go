@@ -115,10 +115,10 @@ type run struct {
 	// lostZone is the zone the node-loss workload lost for good, with
 	// its node and when; lostNode is cleared once its object is deleted.
 	lostZone string
-	// dataSaid is the data state last traced per database.
-	dataSaid map[string]string
 	lostNode string
 	lostAt   time.Time
+	// dataSaid is the data state last traced per database.
+	dataSaid map[string]string
 	// volumes is how many volume claims there were when the Cluster was
 	// orphaned.
 	volumes int

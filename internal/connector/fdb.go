@@ -39,11 +39,11 @@ type FDB interface {
 // per incarnation of a cluster: a Cluster that is orphaned and imported
 // again by a new Cluster resource finds its database; one deleted and
 // created again starts a new one. A ConfigMap written again after it was
-// lost finds its database by the cluster file it holds. Like a real database learns its
-// processes from the fdbserver processes that connect to it, a simulated
-// database learns them from the cluster's pods: each call reports the
-// running pods (and the stopped ones whose volume remains) to the
-// simulator before returning it. Likewise it learns its backup agents,
+// lost finds its database by the cluster file it holds. Like a real
+// database learns its processes from the fdbserver processes that connect
+// to it, a simulated database learns them from the cluster's pods: each
+// call reports the running pods (and the stopped ones whose volume
+// remains) to the simulator before returning it. Likewise it learns its backup agents,
 // which a real database knows from the backup_agent processes that connect
 // to it, from the ready replicas of the cluster's backup-agent Deployments.
 type SimFDB struct {

@@ -487,8 +487,9 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 
 // includeStep includes, in one batch, the exclusions of groups that no
 // longer exist, once no other removal is in flight, or every one in flight
-// has been for the Cluster's stuckRemovalSeconds (e.g. a pod stuck on a dead node): batching
-// saves recoveries, but a stuck removal must not hold the others back.
+// has been for the Cluster's stuckRemovalSeconds (e.g. a pod stuck on a
+// dead node): batching saves recoveries, but a stuck removal must not hold
+// the others back.
 // While it waits, the cluster is not up to date, and the wait says why.
 func includeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.configured() {

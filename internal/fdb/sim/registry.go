@@ -49,13 +49,21 @@ func (r *Registry) Get(key string) *Sim {
 // connectionString: a cluster file that names a database's current
 // coordinators reaches that database whatever holds the file (a ConfigMap
 // written again after it was lost). key then names that database too.
+// Only a key seen for the first time is looked up by its cluster file.
 func (r *Registry) Open(key, connectionString string) *Sim {
-	if k, ok := r.KeyAt(connectionString); ok && k != key {
+	r.mu.Lock()
+	s, known := r.sims[key]
+	r.mu.Unlock()
+	if known {
+		return s
+	}
+	if k, ok := r.KeyAt(connectionString); ok {
 		r.mu.Lock()
+		defer r.mu.Unlock()
 		if _, taken := r.sims[key]; !taken {
 			r.sims[key] = r.sims[k]
 		}
-		r.mu.Unlock()
+		return r.sims[key]
 	}
 	return r.Get(key)
 }
