@@ -7,7 +7,7 @@ import (
 )
 
 // ActionType names a mutation that the provider gates with safety policies.
-// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;"*"
+// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;"*"
 type ActionType string
 
 // The gated actions. ActionAll matches every action.
@@ -35,7 +35,12 @@ const (
 	// ActionRemoveUnreachableProcessGroup removes a process group that
 	// cannot prove it holds no data: none of its processes report.
 	ActionRemoveUnreachableProcessGroup ActionType = "RemoveUnreachableProcessGroup"
-	ActionAll                           ActionType = "*"
+	// ActionReplaceProcessGroup starts replacing process groups of one
+	// class, at a user's request, to fix a misconfiguration, or on the
+	// provider's own decision after they failed; the steps that follow
+	// (creating, excluding, removing groups) are gated on their own.
+	ActionReplaceProcessGroup ActionType = "ReplaceProcessGroup"
+	ActionAll                 ActionType = "*"
 )
 
 // Enforcement says what a failed validation does, with the meaning of a

@@ -455,9 +455,10 @@ func TestCache(t *testing.T) {
 
 func TestVerb(t *testing.T) {
 	cases := map[v1alpha1.ActionType]string{
-		v1alpha1.ActionExclude:            "exclude",
-		v1alpha1.ActionForceDeletePod:     "force-delete-pod",
-		v1alpha1.ActionRemoveProcessGroup: "remove-process-group",
+		v1alpha1.ActionExclude:             "exclude",
+		v1alpha1.ActionForceDeletePod:      "force-delete-pod",
+		v1alpha1.ActionRemoveProcessGroup:  "remove-process-group",
+		v1alpha1.ActionReplaceProcessGroup: "replace-process-group",
 	}
 	for a, want := range cases {
 		if got := verb(a); got != want {

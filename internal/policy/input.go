@@ -12,6 +12,22 @@ const (
 	DetailMinimumUptimeSeconds = "minimumUptimeSeconds"
 	// DetailNodeReady (ForceDeletePod): whether the pod's node is Ready.
 	DetailNodeReady = "nodeReady"
+	// DetailReportingProcesses (ForceDeletePod): how many processes of the
+	// targeted pods report in the database status read in this reconcile
+	// (an int).
+	DetailReportingProcesses = "reportingProcesses"
+	// DetailAutomatic (ReplaceProcessGroup): the replacement is the
+	// provider's own decision, because the groups failed for longer than
+	// the Cluster's automation.failureDetectionTimeSeconds; false for a
+	// replacement a user asked for or one that fixes a misconfiguration.
+	DetailAutomatic = "automatic"
+	// DetailReplacementsInFlight (ReplaceProcessGroup): how many process
+	// groups of the cluster are already being replaced, not counting the
+	// targets (an int).
+	DetailReplacementsInFlight = "replacementsInFlight"
+	// DetailMaxConcurrentReplacements (ReplaceProcessGroup): the Cluster's
+	// spec.forProvider.automation.maxConcurrentReplacements (an int).
+	DetailMaxConcurrentReplacements = "maxConcurrentReplacements"
 	// DetailIsLastRunningBackup (StopBackup): whether no other backup of the
 	// cluster is running.
 	DetailIsLastRunningBackup = "isLastRunningBackup"

@@ -96,7 +96,9 @@ func TestDetailKeys(t *testing.T) {
 		}
 	}
 	for _, key := range []string{
-		policy.DetailMinimumUptimeSeconds, policy.DetailNodeReady, policy.DetailIsLastRunningBackup,
+		policy.DetailMinimumUptimeSeconds, policy.DetailNodeReady, policy.DetailReportingProcesses,
+		policy.DetailAutomatic, policy.DetailReplacementsInFlight, policy.DetailMaxConcurrentReplacements,
+		policy.DetailIsLastRunningBackup,
 		policy.DetailRestorableVersionAgeSeconds, policy.DetailOverrideAnnotation,
 		policy.DetailDestinationHasData, policy.DetailAllowNonEmptyDestination,
 		policy.AnnotationAllowStopLastBackup,
