@@ -116,7 +116,7 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
 			g.IP, g.Zone = p.Status.PodIP, zoneOf[p.Spec.NodeName]
 			for n := 1; n <= g.ProcessesPerPod; n++ {
-				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.IP, g.Zone))
+				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.ProcessesPerPod, g.IP, g.Zone))
 			}
 			byID[id] = g
 		}

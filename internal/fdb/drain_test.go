@@ -14,8 +14,8 @@ func drainStatus(mod ...func(*Status)) *Status {
 	s.Cluster.ConnectionString = "db:abc@10.0.0.9:4500"
 	s.Cluster.RecoveryState.ActiveGenerations = 1
 	s.Cluster.Processes = map[string]Process{
-		"p1": {Address: "10.0.0.1:4500", Excluded: true, Locality: Locality{InstanceID: "storage-1", ProcessID: "storage-1-1"}, Roles: []ProcessRole{}},
-		"p9": {Address: "10.0.0.9:4500", Locality: Locality{InstanceID: "log-1", ProcessID: "log-1-1"}, Roles: []ProcessRole{{Role: RoleLog}}},
+		"p1": {Address: "10.0.0.1:4500", Excluded: true, Locality: Locality{InstanceID: "storage-1", ProcessID: "storage-1"}, Roles: []ProcessRole{}},
+		"p9": {Address: "10.0.0.9:4500", Locality: Locality{InstanceID: "log-1", ProcessID: "log-1"}, Roles: []ProcessRole{{Role: RoleLog}}},
 	}
 	for _, m := range mod {
 		m(s)

@@ -15,7 +15,7 @@ func proc(id, zone, ip string, excluded bool) (string, fdb.Process) {
 	class := id[:strings.LastIndex(id, "-")]
 	return id + "-1", fdb.Process{
 		Address: ip + ":4501", ClassType: class, Excluded: excluded,
-		Locality: fdb.Locality{InstanceID: id, ProcessID: id + "-1", ZoneID: zone},
+		Locality: fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: zone},
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
 // Labels and annotations on every object the provider creates in the
@@ -40,7 +40,6 @@ const (
 
 // Ports and paths inside the FoundationDB container.
 const (
-	firstPort       = 4501
 	dataDir         = "/var/fdb/data"
 	logDir          = "/var/log/fdb-trace-logs"
 	configDir       = "/var/dynamic-conf"
@@ -72,11 +71,19 @@ func PodName(c *v1alpha1.Cluster, groupID string) string {
 // PVCName is the name of a process group's data volume claim.
 func PVCName(c *v1alpha1.Cluster, groupID string) string { return PodName(c, groupID) + "-data" }
 
-// Port returns the port of the n-th process (1-based) of a pod.
-func Port(n int) int { return firstPort + 2*(n-1) }
+// ProcessPort is the port the n-th process (1-based) of a pod listens on:
+// 4499+2n (4501, 4503, ...), the layout without TLS (the provider runs no
+// TLS; with it the port would be 4498+2n).
+func ProcessPort(n int) int { return fdb.ProcessPort(n) }
 
-// ProcessID is the process_id locality of the n-th process of a group.
-func ProcessID(groupID string, n int) string { return fmt.Sprintf("%s-%d", groupID, n) }
+// ProcessID is the process_id locality of the n-th process (1-based) of a
+// group whose pod runs density processes: the group ID when the pod runs
+// one (density 1, or 0 for unset), <group>-<n> when it runs more.
+func ProcessID(groupID string, n, density int) string { return fdb.ProcessID(groupID, n, density) }
+
+// ProcessNumber is n of process processID of group groupID: n of
+// <group>-<n>, and 1 when processID is the group ID or does not parse.
+func ProcessNumber(groupID, processID string) int { return fdb.ProcessNumber(groupID, processID) }
 
 // Labels of the objects of a cluster, or of one process group when id is set.
 func Labels(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, id string) map[string]string {
@@ -108,20 +115,22 @@ func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.Process
 	return c.Spec.ForProvider.Processes[generalSettings]
 }
 
-// CommandLine is the fdbserver command line of the n-th process of a group,
-// as FoundationDB reports it in the process's command_line. $POD_IP and
-// $ZONE are substituted by the monitor inside the pod.
-func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n int) string {
+// CommandLine is the fdbserver command line of the n-th process of a group
+// whose pod runs density processes, as FoundationDB reports it in the
+// process's command_line: its port and process_id locality follow
+// ProcessPort and ProcessID. $POD_IP and $ZONE are substituted by the
+// monitor inside the pod.
+func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int) string {
 	args := []string{
 		"/usr/bin/fdbserver",
 		"--class=" + string(class),
-		fmt.Sprintf("--public_address=$POD_IP:%d", Port(n)),
-		fmt.Sprintf("--listen_address=0.0.0.0:%d", Port(n)),
+		fmt.Sprintf("--public_address=$POD_IP:%d", ProcessPort(n)),
+		fmt.Sprintf("--listen_address=0.0.0.0:%d", ProcessPort(n)),
 		"--cluster_file=" + dataDir + "/fdb.cluster",
 		fmt.Sprintf("--datadir=%s/%d", dataDir, n),
 		"--logdir=" + logDir,
 		"--locality_instance_id=" + groupID,
-		"--locality_process_id=" + ProcessID(groupID, n),
+		"--locality_process_id=" + ProcessID(groupID, n, density),
 		"--locality_zoneid=$ZONE",
 	}
 	params := append([]string(nil), settings(c, class).CustomParameters...)
@@ -132,28 +141,22 @@ func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID strin
 	return strings.Join(args, " ")
 }
 
-// ProcessCommandLine is CommandLine as the n-th process of a group running
-// on ip in zone reports it, with the monitor's substitutions made.
-func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n int, ip, zone string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(CommandLine(c, class, groupID, n), "$POD_IP", ip), "$ZONE", zone)
-}
-
-// ProcessNumber is n of a process ID <group>-<n>; 1 when it has none.
-func ProcessNumber(processID string) int {
-	i := strings.LastIndex(processID, "-")
-	if n, err := strconv.Atoi(processID[i+1:]); err == nil && n > 0 {
-		return n
-	}
-	return 1
+// ProcessCommandLine is CommandLine as the n-th process of a group of
+// density processes per pod running on ip in zone reports it, with the
+// monitor's substitutions made.
+func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int, ip, zone string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(CommandLine(c, class, groupID, n, density), "$POD_IP", ip), "$ZONE", zone)
 }
 
 // MonitorConf is the monitor configuration of one pod of a class running
-// processesPerPod processes: one fdbserver section per process.
+// processesPerPod processes: one fdbserver section per process, whose
+// process_id locality is $INSTANCE_ID (the group ID) when it is the only
+// one and $INSTANCE_ID-<n> otherwise.
 func MonitorConf(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, processesPerPod int) string {
 	var b strings.Builder
 	b.WriteString("[general]\nrestart-delay = 60\n")
 	for n := 1; n <= processesPerPod; n++ {
-		fmt.Fprintf(&b, "\n[fdbserver.%d]\ncommand = %s\n", n, CommandLine(c, class, "$INSTANCE_ID", n))
+		fmt.Fprintf(&b, "\n[fdbserver.%d]\ncommand = %s\n", n, CommandLine(c, class, "$INSTANCE_ID", n, processesPerPod))
 	}
 	return b.String()
 }
@@ -248,7 +251,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}},
 	}
 	for i := 1; i <= n; i++ {
-		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(Port(i))})
+		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(ProcessPort(i))})
 	}
 	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: configVolume, VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{

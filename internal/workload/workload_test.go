@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -166,5 +167,130 @@ func TestConfigMap(t *testing.T) {
 	}
 	if _, ok := ConfigMap(c, "", Densities(c)).Data[KeyClusterFile]; ok {
 		t.Error("a cluster file is written before there is a connection string")
+	}
+}
+
+func TestProcessID(t *testing.T) {
+	cases := map[string]struct {
+		group      string
+		n, density int
+		want       string
+	}{
+		"DensityOne":       {group: "storage-3", n: 1, density: 1, want: "storage-3"},
+		"DensityUnset":     {group: "log-1", n: 1, density: 0, want: "log-1"},
+		"DensityTwoFirst":  {group: "storage-3", n: 1, density: 2, want: "storage-3-1"},
+		"DensityTwoSecond": {group: "storage-3", n: 2, density: 2, want: "storage-3-2"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ProcessID(tc.group, tc.n, tc.density)); diff != "" {
+				t.Errorf("ProcessID: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestProcessNumber(t *testing.T) {
+	cases := map[string]struct {
+		group, processID string
+		want             int
+	}{
+		"DensityOne":       {group: "storage-3", processID: "storage-3", want: 1},
+		"DensityTwoFirst":  {group: "storage-3", processID: "storage-3-1", want: 1},
+		"DensityTwoSecond": {group: "storage-3", processID: "storage-3-2", want: 2},
+		"DoesNotParse":     {group: "storage-3", processID: "storage-3-x", want: 1},
+		"OtherGroup":       {group: "storage-3", processID: "log-1-2", want: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ProcessNumber(tc.group, tc.processID)); diff != "" {
+				t.Errorf("ProcessNumber: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	c := cluster()
+	line := func(port int, n int, group, processID string) string {
+		return strings.Join([]string{
+			"/usr/bin/fdbserver", "--class=storage",
+			fmt.Sprintf("--public_address=$POD_IP:%d", port), fmt.Sprintf("--listen_address=0.0.0.0:%d", port),
+			"--cluster_file=/var/fdb/data/fdb.cluster", fmt.Sprintf("--datadir=/var/fdb/data/%d", n),
+			"--logdir=/var/log/fdb-trace-logs", "--locality_instance_id=" + group,
+			"--locality_process_id=" + processID, "--locality_zoneid=$ZONE",
+		}, " ")
+	}
+	cases := map[string]struct {
+		group      string
+		n, density int
+		want       string
+	}{
+		"DensityOne":       {group: "storage-3", n: 1, density: 1, want: line(4501, 1, "storage-3", "storage-3")},
+		"DensityTwoFirst":  {group: "storage-3", n: 1, density: 2, want: line(4501, 1, "storage-3", "storage-3-1")},
+		"DensityTwoSecond": {group: "storage-3", n: 2, density: 2, want: line(4503, 2, "storage-3", "storage-3-2")},
+		"MonitorOne":       {group: "$INSTANCE_ID", n: 1, density: 1, want: line(4501, 1, "$INSTANCE_ID", "$INSTANCE_ID")},
+		"MonitorTwoSecond": {group: "$INSTANCE_ID", n: 2, density: 2, want: line(4503, 2, "$INSTANCE_ID", "$INSTANCE_ID-2")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, CommandLine(c, v1alpha1.ProcessClassStorage, tc.group, tc.n, tc.density)); diff != "" {
+				t.Errorf("CommandLine: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestProcessCommandLine(t *testing.T) {
+	c := cluster()
+	cases := map[string]struct {
+		n, density int
+		want       []string
+	}{
+		"DensityOne": {n: 1, density: 1, want: []string{
+			"--public_address=10.0.0.1:4501", "--listen_address=0.0.0.0:4501", "--datadir=/var/fdb/data/1",
+			"--locality_instance_id=storage-3", "--locality_process_id=storage-3", "--locality_zoneid=a",
+		}},
+		"DensityTwoSecond": {n: 2, density: 2, want: []string{
+			"--public_address=10.0.0.1:4503", "--listen_address=0.0.0.0:4503", "--datadir=/var/fdb/data/2",
+			"--locality_instance_id=storage-3", "--locality_process_id=storage-3-2", "--locality_zoneid=a",
+		}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, arg := range strings.Fields(ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", tc.n, tc.density, "10.0.0.1", "a")) {
+				if strings.Contains(arg, "address=") || strings.HasPrefix(arg, "--datadir=") || strings.HasPrefix(arg, "--locality_") {
+					got = append(got, arg)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ProcessCommandLine: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMonitorConfProcessIDs(t *testing.T) {
+	c := cluster()
+	cases := map[string]struct {
+		density int
+		want    []string
+	}{
+		"DensityOne": {density: 1, want: []string{"--locality_process_id=$INSTANCE_ID"}},
+		"DensityTwo": {density: 2, want: []string{"--locality_process_id=$INSTANCE_ID-1", "--locality_process_id=$INSTANCE_ID-2"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, arg := range strings.Fields(MonitorConf(c, v1alpha1.ProcessClassStorage, tc.density)) {
+				if strings.HasPrefix(arg, "--locality_process_id=") {
+					got = append(got, arg)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("process IDs of the monitor conf: -want, +got:\n%s", diff)
+			}
+		})
 	}
 }

@@ -34,14 +34,14 @@ func converged(n int) (*v1alpha1.Cluster, *observation) {
 	for i := 1; i <= n; i++ {
 		id, zone, ip := fmt.Sprintf("storage-%d", i), fixtureZones[i%3], fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)
 		pg := newGroup(cr, v1alpha1.ProcessClassStorage, id, zone)
-		pg.Status.AtProvider = v1alpha1.ProcessGroupObservation{Addresses: []string{ip + ":4501"}, ProcessIDs: []string{id + "-1"}, FaultDomain: zone}
+		pg.Status.AtProvider = v1alpha1.ProcessGroupObservation{Addresses: []string{ip + ":4501"}, ProcessIDs: []string{id}, FaultDomain: zone}
 		o.groups = append(o.groups, *pg)
 		pod := workload.Pod(cr, pg, id)
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
 		o.pods[pod.Name] = pod
 		st.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: "storage", UptimeSeconds: 3600,
-			CommandLine: workload.ProcessCommandLine(cr, v1alpha1.ProcessClassStorage, id, 1, ip, zone),
-			Locality:    fdb.Locality{InstanceID: id, ProcessID: id + "-1", ZoneID: zone}}
+			CommandLine: workload.ProcessCommandLine(cr, v1alpha1.ProcessClassStorage, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, zone),
+			Locality:    fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: zone}}
 		if i <= 3 {
 			coords = append(coords, fdb.ProcessAddress(ip+":4501"))
 		}

@@ -586,10 +586,10 @@ func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.available() {
 		return nil
 	}
-	class := map[string]v1alpha1.ProcessClass{}
+	params := map[string]v1alpha1.ProcessGroupParameters{}
 	for i := range o.groups {
 		if pg := &o.groups[i]; !deleting(pg) {
-			class[groupID(pg)] = pg.Spec.ForProvider.ProcessClass
+			params[groupID(pg)] = pg.Spec.ForProvider
 		}
 	}
 	var addrs []fdb.ProcessAddress
@@ -597,12 +597,12 @@ func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	uptime := int64(-1)
 	for _, p := range o.status.Cluster.Processes {
 		id := p.Locality.InstanceID
-		c, ok := class[id]
+		g, ok := params[id]
 		if !ok {
 			continue
 		}
 		ip, _, _ := strings.Cut(p.Address, ":")
-		if p.CommandLine == workload.ProcessCommandLine(cr, c, id, workload.ProcessNumber(p.Locality.ProcessID), ip, p.Locality.ZoneID) {
+		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, workload.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID) {
 			continue
 		}
 		addrs = append(addrs, fdb.ProcessAddress(p.Address))

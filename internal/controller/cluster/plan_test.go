@@ -186,7 +186,7 @@ func zone(id, z string) mutation {
 		k, p := processOf(o, id)
 		ip, _, _ := strings.Cut(pg.Status.AtProvider.Addresses[0], ":")
 		p.Locality.ZoneID = z
-		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, ip, z)
+		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z)
 		o.status.Cluster.Processes[k] = p
 		pod := workload.Pod(cr, pg, id)
 		pod.Status = o.pods[pod.Name].Status
@@ -198,14 +198,14 @@ func zone(id, z string) mutation {
 func addGroup(class v1alpha1.ProcessClass, id, z, ip string) mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		pg := newGroup(cr, class, id, z)
-		pg.Status.AtProvider = v1alpha1.ProcessGroupObservation{Addresses: []string{ip + ":4501"}, ProcessIDs: []string{id + "-1"}, FaultDomain: z}
+		pg.Status.AtProvider = v1alpha1.ProcessGroupObservation{Addresses: []string{ip + ":4501"}, ProcessIDs: []string{id}, FaultDomain: z}
 		o.groups = append(o.groups, *pg)
 		pod := workload.Pod(cr, pg, id)
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
 		o.pods[pod.Name] = pod
 		o.status.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: string(class), UptimeSeconds: 3600,
-			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, ip, z),
-			Locality:    fdb.Locality{InstanceID: id, ProcessID: id + "-1", ZoneID: z}}
+			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z),
+			Locality:    fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: z}}
 	}
 }
 

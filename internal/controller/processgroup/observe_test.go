@@ -38,10 +38,10 @@ func running(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) *corev1.Pod {
 
 func process(c *v1alpha1.Cluster, excluded bool, cmdline string) fdb.Process {
 	if cmdline == "" {
-		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, "10.0.0.1", "a")
+		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, 1, "10.0.0.1", "a")
 	}
 	return fdb.Process{Address: "10.0.0.1:4501", ClassType: "storage", Excluded: excluded, CommandLine: cmdline,
-		Locality: fdb.Locality{InstanceID: "storage-1", ProcessID: "storage-1-1", ZoneID: "a"}}
+		Locality: fdb.Locality{InstanceID: "storage-1", ProcessID: "storage-1", ZoneID: "a"}}
 }
 
 func TestConditions(t *testing.T) {
@@ -147,6 +147,51 @@ func TestRemovalTimeOnTheProvidersClock(t *testing.T) {
 			o := &observation{id: "storage-1", want: workload.Pod(c, pg, "storage-1")}
 			if diff := cmp.Diff(tc.want, e.atProvider(pg, o, now).RemovalTime); diff != "" {
 				t.Errorf("RemovalTime: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestProcessesByDensity: a pod of density 1 runs one process named after
+// its group, a pod of density N processes <group>-1..N on 4501, 4503, ...;
+// the group sees them so before they report (atProvider) and once they do
+// (no IncorrectCommandLine), even when the group ID ends in a number.
+func TestProcessesByDensity(t *testing.T) {
+	c := testCluster()
+	node := &corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	cases := map[string]struct {
+		density       int
+		wantAddresses []string
+		wantIDs       []string
+	}{
+		"DensityOne": {density: 1, wantAddresses: []string{"10.0.0.3:4501"}, wantIDs: []string{"storage-3"}},
+		"DensityTwo": {density: 2, wantAddresses: []string{"10.0.0.3:4501", "10.0.0.3:4503"}, wantIDs: []string{"storage-3-1", "storage-3-2"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pg := testGroup()
+			pg.SetAnnotations(map[string]string{"crossplane.io/external-name": "storage-3"})
+			pg.Spec.ForProvider.ProcessesPerPod = tc.density
+			pod := workload.Pod(c, pg, "storage-3")
+			pod.Spec.NodeName = "node-a"
+			pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.3"}
+			e := &external{cluster: c}
+
+			before := &observation{id: "storage-3", want: workload.Pod(c, pg, "storage-3"), pod: pod, node: node}
+			at := e.atProvider(pg, before, time.Now())
+			if diff := cmp.Diff([]any{tc.wantAddresses, tc.wantIDs}, []any{at.Addresses, at.ProcessIDs}); diff != "" {
+				t.Errorf("addresses and process IDs before the processes report: -want, +got:\n%s", diff)
+			}
+
+			reporting := &observation{id: "storage-3", want: workload.Pod(c, pg, "storage-3"), pod: pod, node: node,
+				pvc: workload.PVC(c, pg, "storage-3"), status: &fdb.Status{}}
+			for n, id := range tc.wantIDs {
+				reporting.procs = append(reporting.procs, fdb.Process{Address: tc.wantAddresses[n], ClassType: "storage",
+					CommandLine: workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", n+1, tc.density, "10.0.0.3", "a"),
+					Locality:    fdb.Locality{InstanceID: "storage-3", ProcessID: id, ZoneID: "a"}})
+			}
+			if got := e.conditions(pg, reporting); len(got) != 0 {
+				t.Errorf("conditions of a group whose processes run what they should: %v", got)
 			}
 		})
 	}

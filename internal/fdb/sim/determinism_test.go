@@ -38,7 +38,7 @@ func scenario(t *testing.T, seed uint64, poll bool) []string {
 	}
 	steps := []func(){
 		func() { must(c.Sim.Exclude(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")})) },
-		func() { must(c.Sim.CrashProcess("log-2-1", 20*time.Second)) },
+		func() { must(c.Sim.CrashProcess("log-2", 20*time.Second)) },
 		func() { c.SetGroups(t, append(c.Groups, fdbtest.Triple.Group(sim.ClassStorage, 6))) },
 		func() {
 			must(c.Sim.StartBackup(ctx, fdb.BackupRequest{URL: "blobstore://k@h:443/b", SnapshotPeriodSeconds: 300}))
@@ -49,7 +49,7 @@ func scenario(t *testing.T, seed uint64, poll bool) []string {
 			_, err := c.Sim.ChangeCoordinators(ctx, []fdb.ProcessAddress{"10.1.0.2:4501", "10.1.0.3:4501", "10.1.0.4:4501"})
 			must(err)
 		},
-		func() { must(c.Sim.LoseDisk("storage-3-1")) },
+		func() { must(c.Sim.LoseDisk("storage-3")) },
 		func() { must(c.Sim.StartRestore(ctx, fdb.RestoreRequest{URL: "blobstore://k@h:443/b", Tag: "r"})) },
 		func() { c.Sim.StallExclusions(true) },
 		func() { must(c.Sim.Exclude(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-4")})) },

@@ -53,7 +53,7 @@ func TestFaults(t *testing.T) {
 		after  health // 15 virtual minutes later
 	}{
 		"CrashStorage": {
-			fault:  func(c *fdbtest.Cluster) error { return c.Sim.CrashProcess("storage-1-1", 10*time.Minute) },
+			fault:  func(c *fdbtest.Cluster) error { return c.Sim.CrashProcess("storage-1", 10*time.Minute) },
 			during: with(healthy, func(h *health) { h.Data, h.MinReplicas, h.Processes = fdb.DataHealing, 2, 10 }),
 			after:  healthy,
 		},
@@ -92,13 +92,13 @@ func TestFaults(t *testing.T) {
 			after:  with(healthy, func(h *health) { h.Violations = []sim.ViolationKind{sim.CoordinatorQuorumLoss} }),
 		},
 		"LoseDiskTriple": {
-			fault:  func(c *fdbtest.Cluster) error { return c.Sim.LoseDisk("storage-4-1") },
+			fault:  func(c *fdbtest.Cluster) error { return c.Sim.LoseDisk("storage-4") },
 			during: with(healthy, func(h *health) { h.Data, h.MinReplicas = fdb.DataHealing, 2 }),
 			after:  healthy,
 		},
 		"LoseDiskSingle": {
 			mode:  fdb.RedundancySingle,
-			fault: func(c *fdbtest.Cluster) error { return c.Sim.LoseDisk("storage-4-1") },
+			fault: func(c *fdbtest.Cluster) error { return c.Sim.LoseDisk("storage-4") },
 			during: with(healthy, func(h *health) {
 				h.Data, h.MinReplicas, h.Violations = fdb.DataMissing, 0, []sim.ViolationKind{sim.DataLoss}
 			}),

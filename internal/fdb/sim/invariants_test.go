@@ -131,7 +131,7 @@ func TestRemovalInvariants(t *testing.T) {
 		},
 		"AnotherReplicaDown": {
 			run: func(t *testing.T, c *fdbtest.Cluster) {
-				must(t, c.Sim.CrashProcess("storage-2-1", time.Hour))
+				must(t, c.Sim.CrashProcess("storage-2", time.Hour))
 				exclude(t, c, "storage-1")
 				c.Clock.Step(30 * time.Second)
 				c.RemoveGroups(t, "storage-1")
@@ -151,11 +151,11 @@ func TestRemovalInvariants(t *testing.T) {
 			want: []sim.ViolationKind{sim.RemovedHeldData},
 		},
 		"DiskLostIsAFault": {
-			run: func(t *testing.T, c *fdbtest.Cluster) { must(t, c.Sim.LoseDisk("storage-1-1")) },
+			run: func(t *testing.T, c *fdbtest.Cluster) { must(t, c.Sim.LoseDisk("storage-1")) },
 		},
 		"DiskOfTheLastReplicaLost": {
 			mode: fdb.RedundancySingle,
-			run:  func(t *testing.T, c *fdbtest.Cluster) { must(t, c.Sim.LoseDisk("storage-1-1")) },
+			run:  func(t *testing.T, c *fdbtest.Cluster) { must(t, c.Sim.LoseDisk("storage-1")) },
 			want: []sim.ViolationKind{sim.DataLoss},
 		},
 		"CurrentLog": {
@@ -205,12 +205,12 @@ func TestRemovalInvariants(t *testing.T) {
 			want: []sim.ViolationKind{sim.RemovedCoordinator, sim.RemovedCoordinator, sim.CoordinatorStateLost, sim.CoordinatorQuorumLoss},
 		},
 		"OneCoordinatorDiskLost": {
-			run: func(t *testing.T, c *fdbtest.Cluster) { must(t, c.Sim.LoseDisk("log-1-1")) },
+			run: func(t *testing.T, c *fdbtest.Cluster) { must(t, c.Sim.LoseDisk("log-1")) },
 		},
 		"TwoCoordinatorDisksLost": {
 			run: func(t *testing.T, c *fdbtest.Cluster) {
-				must(t, c.Sim.LoseDisk("log-1-1"))
-				must(t, c.Sim.LoseDisk("log-2-1"))
+				must(t, c.Sim.LoseDisk("log-1"))
+				must(t, c.Sim.LoseDisk("log-2"))
 			},
 			want: []sim.ViolationKind{sim.CoordinatorStateLost},
 		},
@@ -218,8 +218,8 @@ func TestRemovalInvariants(t *testing.T) {
 			mode: fdb.RedundancyDouble,
 			run: func(t *testing.T, c *fdbtest.Cluster) {
 				moveCoordinators(t, c, "stateless-1", "stateless-2", "log-4")
-				must(t, c.Sim.LoseDisk("log-1-1"))
-				must(t, c.Sim.LoseDisk("log-2-1"))
+				must(t, c.Sim.LoseDisk("log-1"))
+				must(t, c.Sim.LoseDisk("log-2"))
 			},
 			want: []sim.ViolationKind{sim.DataLoss},
 		},
@@ -227,9 +227,9 @@ func TestRemovalInvariants(t *testing.T) {
 			mode: fdb.RedundancyDouble,
 			run: func(t *testing.T, c *fdbtest.Cluster) {
 				moveCoordinators(t, c, "stateless-1", "stateless-2", "log-4")
-				must(t, c.Sim.LoseDisk("log-1-1"))
+				must(t, c.Sim.LoseDisk("log-1"))
 				c.Clock.Step(time.Minute)
-				must(t, c.Sim.LoseDisk("log-2-1"))
+				must(t, c.Sim.LoseDisk("log-2"))
 			},
 		},
 	}
@@ -273,17 +273,17 @@ func TestViolationMessages(t *testing.T) {
 				"RemovedLogData: group log-2's volume held transaction logs of generations [1] that are still needed",
 				"RemovedCoordinator: group log-1's volume held the coordinated state of coordinators [10.2.0.2:4501] of the current connection string",
 				"RemovedCoordinator: group log-2's volume held the coordinated state of coordinators [10.2.0.3:4501] of the current connection string",
-				"DataLoss: log generation 1 lost every replica of its mutations: 2 of 3 logs lost with log replication 2: process removed [log-1-1 log-2-1]",
+				"DataLoss: log generation 1 lost every replica of its mutations: 2 of 3 logs lost with log replication 2: process removed [log-1 log-2]",
 				"CoordinatorStateLost: coordinators [10.2.0.2:4501 10.2.0.3:4501] lost their disks: 0 of 2 keep the coordinated state, a quorum needs 2",
 				"CoordinatorQuorumLoss: 0 of 2 coordinators reachable",
 			},
 		},
 		"DataLoss": {
 			run: func(t *testing.T, c *fdbtest.Cluster) {
-				must(t, c.Sim.LoseDisk("storage-1-1"))
-				must(t, c.Sim.LoseDisk("storage-2-1"))
+				must(t, c.Sim.LoseDisk("storage-1"))
+				must(t, c.Sim.LoseDisk("storage-2"))
 			},
-			want: []string{"DataLoss: shards [0 1] (1073741824 bytes) lost their last replica: disk lost [storage-2-1]"},
+			want: []string{"DataLoss: shards [0 1] (1073741824 bytes) lost their last replica: disk lost [storage-2]"},
 		},
 	}
 	for name, tc := range cases {
@@ -345,8 +345,8 @@ func TestRemovalFlaggedIffStatusShowsItInUse(t *testing.T) {
 func TestCoordinatorStateLostIsUnrecoverable(t *testing.T) {
 	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 5})
 	c.Create(t, fdb.RedundancyTriple)
-	must(t, c.Sim.LoseDisk("log-1-1"))
-	must(t, c.Sim.LoseDisk("log-2-1"))
+	must(t, c.Sim.LoseDisk("log-1"))
+	must(t, c.Sim.LoseDisk("log-2"))
 	c.Clock.Step(10 * time.Minute)
 	s := c.Status(t)
 	type view struct {

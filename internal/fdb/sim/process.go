@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"net"
 	"slices"
@@ -24,10 +23,6 @@ const (
 	errLoseZone          = "cannot lose zone"
 	errLoseDisk          = "cannot lose disk"
 )
-
-// firstPort is the port of a pod's first process; the n-th process listens
-// on firstPort + 2(n-1), like the operator's layout.
-const firstPort = 4501
 
 // maxProcessesPerPod bounds ProcessGroup.ProcessesPerPod.
 const maxProcessesPerPod = 16
@@ -83,7 +78,7 @@ func (g ProcessGroup) processesPerPod() int {
 
 // process is one fdbserver process of a group.
 type process struct {
-	id    string // <group>-<n>
+	id    string // fdb.ProcessID: the group ID, or <group>-<n> in a pod of several
 	group string
 	index int
 
@@ -104,7 +99,7 @@ type process struct {
 }
 
 func processAddress(ip string, index int) string {
-	return net.JoinHostPort(ip, strconv.Itoa(firstPort+2*(index-1)))
+	return net.JoinHostPort(ip, strconv.Itoa(fdb.ProcessPort(index)))
 }
 
 // view returns the fields exclusion targets match against.
@@ -142,6 +137,14 @@ func (p *process) storageClass() bool {
 // what still holds needed data (RemovedHeldData, RemovedLogData,
 // RemovedCoordinator). Changing a group's IP restarts its processes on the
 // new address.
+//
+// A process is named by fdb.ProcessID when it is first created: the group
+// ID when its pod runs one process, <group>-<n> when it runs more. It keeps
+// that name (and its data) for its life: changing a group's
+// ProcessesPerPod between 1 and more does not rename its first process,
+// where real FoundationDB would report the new name once it restarts (the
+// provider sets a group's density when it creates the group and never
+// changes it). Two groups whose processes would share a name are refused.
 func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 	s.lock()
 	defer s.mu.Unlock()
@@ -162,6 +165,10 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 			addrs[g.IP] = g.ID
 		}
 	}
+	added, err := s.addedProcesses(groups, next)
+	if err != nil {
+		return errors.Wrap(err, errSetProcessGroups)
+	}
 	var removed []string
 	for _, id := range s.procIDs {
 		p := s.procs[id]
@@ -179,17 +186,48 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 	for _, id := range removed {
 		delete(s.procs, id)
 	}
-	for _, g := range next {
-		for n := 1; !g.Stopped && n <= g.processesPerPod(); n++ {
-			id := fmt.Sprintf("%s-%d", g.ID, n)
-			if _, ok := s.procs[id]; !ok {
-				s.procs[id] = &process{id: id, group: g.ID, index: n, downSince: s.now}
-			}
-		}
+	for _, p := range added {
+		s.procs[p.id] = p
 	}
 	s.procIDs = slices.Sorted(maps.Keys(s.procs))
 	s.evaluate()
 	return nil
+}
+
+// addedProcesses returns the processes groups add to those kept: one for
+// each n of a running group that no kept process of the group has, named
+// fdb.ProcessID(group, n, ProcessesPerPod). It refuses names another
+// group's process, kept or added, has: group a of two processes runs a-1,
+// and so would group a-1 of one.
+func (s *Sim) addedProcesses(groups []ProcessGroup, next map[string]ProcessGroup) ([]*process, error) {
+	type slot struct {
+		group string
+		n     int
+	}
+	owner := map[string]string{}
+	kept := map[slot]bool{}
+	for _, id := range s.procIDs {
+		p := s.procs[id]
+		if g, ok := next[p.group]; ok && (g.Stopped || p.index <= g.processesPerPod()) {
+			owner[id] = p.group
+			kept[slot{p.group, p.index}] = true
+		}
+	}
+	var out []*process
+	for _, g := range groups {
+		for n := 1; !g.Stopped && n <= g.processesPerPod(); n++ {
+			if kept[slot{g.ID, n}] {
+				continue
+			}
+			id := fdb.ProcessID(g.ID, n, g.processesPerPod())
+			if other, taken := owner[id]; taken {
+				return nil, errors.Errorf("groups %q and %q would both run process %q", other, g.ID, id)
+			}
+			owner[id] = g.ID
+			out = append(out, &process{id: id, group: g.ID, index: n, downSince: s.now})
+		}
+	}
+	return out, nil
 }
 
 func validateGroup(g ProcessGroup) error {
@@ -311,7 +349,7 @@ func (s *Sim) stopFor(d time.Duration, keep func(p *process) bool) int {
 	return n
 }
 
-// CrashProcess crashes one process (by process ID, <group>-<n>); it
+// CrashProcess crashes one process (by process ID, see SetProcessGroups); it
 // restarts with its data after downFor.
 func (s *Sim) CrashProcess(processID string, downFor time.Duration) error {
 	s.lock()

@@ -28,9 +28,11 @@ func replaceStorage(t *testing.T, c *fdbtest.Cluster, rng *rand.Rand, rounds, ba
 	next := 100
 	for range rounds {
 		var storage []string
+		perPod := map[string]int{}
 		for _, g := range c.Groups {
 			if g.Class == sim.ClassStorage {
 				storage = append(storage, g.ID)
+				perPod[g.ID] = g.ProcessesPerPod
 			}
 		}
 		rng.Shuffle(len(storage), func(i, j int) { storage[i], storage[j] = storage[j], storage[i] })
@@ -48,7 +50,8 @@ func replaceStorage(t *testing.T, c *fdbtest.Cluster, rng *rand.Rand, rounds, ba
 		}
 		for waited := time.Duration(0); ; {
 			if rng.IntN(4) == 0 {
-				crash := storage[batch+rng.IntN(len(storage)-batch)] + "-1"
+				id := storage[batch+rng.IntN(len(storage)-batch)]
+				crash := fdb.ProcessID(id, 1, perPod[id])
 				if err := c.Sim.CrashProcess(crash, time.Duration(1+rng.IntN(20))*time.Second); err != nil {
 					t.Fatal(err)
 				}

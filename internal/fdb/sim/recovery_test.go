@@ -116,7 +116,8 @@ func TestRecoveryCounting(t *testing.T) {
 		},
 		"CrashMaster": {
 			op: func(t *testing.T, c *fdbtest.Cluster) error {
-				return c.Sim.CrashProcess(holderOf(t, c, fdb.RoleMaster)+"-1", time.Minute)
+				// The master's pod runs one process, named after its group.
+				return c.Sim.CrashProcess(holderOf(t, c, fdb.RoleMaster), time.Minute)
 			},
 			want: 1,
 		},
