@@ -314,6 +314,8 @@ func TestBadInputRejected(t *testing.T) {
 		"ClusterUsableRegions3":       {"Cluster", set(int64(3), at("databaseConfiguration", "usableRegions")...), []string{"spec.forProvider.databaseConfiguration.usableRegions"}},
 		"ClusterBadTargetNamespace":   {"Cluster", set("Not_A_Namespace", at("targetNamespace")...), []string{"spec.forProvider.targetNamespace"}},
 		"ClusterStuckRemovalTooShort": {"Cluster", set(int64(10), at("automation", "stuckRemovalSeconds")...), []string{"spec.forProvider.automation.stuckRemovalSeconds", "greater than or equal to 60"}},
+		"ClusterBadGroupToReplace":    {"Cluster", set([]any{"Storage 3"}, at("processGroupsToReplace")...), []string{"spec.forProvider.processGroupsToReplace[0]", "should match"}},
+		"ClusterDetectionTooShort":    {"Cluster", set(int64(5), at("automation", "failureDetectionTimeSeconds")...), []string{"spec.forProvider.automation.failureDetectionTimeSeconds", "greater than or equal to 60"}},
 		"ClusterBadManagementPolicy": {"Cluster", set([]any{"Destroy"}, "spec", "managementPolicies"),
 			[]string{"spec.managementPolicies"}},
 		"ProcessGroupBadClass":       {"ProcessGroup", set("coordinator", at("processClass")...), []string{"spec.forProvider.processClass", "Unsupported value"}},
@@ -396,8 +398,8 @@ func TestPrinterColumns(t *testing.T) {
 	testenv.Require(t, env)
 	managed := []string{"READY", "SYNCED", "EXTERNAL-NAME"}
 	cases := map[string][]string{
-		"clusters.foundationdb.m.crossplane.io":      append(managed, "VERSION", "AVAILABLE", "FAULT TOLERANCE", "PROCESS GROUPS", "AGE"),
-		"processgroups.foundationdb.m.crossplane.io": append(managed, "CLASS", "ADDRESS", "EXCLUDED", "AGE"),
+		"clusters.foundationdb.m.crossplane.io":      append(managed, "VERSION", "AVAILABLE", "FAULT TOLERANCE", "PROCESS GROUPS", "REPLACING", "AGE"),
+		"processgroups.foundationdb.m.crossplane.io": append(managed, "CLASS", "ADDRESS", "EXCLUDED", "REPLACING", "AGE"),
 		"backups.foundationdb.m.crossplane.io":       append(managed, "STATE", "RESTORABLE VERSION", "AGENTS", "AGE"),
 		"restores.foundationdb.m.crossplane.io":      append(managed, "STATE", "PROGRESS", "AGE"),
 		"safetypolicies.foundationdb.crossplane.io":  {"READY", "ENFORCEMENT", "ACTIONS", "AGE"},

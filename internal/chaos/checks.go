@@ -323,6 +323,9 @@ func (r *run) checkDisruptions(writes []write) {
 		if c == nil || c.GetDeletionTimestamp() != nil || pg == nil || pg.GetDeletionTimestamp() != nil {
 			continue // a removal or a teardown, not a disruption
 		}
+		if node, _ := prev.find(nodeKind, client.ObjectKey{Name: old.Spec.NodeName}).(*corev1.Node); node != nil && !workload.NodeReady(node) {
+			continue // a pod on a failed node, force-deleted (ForceDeletePod): already disrupted
+		}
 		domain := zoneOf(prev, old)
 		if domain == "" {
 			domain = "group/" + id

@@ -50,7 +50,9 @@ type Harness struct {
 	Backend connector.SimFDB
 	// Clock is the virtual time of every decision and of the simulator.
 	// While Flow(true), it passes 20 s every 20 ms of wall time.
-	Clock   *clocktesting.FakeClock
+	Clock *clocktesting.FakeClock
+	// Nodes stand in for the scheduler and kubelets; SetReady fails a node.
+	Nodes   *testenv.Nodes
 	flowing atomic.Bool
 }
 
@@ -93,7 +95,7 @@ func Start(env *testenv.Env) (*Harness, error) {
 		return nil, err
 	}
 	go func() { _ = mgr.Start(ctx) }()
-	if _, err := testenv.StartNodes(ctx, env.Client, Zones, 2); err != nil {
+	if h.Nodes, err = testenv.StartNodes(ctx, env.Client, Zones, 2); err != nil {
 		return nil, err
 	}
 	cpc := &v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "default"},

@@ -16,6 +16,15 @@ import (
 // ZoneLabel is the node label the test nodes carry their zone in.
 const ZoneLabel = "topology.kubernetes.io/zone"
 
+// NodeLocalStorageClass is the storage class of volumes that live on one
+// node (local PersistentVolumes); claims of any other class follow their
+// pod anywhere, like network volumes.
+const NodeLocalStorageClass = "node-local"
+
+// SelectedNode is the claim annotation naming the node a node-local volume
+// lives on.
+const SelectedNode = "volume.kubernetes.io/selected-node"
+
 // Nodes stands in for the kube-scheduler and the kubelets, which envtest
 // does not run. It is a test helper, not a simulation of either: every
 // period it
@@ -30,7 +39,11 @@ const ZoneLabel = "topology.kubernetes.io/zone"
 //     either; see readyDeployments).
 //
 // Pods on a node marked NotReady with SetReady stay as they are, like pods
-// on a node that lost its kubelet.
+// on a node that lost its kubelet. A claim of storage class
+// NodeLocalStorageClass is bound to the node its first pod lands on (the
+// annotation SelectedNode records it, as the scheduler does for volumes
+// that wait for their first consumer); every later pod that mounts it
+// binds only to that node, and stays Pending while it is not Ready.
 type Nodes struct {
 	c      client.Client
 	period time.Duration
@@ -191,9 +204,10 @@ func (n *Nodes) readyDeployments(ctx context.Context) error {
 }
 
 func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, ready map[string]*corev1.Node) {
+	local, pinned := n.localClaims(ctx, p)
 	var fits []string
 	for _, node := range nodes {
-		if ready[node.Name] != nil && matches(p.Spec.NodeSelector, node.Labels) {
+		if ready[node.Name] != nil && matches(p.Spec.NodeSelector, node.Labels) && (pinned == "" || pinned == node.Name) {
 			fits = append(fits, node.Name)
 		}
 	}
@@ -204,10 +218,41 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 	target := fits[n.rr%len(fits)]
 	n.rr++
 	n.mu.Unlock()
+	for _, pvc := range local {
+		if pvc.Annotations[SelectedNode] == "" {
+			metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, SelectedNode, target)
+			if err := n.c.Update(ctx, pvc); err != nil {
+				return // retried next period
+			}
+		}
+	}
 	_ = n.c.SubResource("binding").Create(ctx, p, &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: target},
 	})
+}
+
+// localClaims are the node-local claims pod p mounts, and the node one of
+// them already lives on ("" when none does).
+func (n *Nodes) localClaims(ctx context.Context, p *corev1.Pod) ([]*corev1.PersistentVolumeClaim, string) {
+	var out []*corev1.PersistentVolumeClaim
+	pinned := ""
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		pvc := &corev1.PersistentVolumeClaim{}
+		if err := n.c.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}, pvc); err != nil {
+			continue
+		}
+		if pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == NodeLocalStorageClass {
+			out = append(out, pvc)
+			if node := pvc.Annotations[SelectedNode]; node != "" {
+				pinned = node
+			}
+		}
+	}
+	return out, pinned
 }
 
 func (n *Nodes) start(ctx context.Context, p *corev1.Pod, node *corev1.Node) {

@@ -161,16 +161,22 @@ func MonitorConf(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, processesPerP
 	return b.String()
 }
 
+// Density is a monitor configuration: pods of Class running Processes
+// processes each.
+type Density struct {
+	Class     v1alpha1.ProcessClass
+	Processes int
+}
+
 // ConfigMap is the cluster's ConfigMap: the cluster file (once there is a
-// connection string) and a monitor configuration per class and density in
-// use.
-func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[v1alpha1.ProcessClass]int) *corev1.ConfigMap {
+// connection string) and a monitor configuration per density in use.
+func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[Density]bool) *corev1.ConfigMap {
 	data := map[string]string{}
 	if connectionString != "" {
 		data[KeyClusterFile] = connectionString
 	}
-	for class, n := range densities {
-		data[fmt.Sprintf(keyMonitorConf, class, n)] = MonitorConf(c, class, n)
+	for d := range densities {
+		data[fmt.Sprintf(keyMonitorConf, d.Class, d.Processes)] = MonitorConf(c, d.Class, d.Processes)
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
@@ -178,13 +184,13 @@ func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[v1alp
 	}
 }
 
-// Densities returns the processes per pod of each class in the cluster's
-// spec: storage pods run storageServersPerPod processes, others one.
-func Densities(c *v1alpha1.Cluster) map[v1alpha1.ProcessClass]int {
-	out := map[v1alpha1.ProcessClass]int{}
+// Densities returns the densities of the cluster's spec: storage pods run
+// storageServersPerPod processes, others one.
+func Densities(c *v1alpha1.Cluster) map[Density]bool {
+	out := map[Density]bool{}
 	for class, n := range c.Spec.ForProvider.ProcessCounts.ByClass() {
 		if n > 0 {
-			out[class] = ProcessesPerPod(c, class)
+			out[Density{class, ProcessesPerPod(c, class)}] = true
 		}
 	}
 	return out
@@ -296,4 +302,15 @@ func SpecHash(spec corev1.PodSpec) string {
 	raw, _ := json.Marshal(spec) // a PodSpec always marshals
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:8])
+}
+
+// NodeReady reports whether a node's Ready condition is True; a node
+// without one, or whose kubelet stopped reporting (Unknown), is not Ready.
+func NodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

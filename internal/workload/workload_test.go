@@ -294,3 +294,22 @@ func TestMonitorConfProcessIDs(t *testing.T) {
 		})
 	}
 }
+
+func TestNodeReady(t *testing.T) {
+	cases := map[string]struct {
+		conditions []corev1.NodeCondition
+		want       bool
+	}{
+		"Ready":         {conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}, want: true},
+		"NotReady":      {conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}},
+		"KubeletSilent": {conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown}}},
+		"NoCondition":   {conditions: []corev1.NodeCondition{{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, NodeReady(&corev1.Node{Status: corev1.NodeStatus{Conditions: tc.conditions}})); diff != "" {
+				t.Errorf("NodeReady: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}

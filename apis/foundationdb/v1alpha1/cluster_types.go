@@ -186,10 +186,12 @@ type AutomationOptions struct {
 	// +kubebuilder:validation:Minimum=0
 	MinimumUptimeSecondsForBounce int `json:"minimumUptimeSecondsForBounce,omitempty"`
 
-	// StuckRemovalSeconds is how long a process group's removal may be in
-	// flight (e.g. its pod stuck on a dead node) before the inclusion of
-	// other, finished removals stops waiting for it. Inclusions wait so
-	// that one batch costs one recovery.
+	// StuckRemovalSeconds is how long the processes of a process group
+	// being removed may have not reported (e.g. its pod stuck on a dead
+	// node) before the inclusion of other, finished removals stops waiting
+	// for it. Inclusions wait so that one batch costs one recovery; a
+	// removal whose processes report is draining and is always waited
+	// for.
 	// +optional
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=60
@@ -254,6 +256,17 @@ type ClusterParameters struct {
 	// +optional
 	// +kubebuilder:default={}
 	Automation AutomationOptions `json:"automation,omitempty"`
+
+	// ProcessGroupsToReplace are the IDs of process groups to replace: a
+	// new group of the same class is created first, then the old one is
+	// excluded, drained and removed. Idempotent: an ID stays here after
+	// its group is gone and is never given to a new group.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9_]+(-[a-z0-9_]+)*$`
+	// +kubebuilder:validation:items:MaxLength=63
+	ProcessGroupsToReplace []string `json:"processGroupsToReplace,omitempty"`
 }
 
 // ClusterHealth is the health FoundationDB reports.
@@ -281,6 +294,9 @@ type ProcessGroupCounts struct {
 	// Removing process groups (being excluded or deleted).
 	// +optional
 	Removing int `json:"removing,omitempty"`
+	// Replacing process groups: marked for replacement and not gone yet.
+	// +optional
+	Replacing int `json:"replacing,omitempty"`
 }
 
 // ClusterObservation is the observed state of a FoundationDB cluster.
@@ -359,6 +375,7 @@ type ClusterStatus struct {
 // +kubebuilder:printcolumn:name="AVAILABLE",type="boolean",JSONPath=".status.atProvider.health.available"
 // +kubebuilder:printcolumn:name="FAULT TOLERANCE",type="integer",JSONPath=".status.atProvider.health.faultTolerance"
 // +kubebuilder:printcolumn:name="PROCESS GROUPS",type="integer",JSONPath=".status.atProvider.processGroups.total"
+// +kubebuilder:printcolumn:name="REPLACING",type="integer",JSONPath=".status.atProvider.processGroups.replacing"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,foundationdb}
 type Cluster struct {

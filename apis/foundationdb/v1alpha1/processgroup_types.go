@@ -129,6 +129,7 @@ type ProcessGroupStatus struct {
 // +kubebuilder:printcolumn:name="CLASS",type="string",JSONPath=".spec.forProvider.processClass"
 // +kubebuilder:printcolumn:name="ADDRESS",type="string",JSONPath=".status.atProvider.addresses[0]"
 // +kubebuilder:printcolumn:name="EXCLUDED",type="boolean",JSONPath=".status.atProvider.excluded"
+// +kubebuilder:printcolumn:name="REPLACING",type="string",JSONPath=".metadata.annotations.foundationdb\\.crossplane\\.io/replacement"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,foundationdb}
 type ProcessGroup struct {
@@ -156,6 +157,21 @@ func (pg *ProcessGroup) ID() string {
 	}
 	return pg.GetName()
 }
+
+// Annotations of a ProcessGroup about its replacement.
+const (
+	// AnnotationReplace, set to "true" by a user, asks for the group to be
+	// replaced, like listing it in the Cluster's processGroupsToReplace.
+	AnnotationReplace = "foundationdb.crossplane.io/replace"
+	// AnnotationReplacement is set by the Cluster controller once it
+	// started replacing the group (the ReplaceProcessGroup gate allowed
+	// it); its value is why. A group carrying it no longer counts towards
+	// its class: a new group takes its place, then it is removed.
+	AnnotationReplacement = "foundationdb.crossplane.io/replacement"
+)
+
+// Replacing reports whether the Cluster started replacing the group.
+func (pg *ProcessGroup) Replacing() bool { return pg.GetAnnotations()[AnnotationReplacement] != "" }
 
 // externalNameAnnotation is crossplane-runtime's external-name annotation.
 const externalNameAnnotation = "crossplane.io/external-name"

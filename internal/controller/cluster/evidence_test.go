@@ -166,15 +166,25 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 		}
 	})
 	t.Run("StuckRemovalDoesNotBlockInclusions", func(t *testing.T) {
-		// The group records when its removal started by the provider's
-		// clock; the API server's deletion timestamp (removing sets one in
-		// 1970) is on another clock and does not count.
+		// The group records since when its processes have not reported
+		// by the provider's clock (its MissingProcesses condition): a
+		// removal stuck that long (a pod on a dead node) no longer holds
+		// the batch back; one draining (reporting) or finishing (stopped
+		// reporting moments ago) does, however long it has been removed.
+		now := func(_ *v1alpha1.Cluster, o *observation) { o.now = time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC) }
 		since := func(d time.Duration) mutation {
 			return func(_ *v1alpha1.Cluster, o *observation) {
 				groupNamed(o, "storage-4").Status.AtProvider.RemovalTime = ptr.To(metav1.NewTime(o.now.Add(-d)))
 			}
 		}
-		now := func(_ *v1alpha1.Cluster, o *observation) { o.now = time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC) }
+		missingFor := func(d time.Duration) mutation {
+			return func(cr *v1alpha1.Cluster, o *observation) {
+				notReporting("storage-4")(cr, o)
+				pg := groupNamed(o, "storage-4")
+				pg.Status.AtProvider.ProcessGroupConditions = append(pg.Status.AtProvider.ProcessGroupConditions,
+					v1alpha1.ProcessGroupCondition{Type: v1alpha1.MissingProcesses, Since: metav1.NewTime(o.now.Add(-d))})
+			}
+		}
 		stuckAfter := func(seconds int) mutation {
 			return func(cr *v1alpha1.Cluster, _ *observation) {
 				cr.Spec.ForProvider.Automation.StuckRemovalSeconds = seconds
@@ -185,10 +195,12 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 			include bool
 		}{
 			"JustStarted":                       {removal: []mutation{removing("storage-4")}},
-			"InFlightForAMinute":                {removal: []mutation{removing("storage-4"), since(time.Minute)}},
-			"StuckForTenMinutes":                {removal: []mutation{removing("storage-4"), since(10 * time.Minute)}, include: true},
-			"InFlightBelowTheClustersThreshold": {removal: []mutation{removing("storage-4"), since(10 * time.Minute), stuckAfter(3600)}},
-			"StuckPastTheClustersThreshold":     {removal: []mutation{removing("storage-4"), since(time.Hour), stuckAfter(3600)}, include: true},
+			"DrainingForADay":                   {removal: []mutation{removing("storage-4"), since(24 * time.Hour)}},
+			"FinishingNow":                      {removal: []mutation{removing("storage-4"), since(time.Hour), missingFor(time.Second)}},
+			"NotReportingSinceUnknown":          {removal: []mutation{removing("storage-4"), since(time.Hour), notReporting("storage-4")}},
+			"StuckForTenMinutes":                {removal: []mutation{removing("storage-4"), missingFor(10 * time.Minute)}, include: true},
+			"InFlightBelowTheClustersThreshold": {removal: []mutation{removing("storage-4"), missingFor(10 * time.Minute), stuckAfter(3600)}},
+			"StuckPastTheClustersThreshold":     {removal: []mutation{removing("storage-4"), missingFor(time.Hour), stuckAfter(3600)}, include: true},
 		} {
 			cr, o := observed(5, append([]mutation{now, excluded(instance("storage-9"))}, tc.removal...)...)
 			got := includeStep(cr, o)

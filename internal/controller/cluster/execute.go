@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -19,6 +20,7 @@ const (
 	errZoneNotReady    = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
 	errDeleteGroup     = "cannot delete ProcessGroup"
 	errUpdateGroup     = "cannot update ProcessGroup"
+	errForceDeletePod  = "cannot force-delete pod"
 	errConfigure       = "cannot configure the database"
 	errExclude         = "cannot exclude process groups"
 	errInclude         = "cannot include process groups"
@@ -41,6 +43,22 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 			if err := client.IgnoreAlreadyExists(e.Kube.Create(ctx, pg.DeepCopy())); err != nil {
 				return errors.Wrap(err, errCreateGroup)
 			}
+		}
+		return nil
+	case kindForceDeletePods:
+		for _, pod := range s.Pods {
+			err := e.session.Target.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &pod.UID})
+			if client.IgnoreNotFound(err) != nil {
+				return errors.Wrap(err, errForceDeletePod)
+			}
+		}
+		return nil
+	case kindMarkReplacements:
+		for _, pg := range s.Groups {
+			if err := e.Kube.Update(ctx, pg); err != nil {
+				return errors.Wrap(err, errUpdateGroup)
+			}
+			e.Record.Event(pg, event.Normal(reasonReplacing, "the Cluster is replacing this group: "+pg.GetAnnotations()[v1alpha1.AnnotationReplacement]))
 		}
 		return nil
 	case kindSyncPolicies:

@@ -33,7 +33,9 @@ type observation struct {
 	// or it could not be read (statusErr says why).
 	status    *fdb.Status
 	statusErr error
-	// zones are the fault domains of the target cluster's Ready nodes.
+	// nodes are the target cluster's nodes by name; zones the fault
+	// domains of the Ready ones.
+	nodes map[string]*corev1.Node
 	zones []string
 	// configMap is the data of the cluster's ConfigMap; nil when there is
 	// none.
@@ -75,9 +77,15 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	if o.groups, err = managedkind.Groups(ctx, e.Kube, cr.GetNamespace(), cr.GetName()); err != nil {
 		return nil, err
 	}
-	if o.zones, err = readyZones(ctx, e.session.Target, cr); err != nil {
-		return nil, err
+	nodes := &corev1.NodeList{}
+	if err := e.session.Target.List(ctx, nodes); err != nil {
+		return nil, errors.Wrap(err, errListNodes)
 	}
+	o.nodes = make(map[string]*corev1.Node, len(nodes.Items))
+	for i := range nodes.Items {
+		o.nodes[nodes.Items[i].Name] = &nodes.Items[i]
+	}
+	o.zones = zonesOf(cr, nodes.Items)
 	pods := &corev1.PodList{}
 	if err := e.session.Target.List(ctx, pods, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
 		return nil, errors.Wrap(err, errListPods)
@@ -100,25 +108,21 @@ func readyZones(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster)
 	if err := target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
+	return zonesOf(cr, nodes.Items), nil
+}
+
+// zonesOf are the fault domains of the Ready nodes, sorted.
+func zonesOf(cr *v1alpha1.Cluster, nodes []corev1.Node) []string {
 	seen := map[string]bool{}
 	var zones []string
-	for _, n := range nodes.Items {
-		if z := n.Labels[workload.FaultDomainKey(cr)]; z != "" && nodeReady(&n) && !seen[z] {
+	for _, n := range nodes {
+		if z := n.Labels[workload.FaultDomainKey(cr)]; z != "" && workload.NodeReady(&n) && !seen[z] {
 			seen[z] = true
 			zones = append(zones, z)
 		}
 	}
 	sort.Strings(zones)
-	return zones, nil
-}
-
-func nodeReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	return zones
 }
 
 // nextGrant is the disruption grant the Cluster holds after this reconcile
@@ -231,6 +235,9 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 		}
 		if deleting(pg) {
 			at.ProcessGroups.Removing++
+		}
+		if pg.Replacing() {
+			at.ProcessGroups.Replacing++
 		}
 	}
 	if s := o.status; s != nil {

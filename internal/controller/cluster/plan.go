@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -44,9 +45,11 @@ const (
 	kindWait               kind = "Wait"
 	kindSyncPolicies       kind = "SyncPolicies"
 	kindWriteConfigMap     kind = "WriteConfigMap"
+	kindForceDeletePods    kind = "ForceDeletePods"
 	kindCreateGroups       kind = "CreateGroups"
 	kindFirstCoordinators  kind = "FirstCoordinators"
 	kindConfigureNew       kind = "ConfigureNew"
+	kindMarkReplacements   kind = "MarkReplacements"
 	kindRemoveGroups       kind = "RemoveGroups"
 	kindChangeCoordinators kind = "ChangeCoordinators"
 	kindExclude            kind = "Exclude"
@@ -64,6 +67,8 @@ type clusterStep struct {
 	ConfigMap map[string]string
 	// Groups are the ProcessGroups to create, update or delete.
 	Groups []*v1alpha1.ProcessGroup
+	// Pods are the pods to force-delete (ForceDeletePods).
+	Pods []*corev1.Pod
 	// Addresses are what to exclude, include or kill, or the new
 	// coordinators.
 	Addresses []fdb.ProcessAddress
@@ -85,15 +90,18 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // first consideration that calls for a step wins. The order matters: the
 // groups' management policies follow the Cluster's first, so that no group
 // deletes what the Cluster would orphan; the ConfigMap before pods that
-// mount it; groups before coordinators;
-// coordinators before `configure new`; coordinators move off groups being
-// removed before those are excluded; inclusions once no removal is in
-// flight, as one batch; last, waits while groups are being removed or a
+// mount it; pods on failed nodes go at once, so that they reschedule;
+// groups before coordinators; coordinators before `configure new`;
+// replacements are marked, then created (as missing groups), then the
+// replaced groups removed; coordinators move off groups being removed
+// before those are excluded; inclusions once no removal is in flight, as
+// one batch; last, waits while groups are being removed or replaced or a
 // fault domain recreates its pods under the disruption grant.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
-		removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep, removalStep, disruptionStep,
+		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
+		replaceStep, retireStep, removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
+		removalStep, replacementStep, disruptionStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s
@@ -127,11 +135,13 @@ func policiesStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 }
 
 // densities are the monitor configurations the ConfigMap must hold: those
-// of the spec and those of the existing groups.
-func densities(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) map[v1alpha1.ProcessClass]int {
+// of the spec and those of the existing groups, so that during a density
+// migration old and new pods both find theirs; one no pod uses any more
+// goes.
+func densities(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) map[workload.Density]bool {
 	out := workload.Densities(cr)
 	for _, pg := range groups {
-		out[pg.Spec.ForProvider.ProcessClass] = max(pg.Spec.ForProvider.ProcessesPerPod, 1)
+		out[workload.Density{Class: pg.Spec.ForProvider.ProcessClass, Processes: max(pg.Spec.ForProvider.ProcessesPerPod, 1)}] = true
 	}
 	return out
 }
@@ -152,11 +162,12 @@ func configMapStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
-// active returns the groups of a class whose removal has not begun.
+// active returns the groups of a class that count towards it: neither
+// being removed nor being replaced.
 func (o *observation) active(class v1alpha1.ProcessClass) []*v1alpha1.ProcessGroup {
 	var out []*v1alpha1.ProcessGroup
 	for i := range o.groups {
-		if pg := &o.groups[i]; pg.Spec.ForProvider.ProcessClass == class && !deleting(pg) {
+		if pg := &o.groups[i]; pg.Spec.ForProvider.ProcessClass == class && !deleting(pg) && !pg.Replacing() {
 			out = append(out, pg)
 		}
 	}
@@ -169,7 +180,12 @@ func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		// ID is known to be free.
 		return wait("cannot choose IDs for new process groups: the exclusion list could not be read")
 	}
+	// IDs asked to be replaced stay in the spec after their groups are
+	// gone: a new group under one of them would be replaced at once.
 	taken := map[string]bool{}
+	for _, id := range cr.Spec.ForProvider.ProcessGroupsToReplace {
+		taken[id] = true
+	}
 	for i := range o.groups {
 		taken[groupID(&o.groups[i])] = true
 	}
@@ -487,9 +503,12 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 
 // includeStep includes, in one batch, the exclusions of groups that no
 // longer exist, once no other removal is in flight, or every one in flight
-// has been for the Cluster's stuckRemovalSeconds (e.g. a pod stuck on a
-// dead node): batching saves recoveries, but a stuck removal must not hold
-// the others back.
+// is stuck: its processes have not reported for the Cluster's
+// stuckRemovalSeconds (e.g. a pod on a dead node, waiting for the data to
+// heal without it). Batching saves recoveries, but a stuck
+// removal must not hold the others back; one whose processes report is
+// draining, however long that takes (a density migration drains every
+// storage group at once).
 // While it waits, the cluster is not up to date, and the wait says why.
 func includeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.configured() {
@@ -533,17 +552,26 @@ func stuckRemoval(cr *v1alpha1.Cluster) time.Duration {
 	return 10 * time.Minute
 }
 
-// removalsInFlight are the IDs of the groups being removed for less than
-// stuck, as the group recorded when its removal started (by the
-// provider's clock); one not recorded yet has just started.
+// removalsInFlight are the IDs of the groups being removed that are not
+// stuck: stuck is a removal whose processes have not reported for stuck, as
+// the group recorded (its MissingProcesses condition, by the provider's
+// clock). One draining reports; one finishing stopped reporting moments
+// ago.
 func (o *observation) removalsInFlight(stuck time.Duration) []string {
+	reporting := map[string]bool{}
+	if o.status != nil {
+		for _, p := range o.status.Cluster.Processes {
+			reporting[p.Locality.InstanceID] = true
+		}
+	}
 	var out []string
 	for i := range o.groups {
 		pg := &o.groups[i]
 		if !deleting(pg) {
 			continue
 		}
-		if since := pg.Status.AtProvider.RemovalTime; since == nil || o.now.Sub(since.Time) < stuck {
+		missing := slices.IndexFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == v1alpha1.MissingProcesses })
+		if reporting[groupID(pg)] || missing < 0 || o.now.Sub(pg.Status.AtProvider.ProcessGroupConditions[missing].Since.Time) < stuck {
 			out = append(out, groupID(pg))
 		}
 	}

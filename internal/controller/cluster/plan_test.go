@@ -151,7 +151,7 @@ func unavailable() mutation {
 func noDatabase() mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		o.status, o.database, o.clusterFile = nil, false, ""
-		o.configMap = workload.ConfigMap(cr, "", map[v1alpha1.ProcessClass]int{v1alpha1.ProcessClassStorage: 1}).Data
+		o.configMap = workload.ConfigMap(cr, "", map[workload.Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 1}: true}).Data
 	}
 }
 
@@ -267,9 +267,9 @@ func regrant() mutation {
 // cluster file cs and one-process pods of the classes.
 func monitorConfigMap(cs string, classes ...v1alpha1.ProcessClass) map[string]string {
 	cr, _ := converged(0)
-	d := map[v1alpha1.ProcessClass]int{}
+	d := map[workload.Density]bool{}
 	for _, c := range classes {
-		d[c] = 1
+		d[workload.Density{Class: c, Processes: 1}] = true
 	}
 	return workload.ConfigMap(cr, cs, d).Data
 }

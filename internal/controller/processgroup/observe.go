@@ -127,7 +127,7 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 	add(o.pod != nil && o.pod.Status.Phase == corev1.PodFailed, v1alpha1.PodFailing)
 	add(o.pod != nil && o.pod.DeletionTimestamp != nil, v1alpha1.ResourcesTerminating)
 	add(o.pod != nil && o.pod.Annotations[workload.AnnotationSpec] != o.want.Annotations[workload.AnnotationSpec], v1alpha1.IncorrectPodSpec)
-	add(o.node != nil && !nodeReady(o.node), v1alpha1.NodeNotReady)
+	add(o.node != nil && !workload.NodeReady(o.node), v1alpha1.NodeNotReady)
 	// A group is missing processes from its creation until they report,
 	// whatever its pod's phase; without a status that cannot be told, and
 	// the condition stays as it was.
@@ -152,15 +152,6 @@ func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditi
 func (e *external) commandLine(pg *v1alpha1.ProcessGroup, o *observation, p fdb.Process) string {
 	return workload.ProcessCommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, workload.ProcessNumber(o.id, p.Locality.ProcessID),
 		pg.Spec.ForProvider.ProcessesPerPod, o.pod.Status.PodIP, o.zone(workload.FaultDomainKey(e.cluster)))
-}
-
-func nodeReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // atProvider is the observed state of the group; conditions keep the time

@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -23,18 +24,38 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // Setup adds a controller that reconciles ProcessGroups. The groups of a
 // Cluster are also reconciled when what they need of it changes (see
-// clusterChanged), not on its every status write.
+// clusterChanged), not on its every status write; and a group when its pod
+// in the control plane's own cluster is deleted (e.g. force-deleted on a
+// failed node), so that it is recreated at once. Groups whose target is
+// another cluster notice at their next poll.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{},
 		connect,
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())),
-				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }}))
+				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }})).
+				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOfPod),
+					builder.WithPredicates(predicate.Funcs{
+						CreateFunc:  func(event.CreateEvent) bool { return false },
+						UpdateFunc:  func(event.UpdateEvent) bool { return false },
+						GenericFunc: func(event.GenericEvent) bool { return false },
+					}))
 		})
+}
+
+// groupOfPod maps a pod the provider made to its ProcessGroup: the group
+// has the pod's name, in the pod's namespace unless the Cluster sends its
+// pods to another (then no group matches and nothing happens).
+func groupOfPod(_ context.Context, o client.Object) []reconcile.Request {
+	if o.GetLabels()[workload.LabelManagedBy] != workload.ManagedBy || o.GetLabels()[workload.LabelProcessGroup] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}
 }
 
 // clusterChanged reports whether a Cluster changed in what its groups act

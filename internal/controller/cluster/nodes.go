@@ -1,0 +1,65 @@
+package cluster
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+const reasonForceDeleted event.Reason = "ForceDeletedPods"
+
+// failedNodeStep force-deletes (grace period 0), in one step, the cluster's
+// pods on the first node (by name) that is not Ready, so that they
+// reschedule now instead of after Kubernetes' eviction timeout (300 s by
+// default); a pod whose volume cannot follow (a node-local volume) stays
+// Pending until its group is replaced. It is level-triggered: a provider
+// that starts while a node is down acts too. Gated as ForceDeletePod with
+// what the default policy needs: the node is not Ready, and how many of the
+// pods' processes still report in this reconcile's status (a node cut off
+// from Kubernetes but not from FoundationDB still runs them).
+func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+	byNode := map[string][]*corev1.Pod{}
+	for _, pod := range o.pods {
+		if n := o.nodes[pod.Spec.NodeName]; n != nil && !workload.NodeReady(n) {
+			byNode[n.Name] = append(byNode[n.Name], pod)
+		}
+	}
+	if len(byNode) == 0 {
+		return nil
+	}
+	node := slices.Sorted(maps.Keys(byNode))[0]
+	pods := byNode[node]
+	slices.SortFunc(pods, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	var ids, names []string
+	for _, pod := range pods {
+		ids = append(ids, pod.Labels[workload.LabelProcessGroup])
+		names = append(names, pod.Name)
+	}
+	reporting := 0
+	if o.status != nil {
+		for _, p := range o.status.Cluster.Processes {
+			if slices.Contains(ids, p.Locality.InstanceID) {
+				reporting++
+			}
+		}
+	}
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonForceDeleted,
+			Message: fmt.Sprintf("force-deleted pods %s on NotReady node %s so that they reschedule", strings.Join(names, ", "), node),
+			Action: &policy.Action{Type: apiv1alpha1.ActionForceDeletePod, Targets: ids, Reason: "node " + node + " is not Ready",
+				Details: map[string]any{policy.DetailNodeReady: false, policy.DetailReportingProcesses: reporting}},
+		},
+		Kind: kindForceDeletePods, Pods: pods,
+	}
+}

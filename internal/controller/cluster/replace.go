@@ -1,0 +1,251 @@
+package cluster
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// Replacement is one mechanism, whatever asks for it (a user, a
+// misconfiguration that cannot be fixed in place, a failure that lasted
+// longer than the failure detection time):
+//
+//  1. replaceStep marks the groups (gated as ReplaceProcessGroup): the
+//     annotation v1alpha1.AnnotationReplacement records the decision and
+//     why. A marked group no longer counts towards its class.
+//  2. createGroupsStep creates the class's missing groups: the
+//     replacements, in zones that keep the spread.
+//  3. retireStep deletes the marked groups' ProcessGroups once the class has
+//     as many unmarked groups reporting as it wants. From there the removal
+//     flow of any group takes over: coordinators move off them, they are
+//     excluded in one batch within the class's exclusion budget, each is
+//     removed once the status proves it drained, and their exclusions are
+//     included in one batch.
+
+// Event reasons of replacement steps.
+const (
+	reasonReplacing event.Reason = "ReplacingProcessGroups"
+	reasonRetiring  event.Reason = "RemovingReplacedProcessGroups"
+)
+
+// defaultFailureDetection is automation.failureDetectionTimeSeconds when
+// the spec leaves it unset (the API's default).
+const defaultFailureDetection = 2 * time.Hour
+
+// failures are the group conditions that, held for the failure detection
+// time, get a group replaced.
+var failures = []v1alpha1.ProcessGroupConditionType{
+	v1alpha1.MissingPod, v1alpha1.MissingPVC, v1alpha1.MissingProcesses, v1alpha1.PodPending, v1alpha1.PodFailing, v1alpha1.NodeNotReady,
+}
+
+// replacement is why a group should be replaced; automatic is true when the
+// provider decides it on its own because the group failed.
+type replacement struct {
+	why       string
+	automatic bool
+}
+
+// failureDetection is how long a group must fail before it is replaced.
+func failureDetection(cr *v1alpha1.Cluster) time.Duration {
+	if s := cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds; s > 0 {
+		return time.Duration(s) * time.Second
+	}
+	return defaultFailureDetection
+}
+
+// needsReplacement says why group pg should be replaced, if it should:
+// asked for (the Cluster's processGroupsToReplace or the group's
+// AnnotationReplace), a density the group cannot change in place, or a
+// failure older than the failure detection time. A group that heals before
+// then is left alone.
+func needsReplacement(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, now time.Time) (replacement, bool) {
+	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
+	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
+		return replacement{why: "requested"}, true
+	}
+	if has, want := max(pg.Spec.ForProvider.ProcessesPerPod, 1), workload.ProcessesPerPod(cr, class); has != want {
+		return replacement{why: fmt.Sprintf("misconfigured: %d processes per pod, wants %d", has, want)}, true
+	}
+	var oldest *v1alpha1.ProcessGroupCondition
+	for i, c := range pg.Status.AtProvider.ProcessGroupConditions {
+		if slices.Contains(failures, c.Type) && (oldest == nil || c.Since.Before(&oldest.Since)) {
+			oldest = &pg.Status.AtProvider.ProcessGroupConditions[i]
+		}
+	}
+	if oldest != nil && now.Sub(oldest.Since.Time) >= failureDetection(cr) {
+		return replacement{why: fmt.Sprintf("failed: %s for %s", oldest.Type, now.Sub(oldest.Since.Time).Round(time.Second)), automatic: true}, true
+	}
+	return replacement{}, false
+}
+
+// replacing are the IDs of the groups being replaced.
+func (o *observation) replacing() []string {
+	var out []string
+	for i := range o.groups {
+		if o.groups[i].Replacing() {
+			out = append(out, groupID(&o.groups[i]))
+		}
+	}
+	return out
+}
+
+// replaceStep starts replacing, in one step, the groups of one class that
+// need it: those asked for or misconfigured all at once (a density
+// migration marks every storage group), else those that failed past the
+// failure detection time, as many as automation.maxConcurrentReplacements
+// leaves room for (0 turns automatic replacement off). It needs a
+// configured database: replacing ends in an exclusion.
+func replaceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !o.configured() {
+		return nil
+	}
+	inFlight := len(o.replacing())
+	limit := cr.Spec.ForProvider.Automation.MaxConcurrentReplacements
+	type batch struct {
+		ids  []string
+		whys []string
+	}
+	asked, failed := map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}
+	for i := range o.groups {
+		pg := &o.groups[i]
+		if deleting(pg) || pg.Replacing() {
+			continue
+		}
+		r, ok := needsReplacement(cr, pg, o.now)
+		if !ok {
+			continue
+		}
+		into := asked
+		if r.automatic {
+			into = failed
+		}
+		class := pg.Spec.ForProvider.ProcessClass
+		if into[class] == nil {
+			into[class] = &batch{}
+		}
+		into[class].ids = append(into[class].ids, groupID(pg))
+		into[class].whys = append(into[class].whys, r.why)
+	}
+	automatic := false
+	pick := asked
+	if len(asked) == 0 {
+		automatic, pick = true, failed
+	}
+	if len(pick) == 0 {
+		return nil
+	}
+	class := slices.Sorted(maps.Keys(pick))[0]
+	b := pick[class]
+	if automatic {
+		room := max(0, limit-inFlight)
+		if room == 0 {
+			return nil
+		}
+		b.ids, b.whys = b.ids[:min(room, len(b.ids))], b.whys[:min(room, len(b.whys))]
+	}
+	s := &clusterStep{
+		Step: step.Step{
+			Reason:  reasonReplacing,
+			Message: fmt.Sprintf("replacing %s process groups %s (%s)", class, strings.Join(b.ids, ", "), strings.Join(slices.Compact(slices.Clone(b.whys)), "; ")),
+			Action: &policy.Action{Type: apiv1alpha1.ActionReplaceProcessGroup, Targets: b.ids, ProcessClass: string(class), Reason: b.whys[0],
+				Details: map[string]any{
+					policy.DetailAutomatic:                 automatic,
+					policy.DetailReplacementsInFlight:      inFlight,
+					policy.DetailMaxConcurrentReplacements: limit,
+				}},
+		},
+		Kind: kindMarkReplacements,
+	}
+	for i, id := range b.ids {
+		pg := o.group(id).DeepCopy()
+		meta := pg.GetAnnotations()
+		if meta == nil {
+			meta = map[string]string{}
+		}
+		meta[v1alpha1.AnnotationReplacement] = b.whys[i]
+		pg.SetAnnotations(meta)
+		s.Groups = append(s.Groups, pg)
+	}
+	return s
+}
+
+// group is the observed group with ID id, nil when there is none.
+func (o *observation) group(id string) *v1alpha1.ProcessGroup {
+	for i := range o.groups {
+		if groupID(&o.groups[i]) == id {
+			return &o.groups[i]
+		}
+	}
+	return nil
+}
+
+// reportingActive counts the class's active groups whose processes report
+// in this reconcile's status and are not excluded.
+func (o *observation) reportingActive(class v1alpha1.ProcessClass) int {
+	if o.status == nil {
+		return 0
+	}
+	up := map[string]bool{}
+	for _, p := range o.status.Cluster.Processes {
+		if !p.Excluded {
+			up[p.Locality.InstanceID] = true
+		}
+	}
+	n := 0
+	for _, pg := range o.active(class) {
+		if up[groupID(pg)] {
+			n++
+		}
+	}
+	return n
+}
+
+// retireStep deletes the ProcessGroups of marked groups, all of one class
+// at once, once the class has as many active groups reporting as it wants:
+// their replacements are up. Their removal then follows the removal flow.
+func retireStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	want := cr.Spec.ForProvider.ProcessCounts.ByClass()
+	for _, class := range v1alpha1.ProcessClasses {
+		var old []*v1alpha1.ProcessGroup
+		var ids []string
+		for i := range o.groups {
+			if pg := &o.groups[i]; pg.Spec.ForProvider.ProcessClass == class && pg.Replacing() && !deleting(pg) {
+				old = append(old, pg)
+				ids = append(ids, groupID(pg))
+			}
+		}
+		if len(old) == 0 || o.reportingActive(class) < want[class] {
+			continue
+		}
+		return &clusterStep{
+			Step: step.Step{Reason: reasonRetiring, Message: fmt.Sprintf("removing replaced %s process groups %s: their replacements report", class, strings.Join(ids, ", "))},
+			Kind: kindRemoveGroups, Groups: old,
+		}
+	}
+	return nil
+}
+
+// replacementStep waits while marked groups wait for their replacements to
+// report.
+func replacementStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+	var waiting []string
+	for i := range o.groups {
+		if pg := &o.groups[i]; pg.Replacing() && !deleting(pg) {
+			waiting = append(waiting, groupID(pg))
+		}
+	}
+	if len(waiting) == 0 {
+		return nil
+	}
+	return wait("replacing process groups %s: waiting for their replacements to report", strings.Join(waiting, ", "))
+}

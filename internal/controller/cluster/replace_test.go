@@ -1,0 +1,258 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// planNow is the observation time of the replacement cases.
+var planNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// at sets the observation's time to planNow.
+func at() mutation { return func(_ *v1alpha1.Cluster, o *observation) { o.now = planNow } }
+
+// toReplace lists the IDs in the Cluster's processGroupsToReplace.
+func toReplace(ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.ProcessGroupsToReplace = ids }
+}
+
+// annotated sets an annotation on a group.
+func annotated(id, key, value string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		pg := groupNamed(o, id)
+		a := pg.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a[key] = value
+		pg.SetAnnotations(a)
+	}
+}
+
+// marked is a group the Cluster started replacing.
+func marked(id, why string) mutation { return annotated(id, v1alpha1.AnnotationReplacement, why) }
+
+// failing gives a group condition t since planNow minus age.
+func failing(id string, t v1alpha1.ProcessGroupConditionType, age time.Duration) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		pg := groupNamed(o, id)
+		pg.Status.AtProvider.ProcessGroupConditions = append(pg.Status.AtProvider.ProcessGroupConditions,
+			v1alpha1.ProcessGroupCondition{Type: t, Since: metav1.NewTime(planNow.Add(-age))})
+	}
+}
+
+// automation sets the Cluster's automatic replacement options.
+func automation(maxConcurrent, detectionSeconds int) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) {
+		cr.Spec.ForProvider.Automation.MaxConcurrentReplacements = maxConcurrent
+		cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = detectionSeconds
+	}
+}
+
+// density asks for n storage servers per pod.
+func density(n int) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.StorageServersPerPod = n }
+}
+
+// nodeDown puts the groups' pods on node name, which is not Ready.
+func nodeDown(name string, ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		if o.nodes == nil {
+			o.nodes = map[string]*corev1.Node{}
+		}
+		o.nodes[name] = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown}}}}
+		for _, id := range ids {
+			o.pods[workload.PodName(cr, id)].Spec.NodeName = name
+		}
+	}
+}
+
+// replacing is the step that marks groups of class storage.
+func replacing(automatic bool, inFlight, limit int, msg string, why []string, ids ...string) *clusterStep {
+	s := &clusterStep{
+		Step: step.Step{Reason: reasonReplacing, Message: msg,
+			Action: &policy.Action{Type: apiv1alpha1.ActionReplaceProcessGroup, Targets: ids, ProcessClass: "storage", Reason: why[0],
+				Details: map[string]any{policy.DetailAutomatic: automatic, policy.DetailReplacementsInFlight: inFlight, policy.DetailMaxConcurrentReplacements: limit}}},
+		Kind: kindMarkReplacements,
+	}
+	for i, id := range ids {
+		pg := refs(v1alpha1.ProcessClassStorage, id)[0]
+		pg.SetAnnotations(map[string]string{v1alpha1.AnnotationReplacement: why[i]})
+		s.Groups = append(s.Groups, pg)
+	}
+	return s
+}
+
+// compareMarks compares the replacement annotation of a step's groups too.
+var compareMarks = cmp.Transformer("marks", func(in []*v1alpha1.ProcessGroup) []string {
+	var out []string
+	for _, pg := range in {
+		out = append(out, pg.ID()+": "+pg.GetAnnotations()[v1alpha1.AnnotationReplacement])
+	}
+	return out
+})
+
+// TestPlanReplacements plans one step of the replacement flow per case.
+func TestPlanReplacements(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		mutate []mutation
+		want   *clusterStep
+	}{
+		"Requested": {
+			reason: "A group listed in processGroupsToReplace is marked, gated as a requested replacement.",
+			mutate: []mutation{toReplace("storage-2")},
+			want:   replacing(false, 0, 0, "replacing storage process groups storage-2 (requested)", []string{"requested"}, "storage-2"),
+		},
+		"RequestedByAnnotation": {
+			reason: "A group annotated replace=true is marked like one listed in the Cluster.",
+			mutate: []mutation{annotated("storage-4", v1alpha1.AnnotationReplace, "true"), automation(1, 7200)},
+			want:   replacing(false, 0, 1, "replacing storage process groups storage-4 (requested)", []string{"requested"}, "storage-4"),
+		},
+		"MarkedGetsItsReplacementFirst": {
+			reason: "A marked group no longer counts: its replacement is created first, in the emptiest zone.",
+			mutate: []mutation{toReplace("storage-2"), marked("storage-2", "requested")},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonCreateGroups, Message: "created storage process groups storage-6",
+					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-6"}, ProcessClass: "storage"}},
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-6@a"),
+			},
+		},
+		"ReplacedIDsAreNotReused": {
+			reason: "An ID asked to be replaced is never given to a new group, even after its group is gone.",
+			mutate: []mutation{toReplace("storage-6"), storage(6)},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonCreateGroups, Message: "created storage process groups storage-7",
+					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-7"}, ProcessClass: "storage"}},
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-7@a"),
+			},
+		},
+		"RetiredOnceTheReplacementReports": {
+			reason: "Once the class has as many unmarked groups reporting as it wants, the marked group's removal begins.",
+			mutate: []mutation{toReplace("storage-2"), marked("storage-2", "requested"), addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7")},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonRetiring, Message: "removing replaced storage process groups storage-2: their replacements report"},
+				Kind: kindRemoveGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-2@c"),
+			},
+		},
+		"RetireWaitsForTheReplacement": {
+			reason: "A replacement that does not report yet holds the old group's removal back, and the cluster says so.",
+			mutate: []mutation{toReplace("storage-2"), marked("storage-2", "requested"), addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7"), notReporting("storage-6")},
+			want:   waiting("replacing process groups storage-2: waiting for their replacements to report"),
+		},
+		"FailedPastDetection": {
+			reason: "A group failing longer than the failure detection time is replaced automatically.",
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-3", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-3 (failed: PodPending for 2h1m0s)",
+				[]string{"failed: PodPending for 2h1m0s"}, "storage-3"),
+		},
+		"FailedOldestConditionCounts": {
+			reason: "The oldest failure condition of a group is its failure time.",
+			mutate: []mutation{at(), automation(1, 600), failing("storage-3", v1alpha1.MissingProcesses, 5*time.Minute), failing("storage-3", v1alpha1.NodeNotReady, 11*time.Minute)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-3 (failed: NodeNotReady for 11m0s)",
+				[]string{"failed: NodeNotReady for 11m0s"}, "storage-3"),
+		},
+		"FailedNotYet": {
+			reason: "A group failing for less than the failure detection time is left alone: it may heal.",
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-3", v1alpha1.PodPending, time.Hour)},
+		},
+		"FailedNotAFailure": {
+			reason: "Conditions that are not failures (a drifted pod spec) never replace a group.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-3", v1alpha1.IncorrectPodSpec, time.Hour)},
+		},
+		"FailedWithAutomationOff": {
+			reason: "maxConcurrentReplacements 0 turns automatic replacement off.",
+			mutate: []mutation{at(), automation(0, 60), failing("storage-3", v1alpha1.PodPending, time.Hour)},
+		},
+		"FailedCutToTheLimit": {
+			reason: "Automatic replacements are cut to the room the concurrency limit leaves.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-3", v1alpha1.PodPending, time.Hour), failing("storage-4", v1alpha1.PodFailing, time.Hour)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-3 (failed: PodPending for 1h0m0s)",
+				[]string{"failed: PodPending for 1h0m0s"}, "storage-3"),
+		},
+		"FailedNoRoomLeft": {
+			reason: "With the limit reached by replacements in flight, no automatic replacement starts; the one in flight goes on.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.PodFailing, time.Hour),
+				marked("storage-3", "failed: PodPending for 1h0m0s"), addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7"), notReporting("storage-6")},
+			want: waiting("replacing process groups storage-3: waiting for their replacements to report"),
+		},
+		"RequestedBeforeAutomatic": {
+			reason: "Asked-for replacements go first, in a step of their own.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-3", v1alpha1.PodPending, time.Hour), toReplace("storage-5")},
+			want:   replacing(false, 0, 1, "replacing storage process groups storage-5 (requested)", []string{"requested"}, "storage-5"),
+		},
+		"DensityMigrationMarksEveryGroup": {
+			reason: "storageServersPerPod cannot change in place: every storage group of the old density is marked in one step.",
+			mutate: []mutation{density(2), currentConfigMap()},
+			want: replacing(false, 0, 0, "replacing storage process groups storage-1, storage-2, storage-3, storage-4, storage-5 (misconfigured: 1 processes per pod, wants 2)",
+				[]string{"misconfigured: 1 processes per pod, wants 2", "misconfigured: 1 processes per pod, wants 2", "misconfigured: 1 processes per pod, wants 2",
+					"misconfigured: 1 processes per pod, wants 2", "misconfigured: 1 processes per pod, wants 2"},
+				"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"),
+		},
+		"ConfigMapKeepsEveryDensityInUse": {
+			reason: "While groups of the old density remain, the ConfigMap holds their monitor configuration beside the new one.",
+			mutate: []mutation{density(2)},
+			want: &clusterStep{
+				Step: step.Step{Reason: "UpdatedConfigMap", Message: "updated ConfigMap db-config"},
+				Kind: kindWriteConfigMap, ConfigMap: workload.ConfigMap(converged1(), convergedCS, map[workload.Density]bool{
+					{Class: v1alpha1.ProcessClassStorage, Processes: 1}: true, {Class: v1alpha1.ProcessClassStorage, Processes: 2}: true}).Data,
+			},
+		},
+		"NoReplacementWithoutADatabase": {
+			reason: "Replacing ends in an exclusion: nothing is marked before the database is configured.",
+			mutate: []mutation{toReplace("storage-2"), unconfigured()},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonConfigured, Message: "created the database: configure new double ssd-2",
+					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "new database", Details: map[string]any{policy.DetailNewDatabase: true}}},
+				Kind: kindConfigureNew, Configuration: desiredConfiguration(converged1()),
+			},
+		},
+		"ForceDeletePodsOnANotReadyNode": {
+			reason: "The pods on a node that is not Ready are force-deleted in one step, with how many of their processes still report.",
+			mutate: []mutation{nodeDown("node-7", "storage-4", "storage-1"), notReporting("storage-1")},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonForceDeleted, Message: "force-deleted pods db-storage-1, db-storage-4 on NotReady node node-7 so that they reschedule",
+					Action: &policy.Action{Type: apiv1alpha1.ActionForceDeletePod, Targets: []string{"storage-1", "storage-4"}, Reason: "node node-7 is not Ready",
+						Details: map[string]any{policy.DetailNodeReady: false, policy.DetailReportingProcesses: 1}}},
+				Kind: kindForceDeletePods, Pods: []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1"}}, {ObjectMeta: metav1.ObjectMeta{Name: "db-storage-4"}}},
+			},
+		},
+	}
+	podNames := cmp.Transformer("pods", func(in []*corev1.Pod) []string {
+		var out []string
+		for _, p := range in {
+			out = append(out, p.Name)
+		}
+		return out
+	})
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			got := next(cr, o)
+			opts := []cmp.Option{compareGroups, podNames}
+			if got != nil && got.Kind == kindMarkReplacements {
+				opts = []cmp.Option{compareMarks, podNames}
+			}
+			if diff := cmp.Diff(tc.want, got, opts...); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// converged1 is the fixture's Cluster.
+func converged1() *v1alpha1.Cluster {
+	cr, _ := converged(5)
+	return cr
+}

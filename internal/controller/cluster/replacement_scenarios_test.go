@@ -1,0 +1,375 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// ids are the IDs of the groups of class, sorted.
+func ids(groups []v1alpha1.ProcessGroup, class v1alpha1.ProcessClass) []string {
+	var out []string
+	for _, pg := range groups {
+		if pg.Spec.ForProvider.ProcessClass == class {
+			out = append(out, pg.ID())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// settled waits until the cluster is Ready, up to date and at its desired
+// fault tolerance, with no exclusion left, and the simulator saw no
+// invariant violation.
+func settled(t *testing.T, cr *v1alpha1.Cluster, timeout time.Duration) {
+	t.Helper()
+	eventually(t, timeout, "the cluster back at full fault tolerance with nothing excluded", func() (bool, string) {
+		get(t, cr)
+		st, err := h.Sim(t, cr).Status(context.Background())
+		if err != nil {
+			return false, err.Error()
+		}
+		at := cr.Status.AtProvider
+		excluded := len(st.Cluster.Configuration.ExcludedServers)
+		return at.Health.FaultTolerance == 2 && at.Health.Available && excluded == 0 && len(groupsOf(t, cr)) == 11,
+			fmt.Sprintf("fault tolerance %d, available %t, %d exclusions, %d groups; Synced %q; events %v", at.Health.FaultTolerance, at.Health.Available, excluded,
+				len(groupsOf(t, cr)), cr.GetCondition("Synced").Message, events(t, cr))
+	})
+	ready(t, cr, 30*time.Second)
+	if v := h.Sim(t, cr).Check(); len(v) != 0 {
+		t.Errorf("invariant violations: %v", v)
+	}
+}
+
+// counts are the figures of a scenario: recoveries of the database and the
+// Cluster's coordinator changes, exclusions and inclusions.
+type counts struct{ recoveries, coordinators, excludes, includes int }
+
+func countsOf(t *testing.T, cr *v1alpha1.Cluster) counts {
+	t.Helper()
+	return counts{
+		recoveries:   h.Sim(t, cr).Recoveries(),
+		coordinators: int(eventCount(t, cr, "ChangedCoordinators")),
+		excludes:     int(eventCount(t, cr, "ExcludedProcessGroups")),
+		includes:     int(eventCount(t, cr, "IncludedProcessGroups")),
+	}
+}
+
+func (c counts) minus(o counts) counts {
+	return counts{c.recoveries - o.recoveries, c.coordinators - o.coordinators, c.excludes - o.excludes, c.includes - o.includes}
+}
+
+// TestReplacementAskedFor replaces a group listed in processGroupsToReplace:
+// a new group first, then the old one excluded, removed and included, in
+// one batch each; the listed ID is never reused.
+func TestReplacementAskedFor(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "replace-asked"))
+	createReady(t, cr)
+	before := countsOf(t, cr)
+
+	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.ProcessGroupsToReplace = []string{"storage-2"} })
+	eventually(t, 60*time.Second, "storage-2 replaced by storage-6", func() (bool, string) {
+		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
+		return slices.Equal(got, []string{"storage-1", "storage-3", "storage-4", "storage-5", "storage-6"}), fmt.Sprintf("storage groups %v; events %v", got, events(t, cr))
+	})
+	settled(t, cr, 60*time.Second)
+	got := countsOf(t, cr).minus(before)
+	t.Logf("asked-for replacement: %+v", got)
+	if got.excludes != 1 || got.includes != 1 || got.coordinators > 1 {
+		t.Errorf("figures %+v: want one exclusion, one inclusion, at most one coordinator change", got)
+	}
+	for _, reason := range []string{"ReplacingProcessGroups", "CreatedProcessGroups", "RemovingReplacedProcessGroups"} {
+		if eventCount(t, cr, reason) == 0 {
+			t.Errorf("no %s event on the Cluster: %v", reason, events(t, cr))
+		}
+	}
+	old := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-2", Namespace: cr.Namespace}}
+	if !containsAny(events(t, old), "ReplacingProcessGroups: the Cluster is replacing this group: requested") {
+		t.Errorf("no replacement event on the group: %v", events(t, old))
+	}
+}
+
+// TestReplacementHeldByPolicy holds a replacement with a SafetyPolicy: the
+// denial is visible on the Cluster and nothing is marked; deleting the
+// policy releases it.
+func TestReplacementHeldByPolicy(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	ns := namespace(t, "replace-held")
+	cr := tripleCluster(ns)
+	createReady(t, cr)
+	hold := &apiv1alpha1.SafetyPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "hold-" + ns},
+		Spec: apiv1alpha1.SafetyPolicySpec{
+			Actions:         []apiv1alpha1.ActionType{apiv1alpha1.ActionReplaceProcessGroup},
+			MatchConditions: []apiv1alpha1.MatchCondition{{Name: "this-namespace", Expression: fmt.Sprintf("cluster.namespace == %q", ns)}},
+			Validations:     []apiv1alpha1.Validation{{Name: "change-window", Expression: "false", Message: "replacements wait for the change window"}},
+		},
+	}
+	if err := env.Client.Create(ctx, hold); err != nil {
+		t.Fatal(err)
+	}
+	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.ProcessGroupsToReplace = []string{"log-1"} })
+	eventually(t, 30*time.Second, "the replacement denied and said so", func() (bool, string) {
+		get(t, cr)
+		d, c := cr.Status.AtProvider.LastPolicyDecision, cr.GetCondition(gate.TypePolicyAllowed)
+		denied := d != nil && d.Action == "ReplaceProcessGroup" && d.Result == "Denied" && d.Rule == "hold-replace-held/change-window"
+		return denied && c.Reason == gate.ReasonPolicyDenied && strings.Contains(c.Message, "replacements wait for the change window"),
+			fmt.Sprintf("decision %+v; PolicyAllowed %s %q", d, c.Status, c.Message)
+	})
+	for _, pg := range groupsOf(t, cr) {
+		if pg.Replacing() {
+			t.Errorf("group %s marked for replacement under the hold", pg.ID())
+		}
+	}
+	if got := ids(groupsOf(t, cr), v1alpha1.ProcessClassLog); !slices.Contains(got, "log-1") || len(got) != 4 {
+		t.Errorf("log groups %v under the hold, want log-1 among 4", got)
+	}
+
+	if err := env.Client.Delete(ctx, hold); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "log-1 replaced once released", func() (bool, string) {
+		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassLog)
+		return !slices.Contains(got, "log-1") && len(got) == 4, fmt.Sprintf("log groups %v", got)
+	})
+	settled(t, cr, 60*time.Second)
+}
+
+// podsOnNode are the names of the cluster's pods bound to node.
+func podsOnNode(t *testing.T, cr *v1alpha1.Cluster, node string) []string {
+	t.Helper()
+	pods := &corev1.PodList{}
+	if err := env.Client.List(context.Background(), pods, client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == node {
+			out = append(out, p.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// nodeOf is the node the group's pod runs on; "" while it has no pod or
+// the pod is not bound.
+func nodeOf(t *testing.T, cr *v1alpha1.Cluster, id string) string {
+	t.Helper()
+	pod := &corev1.Pod{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: cr.Namespace, Name: workload.PodName(cr, id)}, pod); err != nil {
+		return ""
+	}
+	return pod.Spec.NodeName
+}
+
+// failNode makes a node NotReady with its machine gone: the processes of
+// the pods on it stop reporting for downFor. It returns the groups it hit.
+func failNode(t *testing.T, cr *v1alpha1.Cluster, node string, downFor time.Duration) []string {
+	t.Helper()
+	var groups []string
+	for _, name := range podsOnNode(t, cr, node) {
+		id := strings.TrimPrefix(name, cr.Name+"-")
+		groups = append(groups, id)
+		if err := h.Sim(t, cr).LosePod(id, downFor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Nodes.SetReady(context.Background(), node, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Nodes.SetReady(context.Background(), node, true) })
+	return groups
+}
+
+// TestNodeFailureNetworkVolumes fails a node: its pods are force-deleted at
+// once (not after Kubernetes' 300 s eviction) and rescheduled on the
+// zone's other node with their volumes, and the cluster returns to full
+// fault tolerance without replacing anything.
+func TestNodeFailureNetworkVolumes(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "node-network"))
+	cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 7200
+	createReady(t, cr)
+	node := nodeOf(t, cr, "storage-1")
+	// Virtual time stands still from the failure to the force-deletions:
+	// the provider reacts to the node's transition, not to a timeout.
+	h.Flow(false)
+	vStart, wStart := h.Clock.Now(), time.Now()
+	hit := failNode(t, cr, node, 10*time.Minute)
+	eventually(t, 30*time.Second, "the failed node's pods force-deleted", func() (bool, string) {
+		left := podsOnNode(t, cr, node)
+		return len(left) == 0, fmt.Sprintf("pods still on %s: %v; events %v", node, left, events(t, cr))
+	})
+	t.Logf("node NotReady → force-deletion of its %d pods (%v): %s wall, %s virtual", len(hit), hit, time.Since(wStart).Round(time.Millisecond), h.Clock.Now().Sub(vStart))
+	h.Flow(true)
+	eventually(t, 30*time.Second, "the pods rescheduled on another node", func() (bool, string) {
+		var where []string
+		for _, id := range hit {
+			n := nodeOf(t, cr, id)
+			if n == "" || n == node {
+				return false, fmt.Sprintf("%s on %q", id, n)
+			}
+			where = append(where, id+"@"+n)
+		}
+		return true, strings.Join(where, ", ")
+	})
+	settled(t, cr, 90*time.Second)
+	if n := eventCount(t, cr, "ForceDeletedPods"); n == 0 {
+		t.Errorf("no ForceDeletedPods event: %v", events(t, cr))
+	}
+	if n := eventCount(t, cr, "ReplacingProcessGroups"); n != 0 {
+		t.Errorf("%d replacements after a node failure that network volumes survive, want none", n)
+	}
+}
+
+// TestNodeFailureNodeLocalVolumes fails the node of a storage group whose
+// volume lives on that node: its pod is force-deleted, cannot follow and
+// stays Pending; the group is replaced once it has failed for the failure
+// detection time, not before, and the cluster returns to full fault
+// tolerance without it.
+func TestNodeFailureNodeLocalVolumes(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "node-local"))
+	cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {StorageClassName: ptr.To(testenv.NodeLocalStorageClass)}}
+	cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 600
+	createReady(t, cr)
+	node := nodeOf(t, cr, "storage-1")
+	// The pods whose volumes follow them come back on the zone's other
+	// node; storage-1's volume, and with it its processes, stay on the
+	// failed node.
+	failNode(t, cr, node, 10*time.Minute)
+	if err := h.Sim(t, cr).LosePod("storage-1", 1000*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+
+	pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1", Namespace: cr.Namespace}}
+	eventually(t, 60*time.Second, "storage-1 marked for replacement", func() (bool, string) {
+		get(t, pg)
+		return pg.Replacing(), fmt.Sprintf("conditions %+v; node %q", pg.Status.AtProvider.ProcessGroupConditions, nodeOf(t, cr, "storage-1"))
+	})
+	var oldest time.Time
+	for _, c := range pg.Status.AtProvider.ProcessGroupConditions {
+		if oldest.IsZero() || c.Since.Time.Before(oldest) {
+			oldest = c.Since.Time
+		}
+	}
+	why := pg.GetAnnotations()[v1alpha1.AnnotationReplacement]
+	t.Logf("storage-1 replaced: %s; events %v", why, events(t, pg))
+	if age := h.Clock.Now().Sub(oldest); age < 600*time.Second || !strings.HasPrefix(why, "failed: ") {
+		t.Errorf("storage-1 replaced after failing %s (%q), want at least the detection time 600 s", age, why)
+	}
+	eventually(t, 120*time.Second, "storage-1 gone", func() (bool, string) {
+		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
+		return !slices.Contains(got, "storage-1") && len(got) == 5, fmt.Sprintf("storage groups %v; events %v", got, events(t, cr))
+	})
+	settled(t, cr, 120*time.Second)
+}
+
+// TestFailedGroupThatHealsIsKept fails both nodes of a zone for less than
+// the failure detection time: the pods there wait, Pending, and the groups
+// are kept when the zone comes back.
+func TestFailedGroupThatHealsIsKept(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "node-heals"))
+	cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 1800
+	createReady(t, cr)
+	before := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
+	zone := ""
+	for _, pg := range groupsOf(t, cr) {
+		if pg.ID() == "storage-1" {
+			zone = pg.Zone()
+		}
+	}
+	vStart := h.Clock.Now()
+	for i := range 2 {
+		failNode(t, cr, fmt.Sprintf("node-%s-%d", zone, i), 5*time.Minute)
+	}
+	eventually(t, 30*time.Second, "five virtual minutes pass", func() (bool, string) {
+		return h.Clock.Now().Sub(vStart) >= 5*time.Minute, h.Clock.Now().Sub(vStart).String()
+	})
+	for i := range 2 {
+		if err := h.Nodes.SetReady(context.Background(), fmt.Sprintf("node-%s-%d", zone, i), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settled(t, cr, 90*time.Second)
+	if got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage); !slices.Equal(got, before) {
+		t.Errorf("storage groups %v after the zone healed, want %v kept", got, before)
+	}
+	if n := eventCount(t, cr, "ReplacingProcessGroups"); n != 0 {
+		t.Errorf("%d replacements of groups that healed in time, want none", n)
+	}
+}
+
+// TestDensityMigration migrates a five-storage triple cluster from one
+// storage server per pod to two: every storage group is replaced by one of
+// the new density, with one coordinator change at most, one exclusion and
+// no other recovery.
+func TestDensityMigration(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "density"))
+	createReady(t, cr)
+	before := countsOf(t, cr)
+
+	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.StorageServersPerPod = 2 })
+	eventually(t, 120*time.Second, "every storage group of density 2", func() (bool, string) {
+		var desc []string
+		done := true
+		n := 0
+		for _, pg := range groupsOf(t, cr) {
+			if pg.Spec.ForProvider.ProcessClass != v1alpha1.ProcessClassStorage {
+				continue
+			}
+			n++
+			desc = append(desc, fmt.Sprintf("%s:%d:%v", pg.ID(), pg.Spec.ForProvider.ProcessesPerPod, pg.Status.AtProvider.ProcessIDs))
+			done = done && pg.Spec.ForProvider.ProcessesPerPod == 2 && len(pg.Status.AtProvider.ProcessIDs) == 2
+		}
+		return done && n == 5, strings.Join(desc, " ")
+	})
+	settled(t, cr, 120*time.Second)
+	got := countsOf(t, cr).minus(before)
+	t.Logf("density 1 → 2: %+v", got)
+	// Inclusions are not one batch yet: the removals finish at different
+	// times and each finished one is included (issue 13 note).
+	if got.coordinators > 1 || got.excludes != 1 || got.includes < 1 || got.recoveries > got.coordinators {
+		t.Errorf("density migration %+v: want at most one coordinator change, one exclusion, inclusions, and no recovery but the coordinators'", got)
+	}
+	for _, pg := range groupsOf(t, cr) {
+		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage {
+			if want := []string{pg.ID() + "-1", pg.ID() + "-2"}; !slices.Equal(pg.Status.AtProvider.ProcessIDs, want) {
+				t.Errorf("%s process IDs %v, want %v", pg.ID(), pg.Status.AtProvider.ProcessIDs, want)
+			}
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: workload.ConfigMapName(cr), Namespace: cr.Namespace}}
+	get(t, cm)
+	if _, old := cm.Data["fdbmonitor-conf-storage-density-1"]; old {
+		t.Errorf("the ConfigMap keeps the density-1 storage configuration no pod uses")
+	}
+	if _, cur := cm.Data["fdbmonitor-conf-storage-density-2"]; !cur {
+		t.Errorf("the ConfigMap lacks the density-2 storage configuration")
+	}
+}
