@@ -67,7 +67,7 @@ func run(ctx context.Context, cancel context.CancelFunc, o localrun.Options) err
 	fmt.Println("==> waiting for the quickstart Cluster to be Ready (one line per change)")
 	p := localrun.NewProgress(r.Client, localrun.Namespace, os.Stdout)
 	if err := r.WaitReady(ctx, p); err == nil {
-		_ = r.NextSteps(os.Stdout)
+		_ = r.NextSteps(ctx, os.Stdout)
 		// Keep reporting, so scale-downs and policy decisions show here.
 		_ = p.ReportUntil(ctx, 2*time.Second, nil)
 	}

@@ -3,7 +3,9 @@
 // kube-scheduler and the kwok controller as plain processes from the binaries
 // hack/controlplane.sh --all builds, fake nodes spread over zones take the
 // pods (kwok marks them Running with an IP), and a stand-in provisioner binds
-// each volume claim to a volume. Nothing is downloaded and no container runs.
+// each volume claim to a zone-wide volume. A node can be failed and healed
+// (FailNode, HealNode): kwok runs its own stages (stages.yaml). Nothing is
+// downloaded and no container runs.
 package localcluster
 
 import (

@@ -3,6 +3,7 @@ package localcluster
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,16 @@ func (c *Cluster) Dir() string { return filepath.Join(c.WorkDir, "clusters", c.N
 // Kubeconfig is the path of the kubeconfig kwokctl writes for the cluster.
 func (c *Cluster) Kubeconfig() string { return filepath.Join(c.Dir(), "kubeconfig.yaml") }
 
+// stages are the kwok stages of the cluster: kwok's defaults, with the
+// node stages leaving alone a node failed on purpose, and node-fail (see
+// FailNode).
+//
+//go:embed stages.yaml
+var stages []byte
+
+// StagesFile is where Create writes the stages it hands kwokctl.
+func (c *Cluster) StagesFile() string { return filepath.Join(c.WorkDir, c.Name+"-stages.yaml") }
+
 // Exists reports whether kwokctl has a cluster of this name in the work
 // directory, running or not.
 func (c *Cluster) Exists() bool {
@@ -40,13 +51,21 @@ func (c *Cluster) Exists() bool {
 
 // Create starts the cluster and waits until its API server answers. kwokctl
 // detaches the components (each in its own session), so they outlive this
-// process: call Delete to stop them.
+// process: call Delete to stop them. The kwok controller runs the stages of
+// stages.yaml instead of its built-in ones.
 func (c *Cluster) Create(ctx context.Context) error {
 	version, err := kubeVersion(ctx, c.Binaries[KubeAPIServer])
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(c.WorkDir, 0o755); err != nil {
+		return fmt.Errorf("cannot create %s: %w", c.WorkDir, err)
+	}
+	if err := os.WriteFile(c.StagesFile(), stages, 0o644); err != nil {
+		return fmt.Errorf("cannot write the kwok stages: %w", err)
+	}
 	return c.kwokctl(ctx, version, "create", "cluster",
+		"--config", c.StagesFile(),
 		"--runtime", "binary",
 		"--etcd-binary", c.Binaries[Etcd],
 		"--kube-apiserver-binary", c.Binaries[KubeAPIServer],
@@ -61,6 +80,9 @@ func (c *Cluster) Create(ctx context.Context) error {
 // Delete stops every component and removes the cluster's directory. It is a
 // no-op for a cluster that does not exist.
 func (c *Cluster) Delete(ctx context.Context) error {
+	if err := os.Remove(c.StagesFile()); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("cannot remove the kwok stages: %w", err)
+	}
 	if !c.Exists() {
 		return nil
 	}

@@ -73,10 +73,13 @@ func TestVolume(t *testing.T) {
 	fast := "fast"
 	cases := map[string]struct {
 		class     *string
+		zone      string
 		wantClass string
+		wantZones []string
 	}{
-		"DefaultClass": {nil, ""},
-		"NamedClass":   {&fast, "fast"},
+		"DefaultClass": {class: nil, wantClass: ""},
+		"NamedClass":   {class: &fast, wantClass: "fast"},
+		"Zonal":        {class: ptr(localcluster.StorageClassName), zone: "zone-b", wantClass: "zonal", wantZones: []string{"zone-b"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -88,11 +91,26 @@ func TestVolume(t *testing.T) {
 					Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("16Gi")}},
 				},
 			}
-			pv := localcluster.Volume(pvc)
+			pv := localcluster.Volume(pvc, tc.zone)
 			got := []string{pv.Name, pv.Spec.StorageClassName, pv.Spec.Capacity.Storage().String(), pv.Spec.ClaimRef.Namespace + "/" + pv.Spec.ClaimRef.Name, string(pv.Spec.ClaimRef.UID)}
 			if diff := cmp.Diff([]string{"pvc-u1", tc.wantClass, "16Gi", "ns/data", "u1"}, got); diff != "" {
 				t.Errorf("Volume (-want +got):\n%s", diff)
 			}
+			var zones []string
+			if a := pv.Spec.NodeAffinity; a != nil {
+				for _, term := range a.Required.NodeSelectorTerms {
+					for _, e := range term.MatchExpressions {
+						if e.Key == localcluster.ZoneLabel && e.Operator == corev1.NodeSelectorOpIn {
+							zones = append(zones, e.Values...)
+						}
+					}
+				}
+			}
+			if diff := cmp.Diff(tc.wantZones, zones); diff != "" {
+				t.Errorf("Volume zones (-want +got):\n%s", diff)
+			}
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,11 +1,13 @@
 package localrun
 
 import (
+	"context"
 	"io"
 	"path/filepath"
 	"strings"
 	"text/template"
 
+	"github.com/crossplane-contrib/provider-foundationdb/internal/localcluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/defaults"
 )
@@ -27,14 +29,31 @@ The default policies allow an exclusion only {{.Exclude}} s and an inclusion onl
 so the removal takes minutes.
 To go faster, lower the thresholds for this cluster:
   kubectl patch cluster {{.Cluster}} --type merge -p '{"spec":{"forProvider":{"safety":{"params":{"minSecondsSinceRecoveryForExclude":10,"minSecondsSinceRecoveryForInclude":30}}}}}'
-
+{{with .Node}}
+Fail a node: {{.Name}} runs {{.Pods}}. kwok turns it NotReady and keeps it so until you heal it
+(this terminal shows the node, the pods still on it and what the Cluster does):
+  {{.Fail}}   # NotReady
+  kubectl get nodes -L topology.kubernetes.io/zone
+  kubectl get pods -o wide -L topology.kubernetes.io/zone
+  {{.Heal}}        # Ready again
+{{end}}
 Logs: provider {{.ProviderLog}}; control plane {{.ClusterLogs}}
 Ctrl-C stops everything this run started.
 `))
 
 // NextSteps prints what to try once the quickstart is Ready.
-func (r *Run) NextSteps(w io.Writer) error {
+func (r *Run) NextSteps(ctx context.Context, w io.Writer) error {
+	// The node to fail is one that runs a storage pod; without one, the
+	// rest is still worth printing.
+	var node any
+	if name, pods, err := r.NodeToFail(ctx); err == nil {
+		node = map[string]string{
+			"Name": name, "Pods": strings.Join(pods, ", "),
+			"Fail": localcluster.FailCommand(name), "Heal": localcluster.HealCommand(name),
+		}
+	}
 	return nextSteps.Execute(w, map[string]any{
+		"Node":        node,
 		"Namespace":   Namespace,
 		"Cluster":     ClusterName,
 		"Secret":      ClusterName + "-fdb",

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/localcluster"
 )
 
 // group of the managed resources.
@@ -217,8 +219,37 @@ func groupsLine(groups []unstructured.Unstructured, last map[string]stamped) lin
 	}
 }
 
+// nodesLine says how many nodes are Ready and, of each that is not, why
+// and which pods are still on it.
+func nodesLine(nodes []corev1.Node, pods []corev1.Pod) line {
+	on := map[string][]string{}
+	for _, p := range pods {
+		on[p.Spec.NodeName] = append(on[p.Spec.NodeName], p.Name)
+	}
+	ready := 0
+	var down []string
+	for _, n := range nodes {
+		status, reason := localcluster.NodeReady(&n)
+		if status == corev1.ConditionTrue {
+			ready++
+			continue
+		}
+		s := fmt.Sprintf("%s Ready=%s", n.Name, status)
+		if reason != "" {
+			s += " (" + reason + ")"
+		}
+		if p := on[n.Name]; len(p) > 0 {
+			sort.Strings(p)
+			s += ", pods " + strings.Join(p, ", ")
+		}
+		down = append(down, s)
+	}
+	sort.Strings(down)
+	return line{Key: "Nodes", Ready: fmt.Sprintf("%d/%d", ready, len(nodes)), Synced: "-", Detail: strings.Join(down, "; ")}
+}
+
 // Progress reports the resources of a namespace to a person: a line for each
-// resource whenever it changes.
+// resource whenever it changes, and one for the nodes.
 type Progress struct {
 	c         client.Client
 	namespace string
@@ -251,7 +282,15 @@ func (p *Progress) Report(ctx context.Context) ([]unstructured.Unstructured, err
 	if err := p.c.List(ctx, events, client.InNamespace(p.namespace)); err != nil {
 		return nil, fmt.Errorf("cannot list events: %w", err)
 	}
-	for _, l := range lines(objs, groups, events.Items) {
+	nodes := &corev1.NodeList{}
+	if err := p.c.List(ctx, nodes); err != nil {
+		return nil, fmt.Errorf("cannot list nodes: %w", err)
+	}
+	pods := &corev1.PodList{}
+	if err := p.c.List(ctx, pods, client.InNamespace(p.namespace)); err != nil {
+		return nil, fmt.Errorf("cannot list pods: %w", err)
+	}
+	for _, l := range append(lines(objs, groups, events.Items), nodesLine(nodes.Items, pods.Items)) {
 		s := l.String("         ")
 		if p.seen[l.Key] == s {
 			continue

@@ -132,3 +132,39 @@ func TestLineString(t *testing.T) {
 		})
 	}
 }
+
+func TestNodesLine(t *testing.T) {
+	node := func(name string, ready corev1.ConditionStatus, reason string) corev1.Node {
+		n := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if ready != "" {
+			n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready, Reason: reason}}
+		}
+		return n
+	}
+	pod := func(name, node string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+	}
+	cases := map[string]struct {
+		nodes []corev1.Node
+		pods  []corev1.Pod
+		want  line
+	}{
+		"AllReady": {
+			nodes: []corev1.Node{node("a", corev1.ConditionTrue, "KubeletReady"), node("b", corev1.ConditionTrue, "KubeletReady")},
+			pods:  []corev1.Pod{pod("p", "a")},
+			want:  line{Key: "Nodes", Ready: "2/2", Synced: "-"},
+		},
+		"FailedWithPods": {
+			nodes: []corev1.Node{node("b", corev1.ConditionFalse, "NodeFailed"), node("a", corev1.ConditionTrue, "KubeletReady"), node("c", "", "")},
+			pods:  []corev1.Pod{pod("q", "b"), pod("p", "b"), pod("r", "a")},
+			want:  line{Key: "Nodes", Ready: "1/3", Synced: "-", Detail: "b Ready=False (NodeFailed), pods p, q; c Ready=Unknown"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, nodesLine(tc.nodes, tc.pods)); diff != "" {
+				t.Errorf("nodesLine (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -183,8 +183,9 @@ func Start(ctx context.Context, o Options) (r *Run, err error) {
 	return r, nil
 }
 
-// install connects to the cluster, creates its nodes, starts the stand-in
-// volume provisioner and installs the CRDs and the ClusterProviderConfig.
+// install connects to the cluster, creates its nodes and its default
+// storage class (zone-wide volumes), starts the stand-in volume provisioner
+// and installs the CRDs and the ClusterProviderConfig.
 func (r *Run) install(ctx context.Context) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig())
 	if err != nil {
@@ -198,6 +199,9 @@ func (r *Run) install(ctx context.Context) error {
 		return fmt.Errorf("cannot create client: %w", err)
 	}
 	if err := localcluster.CreateNodes(ctx, r.Client, localcluster.Zones(r.opts.Zones), r.opts.NodesPerZone); err != nil {
+		return err
+	}
+	if err := localcluster.CreateStorageClass(ctx, r.Client); err != nil {
 		return err
 	}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
