@@ -37,16 +37,17 @@ func TestProcessNumber(t *testing.T) {
 	}{
 		// A density-1 process is named after its group: a group ID that
 		// ends in a number is not a process number.
-		"GroupID":          {group: "storage-3", processID: "storage-3", want: 1},
-		"DensityTwoFirst":  {group: "storage-3", processID: "storage-3-1", want: 1},
-		"DensityTwoSecond": {group: "storage-3", processID: "storage-3-2", want: 2},
-		"TwoDigits":        {group: "storage-1", processID: "storage-1-12", want: 12},
-		"OtherGroup":       {group: "storage-1", processID: "storage-12", want: 1},
-		"Zero":             {group: "storage-1", processID: "storage-1-0", want: 1},
-		"Negative":         {group: "storage-1", processID: "storage-1--2", want: 1},
-		"LeadingZero":      {group: "storage-1", processID: "storage-1-02", want: 1},
-		"NotANumber":       {group: "storage-1", processID: "storage-1-x", want: 1},
-		"Empty":            {group: "storage-1", processID: "", want: 1},
+		"GroupID":            {group: "storage-3", processID: "storage-3", want: 1},
+		"DensityTwoFirst":    {group: "storage-3", processID: "storage-3-1", want: 1},
+		"DensityTwoSecond":   {group: "storage-3", processID: "storage-3-2", want: 2},
+		"TwoDigits":          {group: "storage-1", processID: "storage-1-12", want: 12},
+		"OtherGroup":         {group: "storage-1", processID: "storage-12", want: 1},
+		"OtherGroupsProcess": {group: "storage-3", processID: "log-1-2", want: 1},
+		"Zero":               {group: "storage-1", processID: "storage-1-0", want: 1},
+		"Negative":           {group: "storage-1", processID: "storage-1--2", want: 1},
+		"LeadingZero":        {group: "storage-1", processID: "storage-1-02", want: 1},
+		"NotANumber":         {group: "storage-1", processID: "storage-1-x", want: 1},
+		"Empty":              {group: "storage-1", processID: "", want: 1},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

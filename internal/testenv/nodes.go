@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // ZoneLabel is the node label the test nodes carry their zone in.
@@ -129,7 +131,7 @@ func (n *Nodes) step(ctx context.Context) error {
 	sort.Slice(nodes.Items, func(i, j int) bool { return nodes.Items[i].Name < nodes.Items[j].Name })
 	ready := map[string]*corev1.Node{}
 	for i := range nodes.Items {
-		if isReady(&nodes.Items[i]) {
+		if workload.NodeReady(&nodes.Items[i]) {
 			ready[nodes.Items[i].Name] = &nodes.Items[i]
 		}
 	}
@@ -286,13 +288,4 @@ func matches(selector, labels map[string]string) bool {
 		}
 	}
 	return true
-}
-
-func isReady(n *corev1.Node) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }

@@ -71,20 +71,6 @@ func PodName(c *v1alpha1.Cluster, groupID string) string {
 // PVCName is the name of a process group's data volume claim.
 func PVCName(c *v1alpha1.Cluster, groupID string) string { return PodName(c, groupID) + "-data" }
 
-// ProcessPort is the port the n-th process (1-based) of a pod listens on:
-// 4499+2n (4501, 4503, ...), the layout without TLS (the provider runs no
-// TLS; with it the port would be 4498+2n).
-func ProcessPort(n int) int { return fdb.ProcessPort(n) }
-
-// ProcessID is the process_id locality of the n-th process (1-based) of a
-// group whose pod runs density processes: the group ID when the pod runs
-// one (density 1, or 0 for unset), <group>-<n> when it runs more.
-func ProcessID(groupID string, n, density int) string { return fdb.ProcessID(groupID, n, density) }
-
-// ProcessNumber is n of process processID of group groupID: n of
-// <group>-<n>, and 1 when processID is the group ID or does not parse.
-func ProcessNumber(groupID, processID string) int { return fdb.ProcessNumber(groupID, processID) }
-
 // Labels of the objects of a cluster, or of one process group when id is set.
 func Labels(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, id string) map[string]string {
 	l := map[string]string{LabelCluster: c.GetName(), LabelManagedBy: ManagedBy}
@@ -118,19 +104,19 @@ func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.Process
 // CommandLine is the fdbserver command line of the n-th process of a group
 // whose pod runs density processes, as FoundationDB reports it in the
 // process's command_line: its port and process_id locality follow
-// ProcessPort and ProcessID. $POD_IP and $ZONE are substituted by the
+// fdb.ProcessPort and fdb.ProcessID. $POD_IP and $ZONE are substituted by the
 // monitor inside the pod.
 func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int) string {
 	args := []string{
 		"/usr/bin/fdbserver",
 		"--class=" + string(class),
-		fmt.Sprintf("--public_address=$POD_IP:%d", ProcessPort(n)),
-		fmt.Sprintf("--listen_address=0.0.0.0:%d", ProcessPort(n)),
+		fmt.Sprintf("--public_address=$POD_IP:%d", fdb.ProcessPort(n)),
+		fmt.Sprintf("--listen_address=0.0.0.0:%d", fdb.ProcessPort(n)),
 		"--cluster_file=" + dataDir + "/fdb.cluster",
 		fmt.Sprintf("--datadir=%s/%d", dataDir, n),
 		"--logdir=" + logDir,
 		"--locality_instance_id=" + groupID,
-		"--locality_process_id=" + ProcessID(groupID, n, density),
+		"--locality_process_id=" + fdb.ProcessID(groupID, n, density),
 		"--locality_zoneid=$ZONE",
 	}
 	params := append([]string(nil), settings(c, class).CustomParameters...)
@@ -257,7 +243,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}},
 	}
 	for i := 1; i <= n; i++ {
-		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(ProcessPort(i))})
+		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(fdb.ProcessPort(i))})
 	}
 	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: configVolume, VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{

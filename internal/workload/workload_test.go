@@ -170,46 +170,6 @@ func TestConfigMap(t *testing.T) {
 	}
 }
 
-func TestProcessID(t *testing.T) {
-	cases := map[string]struct {
-		group      string
-		n, density int
-		want       string
-	}{
-		"DensityOne":       {group: "storage-3", n: 1, density: 1, want: "storage-3"},
-		"DensityUnset":     {group: "log-1", n: 1, density: 0, want: "log-1"},
-		"DensityTwoFirst":  {group: "storage-3", n: 1, density: 2, want: "storage-3-1"},
-		"DensityTwoSecond": {group: "storage-3", n: 2, density: 2, want: "storage-3-2"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, ProcessID(tc.group, tc.n, tc.density)); diff != "" {
-				t.Errorf("ProcessID: -want, +got:\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestProcessNumber(t *testing.T) {
-	cases := map[string]struct {
-		group, processID string
-		want             int
-	}{
-		"DensityOne":       {group: "storage-3", processID: "storage-3", want: 1},
-		"DensityTwoFirst":  {group: "storage-3", processID: "storage-3-1", want: 1},
-		"DensityTwoSecond": {group: "storage-3", processID: "storage-3-2", want: 2},
-		"DoesNotParse":     {group: "storage-3", processID: "storage-3-x", want: 1},
-		"OtherGroup":       {group: "storage-3", processID: "log-1-2", want: 1},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, ProcessNumber(tc.group, tc.processID)); diff != "" {
-				t.Errorf("ProcessNumber: -want, +got:\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestCommandLine(t *testing.T) {
 	c := cluster()
 	line := func(port int, n int, group, processID string) string {

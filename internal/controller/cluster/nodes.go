@@ -45,13 +45,9 @@ func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		ids = append(ids, pod.Labels[workload.LabelProcessGroup])
 		names = append(names, pod.Name)
 	}
-	reporting := 0
-	if o.status != nil {
-		for _, p := range o.status.Cluster.Processes {
-			if slices.Contains(ids, p.Locality.InstanceID) {
-				reporting++
-			}
-		}
+	reporting, byGroup := 0, o.reporting()
+	for _, id := range ids {
+		reporting += byGroup[id]
 	}
 	return &clusterStep{
 		Step: step.Step{

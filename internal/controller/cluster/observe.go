@@ -141,10 +141,7 @@ func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string
 // it is disrupted when its pod is missing, not running or terminating, or
 // its processes do not report in the status.
 func (o *observation) members(cr *v1alpha1.Cluster) []disruption.Member {
-	reporting := map[string]bool{}
-	for _, p := range o.status.Cluster.Processes {
-		reporting[p.Locality.InstanceID] = true
-	}
+	reporting := o.reporting()
 	var out []disruption.Member
 	for i := range o.groups {
 		pg := &o.groups[i]
@@ -158,8 +155,20 @@ func (o *observation) members(cr *v1alpha1.Cluster) []disruption.Member {
 			Zone:  pg.Zone(),
 			Wants: pod != nil && pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec],
 			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
-				!reporting[id],
+				reporting[id] == 0,
 		})
+	}
+	return out
+}
+
+// reporting counts the processes of each group, by ID, that report in this
+// reconcile's status; none without a status.
+func (o *observation) reporting() map[string]int {
+	out := map[string]int{}
+	if o.status != nil {
+		for _, p := range o.status.Cluster.Processes {
+			out[p.Locality.InstanceID]++
+		}
 	}
 	return out
 }

@@ -558,12 +558,7 @@ func stuckRemoval(cr *v1alpha1.Cluster) time.Duration {
 // clock). One draining reports; one finishing stopped reporting moments
 // ago.
 func (o *observation) removalsInFlight(stuck time.Duration) []string {
-	reporting := map[string]bool{}
-	if o.status != nil {
-		for _, p := range o.status.Cluster.Processes {
-			reporting[p.Locality.InstanceID] = true
-		}
-	}
+	reporting := o.reporting()
 	var out []string
 	for i := range o.groups {
 		pg := &o.groups[i]
@@ -571,7 +566,7 @@ func (o *observation) removalsInFlight(stuck time.Duration) []string {
 			continue
 		}
 		missing := slices.IndexFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == v1alpha1.MissingProcesses })
-		if reporting[groupID(pg)] || missing < 0 || o.now.Sub(pg.Status.AtProvider.ProcessGroupConditions[missing].Since.Time) < stuck {
+		if reporting[groupID(pg)] > 0 || missing < 0 || o.now.Sub(pg.Status.AtProvider.ProcessGroupConditions[missing].Since.Time) < stuck {
 			out = append(out, groupID(pg))
 		}
 	}
@@ -630,7 +625,7 @@ func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			continue
 		}
 		ip, _, _ := strings.Cut(p.Address, ":")
-		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, workload.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID) {
+		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, fdb.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID) {
 			continue
 		}
 		addrs = append(addrs, fdb.ProcessAddress(p.Address))

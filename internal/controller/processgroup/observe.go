@@ -150,7 +150,7 @@ func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditi
 
 // commandLine is the command line process p of the group should run.
 func (e *external) commandLine(pg *v1alpha1.ProcessGroup, o *observation, p fdb.Process) string {
-	return workload.ProcessCommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, workload.ProcessNumber(o.id, p.Locality.ProcessID),
+	return workload.ProcessCommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, fdb.ProcessNumber(o.id, p.Locality.ProcessID),
 		pg.Spec.ForProvider.ProcessesPerPod, o.pod.Status.PodIP, o.zone(workload.FaultDomainKey(e.cluster)))
 }
 
@@ -176,8 +176,8 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		// Before the database reports them, the processes are where the
 		// pod says they listen.
 		for n := 1; n <= max(pg.Spec.ForProvider.ProcessesPerPod, 1); n++ {
-			at.Addresses = append(at.Addresses, fmt.Sprintf("%s:%d", o.pod.Status.PodIP, workload.ProcessPort(n)))
-			at.ProcessIDs = append(at.ProcessIDs, workload.ProcessID(o.id, n, pg.Spec.ForProvider.ProcessesPerPod))
+			at.Addresses = append(at.Addresses, fmt.Sprintf("%s:%d", o.pod.Status.PodIP, fdb.ProcessPort(n)))
+			at.ProcessIDs = append(at.ProcessIDs, fdb.ProcessID(o.id, n, pg.Spec.ForProvider.ProcessesPerPod))
 		}
 	}
 	if o.status != nil {
