@@ -98,6 +98,17 @@ func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*obs
 	return o, nil
 }
 
+// tearingDown reports whether the group's pod, and the volume claim of a
+// stateful group, are gone or being deleted: a removal already took its
+// step, and a reconcile that sees the processes gone meanwhile must not take
+// (and record) another. A pod gone while its claim stays, e.g. deleted by
+// hand, is not a teardown.
+func (o *observation) tearingDown(stateful bool) bool {
+	podGoing := o.pod == nil || o.pod.DeletionTimestamp != nil
+	claimGoing := !stateful || o.pvc == nil || o.pvc.DeletionTimestamp != nil
+	return podGoing && claimGoing
+}
+
 func (o *observation) running() bool {
 	return o.pod != nil && o.pod.DeletionTimestamp == nil && o.pod.Status.Phase == corev1.PodRunning && o.pod.Status.PodIP != ""
 }

@@ -23,6 +23,7 @@ const (
 
 	msgReleased    = "left the pod and volume in place: the group's Cluster is gone without a deletion that consents to removing its data"
 	msgWaitExclude = "waiting for the cluster to exclude the group before it is removed"
+	msgTearingDown = "waiting for the group's pod and volume claim, already being deleted, to go"
 	msgNotDrained  = "refusing to remove the group until the database status proves it holds nothing: %s"
 )
 
@@ -77,6 +78,8 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 			Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cluster}, Reason: "process group " + id + " of the deleted Cluster"}}}
 	case pg.GetDeletionTimestamp() != nil && clusterGone:
 		return groupStep{Kind: kindRelease, Step: step.Step{Reason: reasonReleased, Message: msgReleased}}
+	case pg.GetDeletionTimestamp() != nil && o.tearingDown(pg.Spec.ForProvider.ProcessClass.IsStateful()):
+		return groupStep{Kind: kindWait, Step: step.Wait(msgTearingDown)}
 	case pg.GetDeletionTimestamp() != nil && !o.at.Excluded:
 		return groupStep{Kind: kindWait, Step: step.Wait(msgWaitExclude)}
 	case pg.GetDeletionTimestamp() != nil && o.drain.Drained:

@@ -23,8 +23,19 @@ func TestPlanRemoval(t *testing.T) {
 	complete := &fdb.Status{}
 	complete.Cluster.Processes = map[string]fdb.Process{"other": {Address: "10.0.0.2:4501"}}
 	obs := func(d fdb.Drain, status *fdb.Status) *observation {
-		return &observation{id: "storage-1", pod: running(c, pg), want: workload.Pod(c, pg, "storage-1"), status: status, drain: d,
+		return &observation{id: "storage-1", pod: running(c, pg), pvc: workload.PVC(c, pg, "storage-1"), want: workload.Pod(c, pg, "storage-1"), status: status, drain: d,
 			at: v1alpha1.ProcessGroupObservation{Excluded: d.Excluded}}
+	}
+	unreachable := fdb.Drain{Complete: true, Excluded: true, HoldsData: true, Why: "0 of its 1 processes report: a group that does not report cannot prove it holds no data"}
+	// after changes what the removal already deleted.
+	after := func(o *observation, podGone, claimGoing bool) *observation {
+		if podGone {
+			o.pod = nil
+		}
+		if claimGoing {
+			o.pvc.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(2, 0)})
+		}
+		return o
 	}
 	type want struct {
 		kind   kind
@@ -54,9 +65,25 @@ func TestPlanRemoval(t *testing.T) {
 		},
 		"Unreachable": {
 			reason: "A group none of whose processes report cannot prove it is empty: a separate action, gated by fdb-unreachable-removal.",
-			o:      obs(fdb.Drain{Complete: true, Excluded: true, HoldsData: true, Why: "0 of its 1 processes report: a group that does not report cannot prove it holds no data"}, complete),
+			o:      obs(unreachable, complete),
 			want: want{kindRemoveUnreachable, apiv1alpha1.ActionRemoveUnreachableProcessGroup,
 				"deleted the pod and volume of unreachable group storage-1: 0 of its 1 processes report: a group that does not report cannot prove it holds no data"},
+		},
+		"TearingDown": {
+			reason: "Its removal deleted the pod and the claim goes: processes no longer reporting meanwhile call for no second gated removal.",
+			o:      after(obs(unreachable, complete), true, true),
+			want:   want{kindWait, "", msgTearingDown},
+		},
+		"PodGoneClaimKept": {
+			reason: "A pod gone while its claim stays (deleted by hand, force-deleted) is no teardown: the claim's data goes only through a gated removal.",
+			o:      after(obs(unreachable, complete), true, false),
+			want: want{kindRemoveUnreachable, apiv1alpha1.ActionRemoveUnreachableProcessGroup,
+				"deleted the pod and volume of unreachable group storage-1: 0 of its 1 processes report: a group that does not report cannot prove it holds no data"},
+		},
+		"ClaimGoingPodRuns": {
+			reason: "A claim deleted by hand stays while its pod runs: the group is removed as usual.",
+			o:      after(obs(fdb.Drain{Drained: true, Complete: true, Reporting: true, Excluded: true}, complete), false, true),
+			want:   want{kindRemove, apiv1alpha1.ActionRemoveProcessGroup, "deleted the pod and volume of fully excluded group storage-1"},
 		},
 		"UnreachableCoordinator": {
 			reason: "A coordinator is never removed, reporting or not.",
