@@ -131,9 +131,11 @@ func (r *run) check(ctx context.Context, before map[string]*database, writes []w
 	r.checkSims(ctx)
 }
 
-// checkIdentity: a Cluster keeps its database. One that reached another
-// (say, after its ConfigMap was lost and written again) lost its data as
-// surely as if it had been deleted.
+// checkIdentity: a Cluster keeps its database once it was created. One
+// that reached another (say, after its ConfigMap was lost and written
+// again) lost its data as surely as if it had been deleted. Before
+// "configure new" there is nothing to lose: a ConfigMap lost then may get
+// new coordinators.
 func (r *run) checkIdentity(before map[string]*database) {
 	if r.checks.databaseOf == nil {
 		r.checks.databaseOf = map[types.UID]string{}
@@ -148,7 +150,9 @@ func (r *run) checkIdentity(before map[string]*database) {
 		if was, ok := r.checks.databaseOf[c.GetUID()]; ok && was != key {
 			r.violate("database-identity", fmt.Sprintf("Cluster %s reaches database %s, no longer its own %s", name, key, was))
 		}
-		r.checks.databaseOf[c.GetUID()] = key
+		if before[name].sim.Created() {
+			r.checks.databaseOf[c.GetUID()] = key
+		}
 	}
 }
 

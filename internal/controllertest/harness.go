@@ -158,6 +158,22 @@ func (h *Harness) Events(t *testing.T, o client.Object) []string {
 	return out
 }
 
+// WaitEvents waits until every fragment shows up in an event about o.
+// Events are recorded asynchronously, so one may arrive after the state it
+// reports.
+func (h *Harness) WaitEvents(t *testing.T, o client.Object, frags ...string) {
+	t.Helper()
+	Eventually(t, 10*time.Second, "events "+strings.Join(frags, ", "), func() (bool, string) {
+		events := h.Events(t, o)
+		for _, f := range frags {
+			if !ContainsAny(events, f) {
+				return false, fmt.Sprintf("no %q in %v", f, events)
+			}
+		}
+		return true, ""
+	})
+}
+
 // EventCount sums the counts of the events about o with the given reason.
 func (h *Harness) EventCount(t *testing.T, o client.Object, reason string) int32 {
 	t.Helper()

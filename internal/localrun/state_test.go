@@ -33,9 +33,13 @@ func TestProcesses(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pids, err := Processes(dir)
-	if err != nil {
-		t.Fatal(err)
+	// The child's command line is its own only once it has exec'd.
+	var pids []int
+	for deadline := time.Now().Add(10 * time.Second); len(pids) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var err error
+		if pids, err = Processes(dir); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if diff := cmp.Diff([]int{cmd.Process.Pid}, pids); diff != "" {
 		t.Errorf("Processes before stopping (-want +got):\n%s", diff)

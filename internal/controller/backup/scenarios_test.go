@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/controllertest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
@@ -98,10 +97,7 @@ func TestBackupLifecycle(t *testing.T) {
 	if l := layer(t, cr); l.InstancesRunning != 2 {
 		t.Errorf("the database sees %d agents, want 2", l.InstancesRunning)
 	}
-	if !controllertest.ContainsAny(h.Events(t, b), "CreatedBackupAgents: created Deployment nightly-backup-agents with 2 backup agents") ||
-		!controllertest.ContainsAny(h.Events(t, b), `StartedBackup: starting the backup on tag "default"`) {
-		t.Errorf("events: %v", h.Events(t, b))
-	}
+	h.WaitEvents(t, b, "CreatedBackupAgents: created Deployment nightly-backup-agents with 2 backup agents", `StartedBackup: starting the backup on tag "default"`)
 
 	// Scale the agents.
 	update(t, b, func(b *v1alpha1.Backup) { b.Spec.ForProvider.AgentCount = 3 })
@@ -109,9 +105,7 @@ func TestBackupLifecycle(t *testing.T) {
 		d := agentsOf(t, b)
 		return at.AgentsReady == 3 && d != nil && *d.Spec.Replicas == 3 && layer(t, cr).InstancesRunning == 3
 	}))
-	if !controllertest.ContainsAny(h.Events(t, b), "UpdatedBackupAgents: scaling the backup agents from 2 to 3") {
-		t.Errorf("no scaling event: %v", h.Events(t, b))
-	}
+	h.WaitEvents(t, b, "UpdatedBackupAgents: scaling the backup agents from 2 to 3")
 
 	// Pause.
 	update(t, b, func(b *v1alpha1.Backup) { b.Spec.ForProvider.BackupState = v1alpha1.BackupPaused })
@@ -131,9 +125,7 @@ func TestBackupLifecycle(t *testing.T) {
 		st, err := db.BackupStatus(ctx, "default")
 		return err == nil && st.SnapshotPeriodSeconds == 120 && decided(b, "ModifyBackup", "Allowed")
 	}))
-	if !controllertest.ContainsAny(h.Events(t, b), `ModifiedBackup: changing the snapshot period of tag "default" from 60s to 120s`) {
-		t.Errorf("no modification event: %v", h.Events(t, b))
-	}
+	h.WaitEvents(t, b, `ModifiedBackup: changing the snapshot period of tag "default" from 60s to 120s`)
 
 	// Stop: the backup completes after its current snapshot; the agents
 	// stay.
@@ -161,11 +153,7 @@ func TestBackupLifecycle(t *testing.T) {
 		return gone && agentsOf(t, b) == nil && layer(t, cr).InstancesRunning == 0,
 			fmt.Sprintf("gone=%t agents=%v instances=%d events=%v", gone, agentsOf(t, b) != nil, layer(t, cr).InstancesRunning, h.Events(t, b))
 	})
-	events := h.Events(t, b)
-	if !controllertest.ContainsAny(events, `StoppedBackup: stopping the backup on tag "default": the Backup is being deleted`) ||
-		!controllertest.ContainsAny(events, "DeletedBackupAgents: deleted Deployment nightly-backup-agents") {
-		t.Errorf("deletion events: %v", events)
-	}
+	h.WaitEvents(t, b, `StoppedBackup: stopping the backup on tag "default": the Backup is being deleted`, "DeletedBackupAgents: deleted Deployment nightly-backup-agents")
 
 	// The credentials stayed in their Secret.
 	list := &corev1.EventList{}
@@ -218,9 +206,7 @@ func TestStopLastBackupDenied(t *testing.T) {
 			allowed.Status == corev1.ConditionFalse && allowed.Reason == gate.ReasonPolicyDenied
 		return ok, describe(t, b)
 	})
-	if !controllertest.ContainsAny(h.Events(t, b), "PolicyDenied: "+denial) {
-		t.Errorf("no PolicyDenied event: %v", h.Events(t, b))
-	}
+	h.WaitEvents(t, b, "PolicyDenied: "+denial)
 	if st, err := h.Sim(t, cr).BackupStatus(ctx, "default"); err != nil || !st.Running || !st.AgentsPaused {
 		t.Fatalf("the denied stop changed the backup: %+v, %v", st, err)
 	}
@@ -232,9 +218,7 @@ func TestStopLastBackupDenied(t *testing.T) {
 	eventually(t, 60*time.Second, "backup stopped with the override", settled(t, b, func(at v1alpha1.BackupObservation) bool {
 		return !at.Running && !at.Paused && at.State == string(fdb.BackupCompleted) && decided(b, "StopBackup", "Allowed")
 	}))
-	if !controllertest.ContainsAny(h.Events(t, b), `StoppedBackup: stopping the backup on tag "default" and resuming the paused agents`) {
-		t.Errorf("no stop event: %v", h.Events(t, b))
-	}
+	h.WaitEvents(t, b, `StoppedBackup: stopping the backup on tag "default" and resuming the paused agents`)
 
 	if err := env.Client.Delete(ctx, b); err != nil {
 		t.Fatal(err)

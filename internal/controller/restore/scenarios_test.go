@@ -157,9 +157,7 @@ func TestRestore(t *testing.T) {
 		if want := "blobstore://minio.storage.svc:9000/nightly?bucket=fdb-backups"; r.Status.AtProvider.URL != want {
 			t.Errorf("status URL %s, want %s", r.Status.AtProvider.URL, want)
 		}
-		if !controllertest.ContainsAny(h.Events(t, r), `StartedRestore: started restoring blobstore://minio.storage.svc:9000/nightly?bucket=fdb-backups into cluster restored on tag "from-nightly"`) {
-			t.Errorf("no start event: %v", h.Events(t, r))
-		}
+		h.WaitEvents(t, r, `StartedRestore: started restoring blobstore://minio.storage.svc:9000/nightly?bucket=fdb-backups into cluster restored on tag "from-nightly"`)
 		// A completed restore is deleted without aborting anything.
 		if err := env.Client.Delete(ctx, r); err != nil {
 			t.Fatal(err)
@@ -199,9 +197,7 @@ func TestRestore(t *testing.T) {
 			st, err := db.RestoreStatus(ctx, "aborted")
 			return gone && err == nil && st.State == fdb.RestoreAborted, fmt.Sprintf("gone=%t restore %+v %v; %s", gone, st, err, describe(t, a))
 		})
-		if !controllertest.ContainsAny(h.Events(t, a), `AbortedRestore: aborting the running restore on tag "aborted": the Restore is being deleted`) {
-			t.Errorf("no abort event: %v", h.Events(t, a))
-		}
+		h.WaitEvents(t, a, `AbortedRestore: aborting the running restore on tag "aborted": the Restore is being deleted`)
 	})
 	if v := db.Check(); len(v) != 0 {
 		t.Errorf("the simulator reports %v", v)

@@ -255,6 +255,7 @@ func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress
 	for i := range id {
 		id[i] = connectionIDChars[s.rng.IntN(len(connectionIDChars))]
 	}
+	s.forwarded = append(s.forwarded, s.conn)
 	s.conn = fdb.ConnectionString{Description: s.conn.Description, ID: string(id), Coordinators: sorted}
 	s.coordinatorsLost = nil
 	s.triggerRecovery()
@@ -287,6 +288,40 @@ func (s *Sim) ConnectionString() string {
 		return ""
 	}
 	return s.conn.String()
+}
+
+// Created reports whether "configure new" created the database.
+func (s *Sim) Created() bool {
+	s.lock()
+	defer s.mu.Unlock()
+	return s.created
+}
+
+// Reaches reports whether a client holding the cluster file cs reaches this
+// database: cs names the current coordinators, or it named earlier ones of
+// which one still runs and forwards the client to the current ones, as
+// FoundationDB's coordinators do after a coordinator change.
+func (s *Sim) Reaches(cs string) bool {
+	parsed, err := fdb.ParseConnectionString(cs)
+	if err != nil {
+		return false
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	if len(s.conn.Coordinators) > 0 && parsed.String() == s.conn.String() {
+		return true
+	}
+	for _, old := range s.forwarded {
+		if old.String() != parsed.String() {
+			continue
+		}
+		for _, a := range old.Coordinators {
+			if _, up := s.processAt(a); up {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SetMovementRate sets the data movement rate in bytes per second; a low

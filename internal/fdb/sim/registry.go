@@ -46,8 +46,8 @@ func (r *Registry) Get(key string) *Sim {
 
 // Open returns the simulator of the cluster identified by key, creating it
 // on first use, unless a simulated database already answers at
-// connectionString: a cluster file that names a database's current
-// coordinators reaches that database whatever holds the file (a ConfigMap
+// connectionString: a cluster file that reaches a database (Sim.Reaches)
+// reaches it whatever holds the file (a ConfigMap
 // written again after it was lost). key then names that database too.
 // Only a key seen for the first time is looked up by its cluster file.
 func (r *Registry) Open(key, connectionString string) *Sim {
@@ -68,8 +68,8 @@ func (r *Registry) Open(key, connectionString string) *Sim {
 	return r.Get(key)
 }
 
-// KeyAt returns a key of the simulated database whose connection string is
-// connectionString, if one is; "" is none.
+// KeyAt returns a key of the simulated database a client holding the
+// cluster file connectionString reaches (Sim.Reaches), if one does.
 func (r *Registry) KeyAt(connectionString string) (string, bool) {
 	if connectionString == "" {
 		return "", false
@@ -82,7 +82,7 @@ func (r *Registry) KeyAt(connectionString string) (string, bool) {
 	}
 	slices.Sort(keys) // the same key every time, whatever the map's order
 	for _, k := range keys {
-		if r.sims[k].ConnectionString() == connectionString {
+		if r.sims[k].Reaches(connectionString) {
 			return k, true
 		}
 	}

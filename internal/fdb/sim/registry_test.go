@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -84,5 +85,34 @@ func TestRegistryOpenFindsADatabaseByItsClusterFile(t *testing.T) {
 	}
 	if k, ok := r.KeyAt(file); !ok || k != "cm-1" {
 		t.Errorf("KeyAt(%q) = %q, %v; want the first key, cm-1", file, k, ok)
+	}
+}
+
+// TestAnOldClusterFileIsForwarded: after a coordinator change a cluster file
+// naming the old coordinators still reaches the database while one of them
+// runs (they forward the client), and reaches nothing once none does.
+func TestAnOldClusterFileIsForwarded(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 3})
+	c.Create(t, fdb.RedundancyDouble)
+	old := c.Sim.ConnectionString()
+	moved := []fdb.ProcessAddress{c.Address(t, "storage-1"), c.Address(t, "storage-2"), c.Address(t, "storage-3")}
+	current, err := c.Sim.ChangeCoordinators(context.Background(), moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, func(s *fdb.Status) bool { return s.Cluster.RecoveryState.Name == fdb.RecoveryFullyRecovered })
+	reaches := func() map[string]bool {
+		return map[string]bool{"current": c.Sim.Reaches(current), "old": c.Sim.Reaches(old), "unknown": c.Sim.Reaches("test:other@10.2.0.2:4501")}
+	}
+	if diff := cmp.Diff(map[string]bool{"current": true, "old": true, "unknown": false}, reaches()); diff != "" {
+		t.Errorf("with the old coordinators running (-want +got):\n%s", diff)
+	}
+	c.RemoveGroups(t, "log-1", "log-2")
+	if diff := cmp.Diff(map[string]bool{"current": true, "old": true, "unknown": false}, reaches()); diff != "" {
+		t.Errorf("with one old coordinator running (-want +got):\n%s", diff)
+	}
+	c.RemoveGroups(t, "log-3")
+	if diff := cmp.Diff(map[string]bool{"current": true, "old": false, "unknown": false}, reaches()); diff != "" {
+		t.Errorf("with no old coordinator running (-want +got):\n%s", diff)
 	}
 }

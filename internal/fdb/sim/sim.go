@@ -90,6 +90,10 @@ type Sim struct {
 	// upByAddress indexes the up processes by address.
 	upByAddress map[string]*process
 	conn        fdb.ConnectionString
+	// forwarded are the connection strings the coordinators had before:
+	// a client holding one is forwarded to the current coordinators while
+	// one of its coordinators still runs.
+	forwarded []fdb.ConnectionString
 	protocol    string // major.minor spoken by the cluster
 
 	created    bool
