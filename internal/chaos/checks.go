@@ -93,8 +93,14 @@ func (r *run) databases(ctx context.Context) (map[string]*database, error) {
 	// changes what they run.
 	fresh := r.hist.changed(clusterKind, cmKind, podKind, pvcKind, nodeKind, deploymentKind)
 	for _, o := range now[cmKind] {
-		name := o.GetLabels()[workload.LabelCluster]
-		if name == "" {
+		if name := o.GetLabels()[workload.LabelCluster]; name != "" {
+			r.configMaps[name] = o.(*corev1.ConfigMap)
+		}
+	}
+	for _, name := range sortedKeys(r.configMaps) {
+		cm := r.configMaps[name]
+		if now.find(cmKind, client.ObjectKeyFromObject(cm)) == nil && now.find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name}) == nil {
+			delete(r.configMaps, name) // its Cluster went with it
 			continue
 		}
 		c, _ := now.find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name}).(*fdbv1alpha1.Cluster)
@@ -103,7 +109,6 @@ func (r *run) databases(ctx context.Context) (map[string]*database, error) {
 			c.SetName(name)
 			c.SetNamespace(r.ns)
 		}
-		cm := o.(*corev1.ConfigMap)
 		db := r.sims.Registry.Get(b.key(cm))
 		if fresh {
 			var err error

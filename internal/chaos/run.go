@@ -16,6 +16,7 @@
 package chaos
 
 import (
+	"strings"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -79,6 +80,9 @@ type run struct {
 	clock *clocktesting.FakeClock
 	sims  connector.SimFDB
 	keys  map[types.UID]string
+	// configMaps are the ConfigMaps last seen per Cluster: a database runs
+	// on while its ConfigMap is lost, and the harness keeps reading it.
+	configMaps map[string]*corev1.ConfigMap
 	// armed are the admin faults armed for the next reconciles.
 	armed []*armed
 	// stalledUntil is when stalled exclusions resume.
@@ -154,7 +158,8 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 		env: env, seed: seed, ns: name, steps: steps,
 		sched: stream(seed, 1), lags: stream(seed, 2), ticks: stream(seed, 3), crashes: stream(seed, 4), chaos: stream(seed, 5),
 		clock:    clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
-		keys:     map[types.UID]string{},
+		keys:       map[types.UID]string{},
+		configMaps: map[string]*corev1.ConfigMap{},
 		report:   &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
 		nodeBack: map[string]time.Time{},
 		dataSaid: map[string]string{},
@@ -410,7 +415,15 @@ func (r *run) logData(dbs map[string]*database) {
 			continue
 		}
 		d := st.Cluster.Data
-		said := fmt.Sprintf("%s (fewest replicas left: %d), available %v", d.State.Name, d.State.MinReplicasRemaining, st.Client.DatabaseStatus.Available)
+		var coords []string
+		for _, c := range st.Client.Coordinators.Coordinators {
+			if !c.Reachable {
+				coords = append(coords, string(c.Address)+" unreachable")
+			} else {
+				coords = append(coords, string(c.Address))
+			}
+		}
+		said := fmt.Sprintf("%s (fewest replicas left: %d), available %v, coordinators %s", d.State.Name, d.State.MinReplicasRemaining, st.Client.DatabaseStatus.Available, strings.Join(coords, ", "))
 		if r.dataSaid[name] != said {
 			r.dataSaid[name] = said
 			r.log("data of %s at %s: %s, %d bytes queued", name, r.clock.Now().Format(time.TimeOnly), said, d.MovingData.InQueueBytes)

@@ -66,9 +66,12 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // needsReplacement says why group pg should be replaced, if it should:
 // asked for (the Cluster's processGroupsToReplace or the group's
 // AnnotationReplace), a density the group cannot change in place, or a
-// failure older than the failure detection time. A group that heals before
-// then is left alone.
-func needsReplacement(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, now time.Time) (replacement, bool) {
+// failure older than the failure detection time that this reconcile's
+// status still shows: the group's conditions are what it recorded when it
+// last reconciled, so a group whose processes all report again is not
+// failing, and without a status no failure is known to last. A group that
+// heals before the deadline is left alone.
+func needsReplacement(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
 		return replacement{why: "requested"}, true
@@ -82,8 +85,11 @@ func needsReplacement(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, now time.
 			oldest = &pg.Status.AtProvider.ProcessGroupConditions[i]
 		}
 	}
-	if oldest != nil && now.Sub(oldest.Since.Time) >= failureDetection(cr) {
-		return replacement{why: fmt.Sprintf("failed: %s for %s", oldest.Type, now.Sub(oldest.Since.Time).Round(time.Second)), automatic: true}, true
+	if oldest == nil || o.status == nil || o.reporting()[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
+		return replacement{}, false
+	}
+	if lasted := o.now.Sub(oldest.Since.Time); lasted >= failureDetection(cr) {
+		return replacement{why: fmt.Sprintf("failed: %s for %s", oldest.Type, lasted.Round(time.Second)), automatic: true}, true
 	}
 	return replacement{}, false
 }
@@ -121,7 +127,7 @@ func replaceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		if deleting(pg) || pg.Replacing() {
 			continue
 		}
-		r, ok := needsReplacement(cr, pg, o.now)
+		r, ok := needsReplacement(cr, o, pg)
 		if !ok {
 			continue
 		}

@@ -42,12 +42,27 @@ func annotated(id, key, value string) mutation {
 // marked is a group the Cluster started replacing.
 func marked(id, why string) mutation { return annotated(id, v1alpha1.AnnotationReplacement, why) }
 
-// failing gives a group condition t since planNow minus age.
+// failing gives a group condition t since planNow minus age, recorded by
+// the group; its processes do not report.
 func failing(id string, t v1alpha1.ProcessGroupConditionType, age time.Duration) mutation {
 	return func(_ *v1alpha1.Cluster, o *observation) {
+		for k, p := range o.status.Cluster.Processes {
+			if p.Locality.InstanceID == id {
+				delete(o.status.Cluster.Processes, k)
+			}
+		}
 		pg := groupNamed(o, id)
 		pg.Status.AtProvider.ProcessGroupConditions = append(pg.Status.AtProvider.ProcessGroupConditions,
 			v1alpha1.ProcessGroupCondition{Type: t, Since: metav1.NewTime(planNow.Add(-age))})
+	}
+}
+
+// reportingAgain puts the group's process back into the status.
+func reportingAgain(id string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		_, fresh := converged(5)
+		k, p := processOf(fresh, id)
+		o.status.Cluster.Processes[k] = p
 	}
 }
 
@@ -153,43 +168,51 @@ func TestPlanReplacements(t *testing.T) {
 		},
 		"FailedPastDetection": {
 			reason: "A group failing longer than the failure detection time is replaced automatically.",
-			mutate: []mutation{at(), automation(1, 7200), failing("storage-3", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-3 (failed: PodPending for 2h1m0s)",
-				[]string{"failed: PodPending for 2h1m0s"}, "storage-3"),
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending for 2h1m0s)",
+				[]string{"failed: PodPending for 2h1m0s"}, "storage-4"),
 		},
 		"FailedOldestConditionCounts": {
 			reason: "The oldest failure condition of a group is its failure time.",
-			mutate: []mutation{at(), automation(1, 600), failing("storage-3", v1alpha1.MissingProcesses, 5*time.Minute), failing("storage-3", v1alpha1.NodeNotReady, 11*time.Minute)},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-3 (failed: NodeNotReady for 11m0s)",
-				[]string{"failed: NodeNotReady for 11m0s"}, "storage-3"),
+			mutate: []mutation{at(), automation(1, 600), failing("storage-4", v1alpha1.MissingProcesses, 5*time.Minute), failing("storage-4", v1alpha1.NodeNotReady, 11*time.Minute)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: NodeNotReady for 11m0s)",
+				[]string{"failed: NodeNotReady for 11m0s"}, "storage-4"),
+		},
+		"FailedButReportingAgain": {
+			reason: "A failure the group recorded before its processes came back is over: the status of this reconcile shows them all reporting.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), reportingAgain("storage-4")},
+		},
+		"FailedStatusUnreadable": {
+			reason: "Without a status no failure is known to last: nothing is replaced automatically.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), statusUnreadable()},
 		},
 		"FailedNotYet": {
 			reason: "A group failing for less than the failure detection time is left alone: it may heal.",
-			mutate: []mutation{at(), automation(1, 7200), failing("storage-3", v1alpha1.PodPending, time.Hour)},
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, time.Hour)},
 		},
 		"FailedNotAFailure": {
 			reason: "Conditions that are not failures (a drifted pod spec) never replace a group.",
-			mutate: []mutation{at(), automation(1, 60), failing("storage-3", v1alpha1.IncorrectPodSpec, time.Hour)},
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.IncorrectPodSpec, time.Hour)},
 		},
 		"FailedWithAutomationOff": {
 			reason: "maxConcurrentReplacements 0 turns automatic replacement off.",
-			mutate: []mutation{at(), automation(0, 60), failing("storage-3", v1alpha1.PodPending, time.Hour)},
+			mutate: []mutation{at(), automation(0, 60), failing("storage-4", v1alpha1.PodPending, time.Hour)},
 		},
 		"FailedCutToTheLimit": {
 			reason: "Automatic replacements are cut to the room the concurrency limit leaves.",
-			mutate: []mutation{at(), automation(1, 60), failing("storage-3", v1alpha1.PodPending, time.Hour), failing("storage-4", v1alpha1.PodFailing, time.Hour)},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-3 (failed: PodPending for 1h0m0s)",
-				[]string{"failed: PodPending for 1h0m0s"}, "storage-3"),
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.PodPending, time.Hour), failing("storage-5", v1alpha1.PodFailing, time.Hour)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending for 1h0m0s)",
+				[]string{"failed: PodPending for 1h0m0s"}, "storage-4"),
 		},
 		"FailedNoRoomLeft": {
 			reason: "With the limit reached by replacements in flight, no automatic replacement starts; the one in flight goes on.",
-			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.PodFailing, time.Hour),
-				marked("storage-3", "failed: PodPending for 1h0m0s"), addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7"), notReporting("storage-6")},
-			want: waiting("replacing process groups storage-3: waiting for their replacements to report"),
+			mutate: []mutation{at(), automation(1, 60), failing("storage-5", v1alpha1.PodFailing, time.Hour),
+				marked("storage-4", "failed: PodPending for 1h0m0s"), addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7"), notReporting("storage-6")},
+			want: waiting("replacing process groups storage-4: waiting for their replacements to report"),
 		},
 		"RequestedBeforeAutomatic": {
 			reason: "Asked-for replacements go first, in a step of their own.",
-			mutate: []mutation{at(), automation(1, 60), failing("storage-3", v1alpha1.PodPending, time.Hour), toReplace("storage-5")},
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.PodPending, time.Hour), toReplace("storage-5")},
 			want:   replacing(false, 0, 1, "replacing storage process groups storage-5 (requested)", []string{"requested"}, "storage-5"),
 		},
 		"DensityMigrationMarksEveryGroup": {
