@@ -16,12 +16,12 @@
 package chaos
 
 import (
-	"strings"
 	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -157,13 +157,13 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 	r := &run{
 		env: env, seed: seed, ns: name, steps: steps,
 		sched: stream(seed, 1), lags: stream(seed, 2), ticks: stream(seed, 3), crashes: stream(seed, 4), chaos: stream(seed, 5),
-		clock:    clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		clock:      clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		keys:       map[types.UID]string{},
 		configMaps: map[string]*corev1.ConfigMap{},
-		report:   &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
-		nodeBack: map[string]time.Time{},
-		dataSaid: map[string]string{},
-		created:  map[types.UID]time.Time{},
+		report:     &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
+		nodeBack:   map[string]time.Time{},
+		dataSaid:   map[string]string{},
+		created:    map[types.UID]time.Time{},
 	}
 	r.sims = connector.SimFDB{Registry: sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20})}
 	r.crashRate = []float64{0, 0.05, 0.15}[r.chaos.IntN(3)]

@@ -94,7 +94,7 @@ type Sim struct {
 	// a client holding one is forwarded to the current coordinators while
 	// one of its coordinators still runs.
 	forwarded []fdb.ConnectionString
-	protocol    string // major.minor spoken by the cluster
+	protocol  string // major.minor spoken by the cluster
 
 	created    bool
 	config     fdb.DatabaseConfiguration
