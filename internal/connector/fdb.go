@@ -83,7 +83,8 @@ func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cl
 func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(string(cm.GetUID())) }
 
 // simGroups turns the cluster's pods and claims into simulator process
-// groups: a Running pod with an IP runs its processes; a group whose pod is
+// groups: a Running pod with an IP on a Ready node runs its processes (a
+// failed node runs nothing); a group whose pod is
 // not running but whose volume claim remains is stopped and keeps its data;
 // a group with neither is gone.
 func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) ([]sim.ProcessGroup, error) {
@@ -100,9 +101,10 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 	if err := target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
-	zoneOf := map[string]string{}
+	zoneOf, failed := map[string]string{}, map[string]bool{}
 	for _, n := range nodes.Items {
 		zoneOf[n.Name] = n.Labels[workload.FaultDomainKey(c)]
+		failed[n.Name] = !workload.NodeReady(&n)
 	}
 
 	byID := map[string]sim.ProcessGroup{}
@@ -113,7 +115,7 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 		}
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
 		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Version: imageTag(&p)}
-		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" {
+		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !failed[p.Spec.NodeName] {
 			g.IP, g.Zone = p.Status.PodIP, zoneOf[p.Spec.NodeName]
 			for n := 1; n <= g.ProcessesPerPod; n++ {
 				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.ProcessesPerPod, g.IP, g.Zone))

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -105,5 +106,75 @@ func TestSimFDBLearnsBackupAgents(t *testing.T) {
 	}
 	if diff := cmp.Diff(3, running()); diff != "" {
 		t.Errorf("agents after one Deployment lost its ready replicas: -want, +got:\n%s", diff)
+	}
+}
+
+// TestSimFDBStopsPodsOnFailedNodes checks that a Running pod on a node that
+// is not Ready runs no processes in the simulated database (the node
+// failed), and runs them again once the node is back.
+func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	c := env.Client
+	ns := "sim-failed-node"
+	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
+		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sim-failed-node"}}
+	pod := func(id, ip, node string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-" + id, Labels: workload.Labels(cr, fdbv1alpha1.ProcessClassStorage, id)},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{
+				Name: "foundationdb", Image: "foundationdb/fdb-kubernetes-monitor:7.3.63", Ports: []corev1.ContainerPort{{ContainerPort: 4501}},
+			}}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}},
+		}
+	}
+	// The coordinator runs on a node the test does not fail.
+	pods := []*corev1.Pod{pod("storage-1", "10.0.0.1", ""), pod("storage-2", "10.0.0.2", node.Name)}
+	for _, o := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, cm, node} {
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pods {
+		st := p.Status
+		if err := c.Create(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		p.Status = st
+		if err := c.Status().Update(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	backend := SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
+	reporting := func(ready corev1.ConditionStatus) []string {
+		t.Helper()
+		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}
+		if err := c.Status().Update(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+		db, err := backend.Client(ctx, c, cr, cm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := db.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range st.Cluster.Processes {
+			out = append(out, p.Locality.InstanceID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if diff := cmp.Diff([]string{"storage-1"}, reporting(corev1.ConditionUnknown)); diff != "" {
+		t.Errorf("groups reporting with storage-2's node NotReady: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"storage-1", "storage-2"}, reporting(corev1.ConditionTrue)); diff != "" {
+		t.Errorf("groups reporting with the node Ready again: -want, +got:\n%s", diff)
 	}
 }

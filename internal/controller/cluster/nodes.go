@@ -18,8 +18,8 @@ import (
 
 const reasonForceDeleted event.Reason = "ForceDeletedPods"
 
-// failedNodeStep force-deletes (grace period 0), in one step, the cluster's
-// pods on the first node (by name) that is not Ready, so that they
+// failedNodeStep force-deletes (grace period 0), in one step, the process
+// group pods of the cluster on the first node (by name) that is not Ready, so that they
 // reschedule now instead of after Kubernetes' eviction timeout (300 s by
 // default); a pod whose volume cannot follow (a node-local volume) stays
 // Pending until its group is replaced. It is level-triggered: a provider
@@ -30,7 +30,7 @@ const reasonForceDeleted event.Reason = "ForceDeletedPods"
 func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	byNode := map[string][]*corev1.Pod{}
 	for _, pod := range o.pods {
-		if n := o.nodes[pod.Spec.NodeName]; n != nil && !workload.NodeReady(n) {
+		if n := o.nodes[pod.Spec.NodeName]; n != nil && !workload.NodeReady(n) && pod.Labels[workload.LabelProcessGroup] != "" {
 			byNode[n.Name] = append(byNode[n.Name], pod)
 		}
 	}

@@ -93,6 +93,17 @@ func nodeDown(name string, ids ...string) mutation {
 	}
 }
 
+// agentOn runs a backup agent pod of the cluster on node name: not a
+// process group's, so never force-deleted by the Cluster.
+func agentOn(name string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.pods["db-backup-agents-x"] = &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "db-backup-agents-x", Labels: map[string]string{workload.LabelCluster: cr.GetName(), workload.LabelComponent: workload.ComponentBackupAgent}},
+			Spec:       corev1.PodSpec{NodeName: name},
+		}
+	}
+}
+
 // replacing is the step that marks groups of class storage.
 func replacing(automatic bool, inFlight, limit int, msg string, why []string, ids ...string) *clusterStep {
 	s := &clusterStep{
@@ -243,7 +254,7 @@ func TestPlanReplacements(t *testing.T) {
 		},
 		"ForceDeletePodsOnANotReadyNode": {
 			reason: "The pods on a node that is not Ready are force-deleted in one step, with how many of their processes still report.",
-			mutate: []mutation{nodeDown("node-7", "storage-4", "storage-1"), notReporting("storage-1")},
+			mutate: []mutation{nodeDown("node-7", "storage-4", "storage-1"), notReporting("storage-1"), agentOn("node-7")},
 			want: &clusterStep{
 				Step: step.Step{Reason: reasonForceDeleted, Message: "force-deleted pods db-storage-1, db-storage-4 on NotReady node node-7 so that they reschedule",
 					Action: &policy.Action{Type: apiv1alpha1.ActionForceDeletePod, Targets: []string{"storage-1", "storage-4"}, Reason: "node node-7 is not Ready",
