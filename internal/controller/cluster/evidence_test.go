@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
@@ -185,6 +186,11 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 					v1alpha1.ProcessGroupCondition{Type: v1alpha1.MissingProcesses, Since: metav1.NewTime(o.now.Add(-d))})
 			}
 		}
+		decided := func(action apiv1alpha1.ActionType, result string) mutation {
+			return func(_ *v1alpha1.Cluster, o *observation) {
+				groupNamed(o, "storage-4").Status.AtProvider.LastPolicyDecision = &v1alpha1.PolicyDecision{Action: string(action), Result: result}
+			}
+		}
 		stuckAfter := func(seconds int) mutation {
 			return func(cr *v1alpha1.Cluster, _ *observation) {
 				cr.Spec.ForProvider.Automation.StuckRemovalSeconds = seconds
@@ -201,6 +207,9 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 			"StuckForTenMinutes":                {removal: []mutation{removing("storage-4"), missingFor(10 * time.Minute)}, include: true},
 			"InFlightBelowTheClustersThreshold": {removal: []mutation{removing("storage-4"), missingFor(10 * time.Minute), stuckAfter(3600)}},
 			"StuckPastTheClustersThreshold":     {removal: []mutation{removing("storage-4"), missingFor(time.Hour), stuckAfter(3600)}, include: true},
+			"PastItsGateTearingDown":            {removal: []mutation{removing("storage-4"), missingFor(time.Hour), decided(apiv1alpha1.ActionRemoveProcessGroup, "Allowed")}},
+			"PastItsGateAsUnreachable":          {removal: []mutation{removing("storage-4"), missingFor(time.Hour), decided(apiv1alpha1.ActionRemoveUnreachableProcessGroup, "Allowed")}},
+			"RemovalDeniedIsStuck":              {removal: []mutation{removing("storage-4"), missingFor(time.Hour), decided(apiv1alpha1.ActionRemoveProcessGroup, "Denied")}, include: true},
 		} {
 			cr, o := observed(5, append([]mutation{now, excluded(instance("storage-9"))}, tc.removal...)...)
 			got := includeStep(cr, o)

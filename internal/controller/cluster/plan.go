@@ -508,7 +508,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 // heal without it). Batching saves recoveries, but a stuck
 // removal must not hold the others back; one whose processes report is
 // draining, however long that takes (a density migration drains every
-// storage group at once).
+// storage group at once), and one past its removal gate is finishing.
 // While it waits, the cluster is not up to date, and the wait says why.
 func includeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.configured() {
@@ -553,10 +553,12 @@ func stuckRemoval(cr *v1alpha1.Cluster) time.Duration {
 }
 
 // removalsInFlight are the IDs of the groups being removed that are not
-// stuck: stuck is a removal whose processes have not reported for stuck, as
-// the group recorded (its MissingProcesses condition, by the provider's
-// clock). One draining reports; one finishing stopped reporting moments
-// ago.
+// stuck. A group whose removal passed its gate (its last decision allowed
+// RemoveProcessGroup or RemoveUnreachableProcessGroup) is finishing: its
+// pod and volume are going, whatever the time. Before that, stuck is a
+// removal whose processes have not reported for stuck, as the group
+// recorded (its MissingProcesses condition, by the provider's clock). One
+// draining reports; one finishing stopped reporting moments ago.
 func (o *observation) removalsInFlight(stuck time.Duration) []string {
 	reporting := o.reporting()
 	var out []string
@@ -566,11 +568,19 @@ func (o *observation) removalsInFlight(stuck time.Duration) []string {
 			continue
 		}
 		missing := slices.IndexFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == v1alpha1.MissingProcesses })
-		if reporting[groupID(pg)] > 0 || missing < 0 || o.now.Sub(pg.Status.AtProvider.ProcessGroupConditions[missing].Since.Time) < stuck {
+		if tearingDown(pg) || reporting[groupID(pg)] > 0 || missing < 0 || o.now.Sub(pg.Status.AtProvider.ProcessGroupConditions[missing].Since.Time) < stuck {
 			out = append(out, groupID(pg))
 		}
 	}
 	return out
+}
+
+// tearingDown reports whether the group's removal passed its gate: only
+// the deletion of its pod and volume is left.
+func tearingDown(pg *v1alpha1.ProcessGroup) bool {
+	d := pg.Status.AtProvider.LastPolicyDecision
+	return d != nil && d.Result == string(policy.ResultAllowed) &&
+		(d.Action == string(apiv1alpha1.ActionRemoveProcessGroup) || d.Action == string(apiv1alpha1.ActionRemoveUnreachableProcessGroup))
 }
 
 // removalStep waits while process groups are being removed: the cluster is

@@ -352,10 +352,8 @@ func TestDensityMigration(t *testing.T) {
 	settled(t, cr, 120*time.Second)
 	got := countsOf(t, cr).minus(before)
 	t.Logf("density 1 → 2: %+v", got)
-	// Inclusions are not one batch yet: the removals finish at different
-	// times and each finished one is included (issue 13 note).
-	if got.coordinators > 1 || got.excludes != 1 || got.includes < 1 || got.recoveries > got.coordinators {
-		t.Errorf("density migration %+v: want at most one coordinator change, one exclusion, inclusions, and no recovery but the coordinators'", got)
+	if got.coordinators > 1 || got.excludes != 1 || got.includes != 1 || got.recoveries > got.coordinators {
+		t.Errorf("density migration %+v: want at most one coordinator change, one exclusion, one inclusion, and no recovery but the coordinators'; events %v", got, events(t, cr))
 	}
 	for _, pg := range groupsOf(t, cr) {
 		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage {
