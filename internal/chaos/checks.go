@@ -332,7 +332,7 @@ func (r *run) checkDisruptions(writes []write) {
 		if c == nil || c.GetDeletionTimestamp() != nil || pg == nil || pg.GetDeletionTimestamp() != nil {
 			continue // a removal or a teardown, not a disruption
 		}
-		if node, _ := prev.find(nodeKind, client.ObjectKey{Name: old.Spec.NodeName}).(*corev1.Node); node != nil && !workload.NodeReady(node) {
+		if r.nodeFailedLately(old.Spec.NodeName) {
 			continue // a pod on a failed node, force-deleted (ForceDeletePod): already disrupted
 		}
 		domain := zoneOf(prev, old)
@@ -359,6 +359,18 @@ func (r *run) checkDisruptions(writes []write) {
 		r.violate("one-domain", fmt.Sprintf("the provider disrupted pods in %d fault domains at once: %v", len(domains), sortedKeys(domains)))
 	}
 	r.checks.twoDomains = two
+}
+
+// nodeFailedLately reports whether node was not Ready in a snapshot the
+// provider's node cache may have served before this step: one that has
+// just come back may still look failed to it.
+func (r *run) nodeFailedLately(node string) bool {
+	for _, s := range r.hist.recent(r.maxLag + 1)[1:] {
+		if n, _ := s.find(nodeKind, client.ObjectKey{Name: node}).(*corev1.Node); n != nil && !workload.NodeReady(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // healDisruptions forgets the disruptions whose group runs a new pod, or

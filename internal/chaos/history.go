@@ -187,6 +187,15 @@ func (h *history) latest() snapshot { return h.snaps[len(h.snaps)-1] }
 // only one).
 func (h *history) previous() snapshot { return h.snaps[max(len(h.snaps)-2, 0)] }
 
+// recent are the newest n+1 snapshots, newest first (fewer at the start).
+func (h *history) recent(n int) []snapshot {
+	var out []snapshot
+	for i := len(h.snaps) - 1; i >= 0 && i >= len(h.snaps)-1-n; i-- {
+		out = append(out, h.snaps[i])
+	}
+	return out
+}
+
 // watched reports whether the harness snapshots kind gvk.
 func (h *history) watched(gvk schema.GroupVersionKind) bool {
 	for _, k := range h.kinds {
