@@ -266,7 +266,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		if pod.Spec.NodeSelector == nil {
 			pod.Spec.NodeSelector = map[string]string{}
 		}
-		pod.Spec.NodeSelector[FaultDomainKey(c)] = zone
+		pod.Spec.NodeSelector[GroupFaultDomainKey(c, pg)] = zone
 	}
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
@@ -281,6 +281,15 @@ func FaultDomainKey(c *v1alpha1.Cluster) string {
 		return k
 	}
 	return "topology.kubernetes.io/zone"
+}
+
+// GroupFaultDomainKey is the node label a group's fault domain is a value
+// of: the one recorded when it was created, else the Cluster's.
+func GroupFaultDomainKey(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) string {
+	if k := pg.Spec.ForProvider.FaultDomainKey; k != "" {
+		return k
+	}
+	return FaultDomainKey(c)
 }
 
 // SpecHash is a stable hash of a pod spec as the provider built it.

@@ -57,6 +57,13 @@ type ProcessGroupParameters struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	FaultDomain string `json:"faultDomain,omitempty"`
+
+	// FaultDomainKey is the node label FaultDomain is a value of: the
+	// Cluster's faultDomain.key when it created the group. A group whose key
+	// is no longer the Cluster's is replaced, never moved in place.
+	// +optional
+	// +kubebuilder:validation:MaxLength=316
+	FaultDomainKey string `json:"faultDomainKey,omitempty"`
 }
 
 // ProcessGroupObservation is the observed state of a process group.

@@ -21,6 +21,7 @@ const (
 	errDeleteGroup     = "cannot delete ProcessGroup"
 	errUpdateGroup     = "cannot update ProcessGroup"
 	errForceDeletePod  = "cannot force-delete pod"
+	errExpandVolume    = "cannot expand volume claim"
 	errConfigure       = "cannot configure the database"
 	errExclude         = "cannot exclude process groups"
 	errInclude         = "cannot include process groups"
@@ -59,6 +60,13 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 				return errors.Wrap(err, errUpdateGroup)
 			}
 			e.Record.Event(pg, event.Normal(reasonReplacing, "the Cluster is replacing this group: "+pg.GetAnnotations()[v1alpha1.AnnotationReplacement]))
+		}
+		return nil
+	case kindExpandVolumes:
+		for _, claim := range s.Claims {
+			if err := e.session.Target.Update(ctx, claim); err != nil {
+				return errors.Wrap(err, errExpandVolume)
+			}
 		}
 		return nil
 	case kindSyncPolicies:

@@ -7,7 +7,9 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -20,6 +22,8 @@ import (
 const (
 	errListNodes = "cannot list the target cluster's nodes"
 	errListPods  = "cannot list the cluster's pods"
+	errListPVCs  = "cannot list the cluster's volume claims"
+	errListSCs   = "cannot list the target cluster's storage classes"
 )
 
 // observation is everything one reconcile knows of a Cluster's world, read
@@ -29,6 +33,10 @@ type observation struct {
 	groups []v1alpha1.ProcessGroup
 	// pods are the cluster's pods by name.
 	pods map[string]*corev1.Pod
+	// claims are the cluster's volume claims by process group ID;
+	// expandable names the storage classes that allow volume expansion.
+	claims     map[string]*corev1.PersistentVolumeClaim
+	expandable map[string]bool
 	// status is the database's status; nil when there is no database yet
 	// or it could not be read (statusErr says why).
 	status    *fdb.Status
@@ -94,11 +102,38 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	for i := range pods.Items {
 		o.pods[pods.Items[i].Name] = &pods.Items[i]
 	}
+	if err := o.observeVolumes(ctx, e.session.Target, cr); err != nil {
+		return nil, err
+	}
 	if o.database {
 		o.status, o.statusErr = e.session.FDB.Status(ctx)
 	}
 	o.grant, o.holdWhy = o.nextGrant(cr)
 	return o, nil
+}
+
+// observeVolumes reads the cluster's volume claims and which storage
+// classes can expand a volume.
+func (o *observation) observeVolumes(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) error {
+	claims := &corev1.PersistentVolumeClaimList{}
+	if err := target.List(ctx, claims, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+		return errors.Wrap(err, errListPVCs)
+	}
+	o.claims = make(map[string]*corev1.PersistentVolumeClaim, len(claims.Items))
+	for i := range claims.Items {
+		if id := claims.Items[i].Labels[workload.LabelProcessGroup]; id != "" {
+			o.claims[id] = &claims.Items[i]
+		}
+	}
+	classes := &storagev1.StorageClassList{}
+	if err := target.List(ctx, classes); err != nil {
+		return errors.Wrap(err, errListSCs)
+	}
+	o.expandable = map[string]bool{}
+	for _, sc := range classes.Items {
+		o.expandable[sc.Name] = ptr.Deref(sc.AllowVolumeExpansion, false)
+	}
+	return nil
 }
 
 // readyZones are the fault domains of the target cluster's Ready nodes,

@@ -50,6 +50,7 @@ const (
 	kindFirstCoordinators  kind = "FirstCoordinators"
 	kindConfigureNew       kind = "ConfigureNew"
 	kindMarkReplacements   kind = "MarkReplacements"
+	kindExpandVolumes      kind = "ExpandVolumes"
 	kindRemoveGroups       kind = "RemoveGroups"
 	kindChangeCoordinators kind = "ChangeCoordinators"
 	kindExclude            kind = "Exclude"
@@ -69,6 +70,8 @@ type clusterStep struct {
 	Groups []*v1alpha1.ProcessGroup
 	// Pods are the pods to force-delete (ForceDeletePods).
 	Pods []*corev1.Pod
+	// Claims are the volume claims to grow (ExpandVolumes).
+	Claims []*corev1.PersistentVolumeClaim
 	// Addresses are what to exclude, include or kill, or the new
 	// coordinators.
 	Addresses []fdb.ProcessAddress
@@ -92,7 +95,8 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // deletes what the Cluster would orphan; the ConfigMap before pods that
 // mount it; pods on failed nodes go at once, so that they reschedule;
 // groups before coordinators; coordinators before `configure new`;
-// replacements are marked, then created (as missing groups), then the
+// replacements are marked (volumes that can grow in place do, the others'
+// groups are replaced), then created (as missing groups), then the
 // replaced groups removed; coordinators move off groups being removed
 // before those are excluded; inclusions once no removal is in flight, as
 // one batch; last, waits while groups are being removed or replaced or a
@@ -100,7 +104,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
-		replaceStep, retireStep, removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
+		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
 		removalStep, replacementStep, disruptionStep,
 	} {
 		if s := p(cr, o); s != nil {
@@ -255,6 +259,7 @@ func newGroup(cr *v1alpha1.Cluster, class v1alpha1.ProcessClass, id, zone string
 				ProcessClass:     class,
 				ProcessesPerPod:  workload.ProcessesPerPod(cr, class),
 				FaultDomain:      zone,
+				FaultDomainKey:   workload.FaultDomainKey(cr),
 			},
 		},
 	}

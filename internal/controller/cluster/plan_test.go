@@ -876,7 +876,7 @@ func TestStepCreateGroupsNewGroup(t *testing.T) {
 		},
 		Spec: v1alpha1.ProcessGroupSpec{ForProvider: v1alpha1.ProcessGroupParameters{
 			ClusterReference: v1alpha1.ClusterReference{ClusterName: "db"},
-			ProcessClass:     v1alpha1.ProcessClassStorage, ProcessesPerPod: 2, FaultDomain: "a",
+			ProcessClass:     v1alpha1.ProcessClassStorage, ProcessesPerPod: 2, FaultDomain: "a", FaultDomainKey: "topology.kubernetes.io/zone",
 		}},
 	}
 	if diff := cmp.Diff(want, s.Groups[0]); diff != "" {

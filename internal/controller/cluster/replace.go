@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
@@ -36,6 +39,8 @@ import (
 const (
 	reasonReplacing event.Reason = "ReplacingProcessGroups"
 	reasonRetiring  event.Reason = "RemovingReplacedProcessGroups"
+	// reasonExpandVolumes grows volume claims in place.
+	reasonExpandVolumes event.Reason = "ExpandedVolumes"
 )
 
 // defaultFailureDetection is automation.failureDetectionTimeSeconds when
@@ -79,6 +84,12 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.Process
 	if has, want := max(pg.Spec.ForProvider.ProcessesPerPod, 1), workload.ProcessesPerPod(cr, class); has != want {
 		return replacement{why: fmt.Sprintf("misconfigured: %d processes per pod, wants %d", has, want)}, true
 	}
+	if has, want := pg.Spec.ForProvider.FaultDomainKey, workload.FaultDomainKey(cr); has != "" && has != want {
+		return replacement{why: fmt.Sprintf("misconfigured: fault domain key %s, wants %s", has, want)}, true
+	}
+	if why, _ := o.volumeChange(cr, pg); why != "" {
+		return replacement{why: "misconfigured: " + why}, true
+	}
 	var oldest *v1alpha1.ProcessGroupCondition
 	for i, c := range pg.Status.AtProvider.ProcessGroupConditions {
 		if slices.Contains(failures, c.Type) && (oldest == nil || c.Since.Before(&oldest.Since)) {
@@ -92,6 +103,57 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.Process
 		return replacement{why: fmt.Sprintf("failed: %s for %s", oldest.Type, lasted.Round(time.Second)), automatic: true}, true
 	}
 	return replacement{}, false
+}
+
+// volumeChange says how the group's volume claim differs from the one the
+// spec builds now: why it must be replaced (another storage class, a
+// smaller size, or a larger one its class cannot expand to), or the size
+// to expand it to in place; neither when it matches or there is no claim.
+func (o *observation) volumeChange(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) (string, *resource.Quantity) {
+	claim := o.claims[groupID(pg)]
+	if !pg.Spec.ForProvider.ProcessClass.IsStateful() || claim == nil || claim.DeletionTimestamp != nil {
+		return "", nil
+	}
+	want := workload.PVC(cr, pg, groupID(pg)).Spec
+	class := ptr.Deref(claim.Spec.StorageClassName, "")
+	if w := ptr.Deref(want.StorageClassName, ""); w != "" && w != class {
+		return fmt.Sprintf("storage class %q, wants %q", class, w), nil
+	}
+	has, size := claim.Spec.Resources.Requests[corev1.ResourceStorage], want.Resources.Requests[corev1.ResourceStorage]
+	switch c := size.Cmp(has); {
+	case c < 0:
+		return fmt.Sprintf("volume size %s, wants %s (a claim cannot shrink)", has.String(), size.String()), nil
+	case c > 0 && !o.expandable[class]:
+		return fmt.Sprintf("volume size %s, wants %s (storage class %q cannot expand a volume)", has.String(), size.String(), class), nil
+	case c > 0:
+		return "", &size
+	}
+	return "", nil
+}
+
+// expandVolumesStep grows, in place and in one step, the volume claims of
+// the active groups whose storage class can expand them to the size the
+// spec asks for. Expansion disrupts nothing, so it is not gated.
+func expandVolumesStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	var claims []*corev1.PersistentVolumeClaim
+	var names []string
+	for _, class := range v1alpha1.ProcessClasses {
+		for _, pg := range o.active(class) {
+			if _, size := o.volumeChange(cr, pg); size != nil {
+				claim := o.claims[groupID(pg)].DeepCopy()
+				claim.Spec.Resources.Requests[corev1.ResourceStorage] = *size
+				claims = append(claims, claim)
+				names = append(names, claim.Name+" to "+size.String())
+			}
+		}
+	}
+	if len(claims) == 0 {
+		return nil
+	}
+	return &clusterStep{
+		Step: step.Step{Reason: reasonExpandVolumes, Message: "expanding volume claims " + strings.Join(names, ", ")},
+		Kind: kindExpandVolumes, Claims: claims,
+	}
 }
 
 // replacing are the IDs of the groups being replaced.

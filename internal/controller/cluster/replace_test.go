@@ -1,12 +1,16 @@
 package cluster
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
@@ -102,6 +106,56 @@ func agentOn(name string) mutation {
 			Spec:       corev1.PodSpec{NodeName: name},
 		}
 	}
+}
+
+// volumes gives every storage group a claim of size in storage class
+// class; expandable lists the classes that can grow a volume.
+func volumes(size, class string, expandable ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.claims = map[string]*corev1.PersistentVolumeClaim{}
+		for _, pg := range o.active(v1alpha1.ProcessClassStorage) {
+			claim := workload.PVC(cr, pg, pg.ID())
+			claim.Spec.StorageClassName = ptr.To(class)
+			claim.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse(size)
+			o.claims[pg.ID()] = claim
+		}
+		o.expandable = map[string]bool{}
+		for _, c := range expandable {
+			o.expandable[c] = true
+		}
+	}
+}
+
+// sized is a volume claim named name that requests size.
+func sized(name, size string) *corev1.PersistentVolumeClaim {
+	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PersistentVolumeClaimSpec{
+		Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}}}}
+}
+
+// storageVolume asks for storage volumes of size, in class when not "".
+func storageVolume(size, class string) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) {
+		s := v1alpha1.ProcessSettings{VolumeSize: ptr.To(resource.MustParse(size))}
+		if class != "" {
+			s.StorageClassName = ptr.To(class)
+		}
+		cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{string(v1alpha1.ProcessClassStorage): s}
+	}
+}
+
+// placedBy records key as the node label of every storage group's zone.
+func placedBy(key string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for _, pg := range o.active(v1alpha1.ProcessClassStorage) {
+			pg.Spec.ForProvider.FaultDomainKey = key
+		}
+	}
+}
+
+// misconfigured is the step that marks every storage group for why.
+func misconfigured(why string) *clusterStep {
+	all := []string{"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"}
+	return replacing(false, 0, 0, "replacing storage process groups "+strings.Join(all, ", ")+" ("+why+")", slices.Repeat([]string{why}, 5), all...)
 }
 
 // replacing is the step that marks groups of class storage.
@@ -252,6 +306,44 @@ func TestPlanReplacements(t *testing.T) {
 				Kind: kindConfigureNew, Configuration: desiredConfiguration(converged1()),
 			},
 		},
+		"FaultDomainKeyChanged": {
+			reason: "A group placed by another node label than the Cluster's fault domain key now is replaced, not moved in place.",
+			mutate: []mutation{placedBy("topology.kubernetes.io/zone"), func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.FaultDomain.Key = "example.com/rack" }},
+			want:   misconfigured(`misconfigured: fault domain key topology.kubernetes.io/zone, wants example.com/rack`),
+		},
+		"FaultDomainKeyUnrecorded": {
+			reason: "A group that recorded no key (created before groups recorded it) is left alone.",
+			mutate: []mutation{placedBy(""), func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.FaultDomain.Key = "example.com/rack" }},
+		},
+		"StorageClassChanged": {
+			reason: "A volume cannot change its storage class: its group is replaced.",
+			mutate: []mutation{volumes("16Gi", "zonal"), storageVolume("16Gi", "fast")},
+			want:   misconfigured(`misconfigured: storage class "zonal", wants "fast"`),
+		},
+		"VolumeSmaller": {
+			reason: "A claim cannot shrink: its group is replaced.",
+			mutate: []mutation{volumes("16Gi", "zonal", "zonal"), storageVolume("8Gi", "")},
+			want:   misconfigured(`misconfigured: volume size 16Gi, wants 8Gi (a claim cannot shrink)`),
+		},
+		"VolumeLargerInAClassThatCannotExpand": {
+			reason: "A larger volume in a class that cannot expand volumes takes a replacement.",
+			mutate: []mutation{volumes("16Gi", "zonal"), storageVolume("32Gi", "")},
+			want:   misconfigured(`misconfigured: volume size 16Gi, wants 32Gi (storage class "zonal" cannot expand a volume)`),
+		},
+		"VolumeLargerExpandsInPlace": {
+			reason: "A larger volume in a class that can expand grows in place, every claim in one step, ungated.",
+			mutate: []mutation{volumes("16Gi", "zonal", "zonal"), storageVolume("32Gi", "")},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonExpandVolumes, Message: "expanding volume claims db-storage-1-data to 32Gi, db-storage-2-data to 32Gi, db-storage-3-data to 32Gi, db-storage-4-data to 32Gi, db-storage-5-data to 32Gi"},
+				Kind: kindExpandVolumes,
+				Claims: []*corev1.PersistentVolumeClaim{sized("db-storage-1-data", "32Gi"), sized("db-storage-2-data", "32Gi"),
+					sized("db-storage-3-data", "32Gi"), sized("db-storage-4-data", "32Gi"), sized("db-storage-5-data", "32Gi")},
+			},
+		},
+		"VolumeAsAsked": {
+			reason: "A claim as the spec builds it needs nothing.",
+			mutate: []mutation{volumes("16Gi", "zonal"), storageVolume("16Gi", "zonal")},
+		},
 		"ForceDeletePodsOnANotReadyNode": {
 			reason: "The pods on a node that is not Ready are force-deleted in one step, with how many of their processes still report.",
 			mutate: []mutation{nodeDown("node-7", "storage-4", "storage-1"), notReporting("storage-1"), agentOn("node-7")},
@@ -263,6 +355,17 @@ func TestPlanReplacements(t *testing.T) {
 			},
 		},
 	}
+	claimSizes := cmp.Transformer("claims", func(in []*corev1.PersistentVolumeClaim) []string {
+		var out []string
+		for _, c := range in {
+			size := ""
+			if q, ok := c.Spec.Resources.Requests[corev1.ResourceStorage]; ok {
+				size = q.String()
+			}
+			out = append(out, c.Name+" "+size)
+		}
+		return out
+	})
 	podNames := cmp.Transformer("pods", func(in []*corev1.Pod) []string {
 		var out []string
 		for _, p := range in {
@@ -277,6 +380,9 @@ func TestPlanReplacements(t *testing.T) {
 			opts := []cmp.Option{compareGroups, podNames}
 			if got != nil && got.Kind == kindMarkReplacements {
 				opts = []cmp.Option{compareMarks, podNames}
+			}
+			if got != nil && got.Kind == kindExpandVolumes {
+				opts = append(opts, claimSizes)
 			}
 			if diff := cmp.Diff(tc.want, got, opts...); diff != "" {
 				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
