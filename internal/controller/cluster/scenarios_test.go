@@ -39,6 +39,9 @@ func createReady(t *testing.T, cr *v1alpha1.Cluster) {
 		t.Fatal(err)
 	}
 	ready(t, cr, 90*time.Second)
+	// Events are recorded asynchronously: counts taken from here on must
+	// not pick up the creation's late.
+	h.WaitEvents(t, cr, "ChangedCoordinators: chose initial coordinators", "ConfiguredDatabase: created the database")
 }
 
 // update changes the Cluster with mutate, retrying on conflicts.
