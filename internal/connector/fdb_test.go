@@ -19,6 +19,17 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
+// simCluster is a Cluster db in namespace ns whose ConfigMap names one
+// coordinator, 10.0.0.1:4501, and a simulator backend of its own.
+func simCluster(ns string) (*fdbv1alpha1.Cluster, *corev1.ConfigMap, SimFDB) {
+	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
+		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
+	}
+	return cr, cm, SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
+}
+
 // TestSimFDBLearnsBackupAgents checks that a simulated database counts as
 // its backup agents the ready replicas of the cluster's backup-agent
 // Deployments, and nothing else.
@@ -27,11 +38,7 @@ func TestSimFDBLearnsBackupAgents(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
 	ns := "sim-agents"
-	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
-		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
-	}
+	cr, cm, backend := simCluster(ns)
 	// One running storage pod that is the coordinator, so the database
 	// answers status.
 	pod := &corev1.Pod{
@@ -80,7 +87,6 @@ func TestSimFDBLearnsBackupAgents(t *testing.T) {
 	deployment("other-cluster-agents", map[string]string{workload.LabelCluster: "other", workload.LabelComponent: workload.ComponentBackupAgent}, 4)
 	deployment("unrelated", map[string]string{workload.LabelCluster: "db"}, 5)
 
-	backend := SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
 	running := func() int {
 		t.Helper()
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
@@ -117,11 +123,7 @@ func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
 	ctx := context.Background()
 	c := env.Client
 	ns := "sim-failed-node"
-	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
-		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
-	}
+	cr, cm, backend := simCluster(ns)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sim-failed-node"}}
 	pod := func(id, ip, node string) *corev1.Pod {
 		return &corev1.Pod{
@@ -149,7 +151,6 @@ func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	backend := SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
 	reporting := func(ready corev1.ConditionStatus) []string {
 		t.Helper()
 		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}
