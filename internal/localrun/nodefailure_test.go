@@ -76,8 +76,7 @@ func nodeFailure(ctx context.Context, t *testing.T, r *localrun.Run, p *localrun
 	if err := r.FailNode(ctx, node); err != nil {
 		t.Fatal(err)
 	}
-	failedAt := time.Now()
-	t.Logf("node %s NotReady %s after its annotation", node, failedAt.Sub(start).Round(100*time.Millisecond))
+	t.Logf("node %s NotReady %s after its annotation", node, time.Since(start).Round(100*time.Millisecond))
 
 	// kwok's own node stages must leave it alone: NotReady for good, its
 	// heartbeat not renewed, and the scheduler kept off it.
@@ -112,7 +111,7 @@ func nodeFailure(ctx context.Context, t *testing.T, r *localrun.Run, p *localrun
 	t.Logf("node %s stayed NotReady for 10 s without a heartbeat, tainted %s:NoSchedule", node, corev1.TaintNodeNotReady)
 
 	t.Run("PodsMoveAndClusterRecovers", func(t *testing.T) {
-		podsMove(ctx, t, r, p, key, node, failedAt, victims, fates, ftBefore)
+		podsMove(ctx, t, r, p, key, node, start, victims, fates, ftBefore)
 	})
 
 	start = time.Now()
@@ -138,7 +137,8 @@ func nodeFailure(ctx context.Context, t *testing.T, r *localrun.Run, p *localrun
 // podsMove waits until every pod of the Cluster that was on the failed node
 // was force-deleted and runs again on another node, and the Cluster is
 // Ready with fault tolerance ftBefore, the node still failed; it logs how
-// long after the node failed (failedAt) the pods ran elsewhere.
+// long after the node was failed (annotated at failedAt) its pods were
+// force-deleted and ran elsewhere.
 func podsMove(ctx context.Context, t *testing.T, r *localrun.Run, p *localrun.Progress, key client.ObjectKey,
 	node string, failedAt time.Time, victims map[string]types.UID, fates *podFates, ftBefore int) {
 	c := r.Client
@@ -184,7 +184,7 @@ func podsMove(ctx context.Context, t *testing.T, r *localrun.Run, p *localrun.Pr
 	if err != nil {
 		t.Fatalf("the pods of the failed node %s did not move and the Cluster did not recover: %v; %s; provider log %s", node, err, last, r.ProviderLog())
 	}
-	t.Logf("after node %s went NotReady: pods force-deleted and running again elsewhere %v; the Cluster Ready with fault tolerance %d by %s (lowest seen since this check began: %d)",
+	t.Logf("after node %s was failed: pods force-deleted and running again elsewhere %v; the Cluster Ready with fault tolerance %d by %s (lowest seen since this check began: %d)",
 		node, moved, ftBefore, time.Since(failedAt).Round(time.Second), lowest)
 
 	// A failed node's kubelet never confirms a graceful deletion (kwok,
