@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -28,6 +29,22 @@ func simCluster(ns string) (*fdbv1alpha1.Cluster, *corev1.ConfigMap, SimFDB) {
 		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
 	}
 	return cr, cm, SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
+}
+
+// simStatus reads the status of cr's simulated database as the backend
+// learns it from the API server now.
+func simStatus(t *testing.T, backend SimFDB, cr *fdbv1alpha1.Cluster, cm *corev1.ConfigMap) *fdb.Status {
+	t.Helper()
+	ctx := context.Background()
+	db, err := backend.Client(ctx, env.Client, cr, cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // TestSimFDBLearnsBackupAgents checks that a simulated database counts as
@@ -92,15 +109,7 @@ func TestSimFDBLearnsBackupAgents(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
 			t.Fatal(err)
 		}
-		db, err := backend.Client(ctx, c, cr, cm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := db.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st.Cluster.Layers.Backup.InstancesRunning
+		return simStatus(t, backend, cr, cm).Cluster.Layers.Backup.InstancesRunning
 	}
 	if diff := cmp.Diff(5, running()); diff != "" {
 		t.Errorf("agents of two backup Deployments: -want, +got:\n%s", diff)
@@ -157,16 +166,8 @@ func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
 		if err := c.Status().Update(ctx, node); err != nil {
 			t.Fatal(err)
 		}
-		db, err := backend.Client(ctx, c, cr, cm)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := db.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, p := range st.Cluster.Processes {
+		for _, p := range simStatus(t, backend, cr, cm).Cluster.Processes {
 			out = append(out, p.Locality.InstanceID)
 		}
 		slices.Sort(out)
