@@ -41,7 +41,8 @@ func (w logWriter) Write(b []byte) (int, error) {
 
 // TestQuickstart walks `make run`'s path headless: start everything, wait
 // for the quickstart Cluster to be Ready, fail a node that runs a storage
-// pod and heal it (nodeFailure), scale its storage down from 5 to 3
+// pod and heal it (nodeFailure), migrate its storage to two storage
+// servers per pod (densityMigration), scale its storage down from 5 to 3
 // (with the policies' recovery-time thresholds lowered, so it takes seconds
 // instead of minutes), see the two storage process groups and their pods
 // go, stop, and find no process of the run left. Before it stops, it checks
@@ -87,12 +88,14 @@ func TestQuickstart(t *testing.T) {
 		t.Fatalf("the quickstart Cluster is not Ready: %v; provider log %s", err, r.ProviderLog())
 	}
 	t.Logf("Ready %s after the start", time.Since(start).Round(time.Second))
+	key := client.ObjectKey{Namespace: localrun.Namespace, Name: localrun.ClusterName}
 	t.Run("FailedNodeIsNotReadyUntilHealed", func(t *testing.T) {
-		nodeFailure(ctx, t, r, p, client.ObjectKey{Namespace: localrun.Namespace, Name: localrun.ClusterName})
+		nodeFailure(ctx, t, r, p, key)
 	})
 
+	t.Run("StorageDensityMigratesByReplacement", func(t *testing.T) { densityMigration(ctx, t, r, p, key) })
+
 	cr := &v1alpha1.Cluster{}
-	key := client.ObjectKey{Namespace: localrun.Namespace, Name: localrun.ClusterName}
 	patch := []byte(`{"spec":{"forProvider":{"processCounts":{"storage":3},"safety":{"params":{"minSecondsSinceRecoveryForExclude":0,"minSecondsSinceRecoveryForInclude":0}}}}}`)
 	cr.Name, cr.Namespace = key.Name, key.Namespace
 	if err := r.Client.Patch(ctx, cr, client.RawPatch("application/merge-patch+json", patch)); err != nil {

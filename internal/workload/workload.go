@@ -64,8 +64,21 @@ func ConfigMapName(c *v1alpha1.Cluster) string { return c.GetName() + "-config" 
 
 // PodName is the name of a process group's pod: <cluster>-<group ID> with
 // underscores turned into dashes.
-func PodName(c *v1alpha1.Cluster, groupID string) string {
-	return c.GetName() + "-" + strings.ReplaceAll(groupID, "_", "-")
+func PodName(c *v1alpha1.Cluster, groupID string) string { return podName(c.GetName(), groupID) }
+
+func podName(cluster, groupID string) string {
+	return cluster + "-" + strings.ReplaceAll(groupID, "_", "-")
+}
+
+// GroupObjectName is the name of the process group (its ProcessGroup is
+// named like its pod) that an object the provider made for one group, its
+// pod or volume claim, belongs to; empty for any other object.
+func GroupObjectName(o metav1.Object) string {
+	l := o.GetLabels()
+	if l[LabelManagedBy] != ManagedBy || l[LabelProcessGroup] == "" || l[LabelCluster] == "" {
+		return ""
+	}
+	return podName(l[LabelCluster], l[LabelProcessGroup])
 }
 
 // PVCName is the name of a process group's data volume claim.

@@ -145,6 +145,30 @@ func TestPVC(t *testing.T) {
 	}
 }
 
+func TestGroupObjectName(t *testing.T) {
+	c := cluster()
+	pg := group(v1alpha1.ProcessClassStorage, 1, "")
+	pod := Pod(c, pg, "storage_2")
+	stranger := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-2", Labels: map[string]string{LabelProcessGroup: "storage_2"}}}
+	cm := ConfigMap(c, "", Densities(c))
+	cases := map[string]struct {
+		o    metav1.Object
+		want string
+	}{
+		"Pod":                {pod, "db-storage-2"},
+		"VolumeClaim":        {PVC(c, pg, "storage_2"), "db-storage-2"},
+		"NotMadeByProvider":  {stranger, ""},
+		"NotOfAProcessGroup": {cm, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, GroupObjectName(tc.o)); diff != "" {
+				t.Errorf("GroupObjectName: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestConfigMap(t *testing.T) {
 	c := cluster(func(c *v1alpha1.Cluster) {
 		c.Spec.ForProvider.StorageServersPerPod = 2

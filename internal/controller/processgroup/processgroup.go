@@ -30,32 +30,37 @@ import (
 // Setup adds a controller that reconciles ProcessGroups. The groups of a
 // Cluster are also reconciled when what they need of it changes (see
 // clusterChanged), not on its every status write; and a group when its pod
-// in the control plane's own cluster is deleted (e.g. force-deleted on a
-// failed node), so that it is recreated at once. Groups whose target is
-// another cluster notice at their next poll.
+// or volume claim in the control plane's own cluster is deleted (a pod
+// force-deleted on a failed node is recreated at once; a group being
+// removed finishes as soon as its claim is gone, not at its next poll).
+// Groups whose target is another cluster notice at their next poll.
 func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{},
 		connect,
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())),
 				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }})).
-				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOfPod),
-					builder.WithPredicates(predicate.Funcs{
-						CreateFunc:  func(event.CreateEvent) bool { return false },
-						UpdateFunc:  func(event.UpdateEvent) bool { return false },
-						GenericFunc: func(event.GenericEvent) bool { return false },
-					}))
+				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
+				Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete)
 		})
 }
 
-// groupOfPod maps a pod the provider made to its ProcessGroup: the group
-// has the pod's name, in the pod's namespace unless the Cluster sends its
-// pods to another (then no group matches and nothing happens).
-func groupOfPod(_ context.Context, o client.Object) []reconcile.Request {
-	if o.GetLabels()[workload.LabelManagedBy] != workload.ManagedBy || o.GetLabels()[workload.LabelProcessGroup] == "" {
+// onDelete passes only deletions.
+var onDelete = builder.WithPredicates(predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+})
+
+// groupOf maps a pod or volume claim the provider made for a group to the
+// group's ProcessGroup, in the object's namespace unless the Cluster sends
+// its pods to another (then no group matches and nothing happens).
+func groupOf(_ context.Context, o client.Object) []reconcile.Request {
+	name := workload.GroupObjectName(o)
+	if name == "" {
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: o.GetNamespace(), Name: name}}}
 }
 
 // clusterChanged reports whether a Cluster changed in what its groups act
