@@ -17,8 +17,9 @@ const (
 	// (an int).
 	DetailReportingProcesses = "reportingProcesses"
 	// DetailAutomatic (ReplaceProcessGroup): the replacement is the
-	// provider's own decision, because the groups failed for longer than
-	// the Cluster's automation.failureDetectionTimeSeconds; false for a
+	// provider's own decision, because the groups failed (for longer than
+	// the Cluster's automation.failureDetectionTimeSeconds, or with their
+	// volume stranded); false for a
 	// replacement a user asked for or one that fixes a misconfiguration.
 	DetailAutomatic = "automatic"
 	// DetailReplacementsInFlight (ReplaceProcessGroup): how many process
@@ -28,6 +29,18 @@ const (
 	// DetailMaxConcurrentReplacements (ReplaceProcessGroup): the Cluster's
 	// spec.forProvider.automation.maxConcurrentReplacements (an int).
 	DetailMaxConcurrentReplacements = "maxConcurrentReplacements"
+	// DetailFailedSeconds (ReplaceProcessGroup): for an automatic
+	// replacement, how long the targets have failed, the shortest of them,
+	// in seconds; 0 otherwise.
+	DetailFailedSeconds = "failedSeconds"
+	// DetailFailureDetectionSeconds (ReplaceProcessGroup): the Cluster's
+	// automation.failureDetectionTimeSeconds (its default when unset).
+	DetailFailureDetectionSeconds = "failureDetectionSeconds"
+	// DetailVolumeStranded (ReplaceProcessGroup): whether every target's
+	// volume can only be used on nodes none of which is Ready (a
+	// node-local volume on a failed node), so its pod cannot come back
+	// before its node does.
+	DetailVolumeStranded = "volumeStranded"
 	// DetailIsLastRunningBackup (StopBackup): whether no other backup of the
 	// cluster is running.
 	DetailIsLastRunningBackup = "isLastRunningBackup"

@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,6 +23,9 @@ const ZoneLabel = "topology.kubernetes.io/zone"
 // node (local PersistentVolumes); claims of any other class follow their
 // pod anywhere, like network volumes.
 const NodeLocalStorageClass = "node-local"
+
+// HostnameLabel is the node label that names the node.
+const HostnameLabel = "kubernetes.io/hostname"
 
 // SelectedNode is the claim annotation naming the node a node-local volume
 // lives on.
@@ -42,10 +46,12 @@ const SelectedNode = "volume.kubernetes.io/selected-node"
 //
 // Pods on a node marked NotReady with SetReady stay as they are, like pods
 // on a node that lost its kubelet. A claim of storage class
-// NodeLocalStorageClass is bound to the node its first pod lands on (the
-// annotation SelectedNode records it, as the scheduler does for volumes
-// that wait for their first consumer); every later pod that mounts it
-// binds only to that node, and stays Pending while it is not Ready.
+// NodeLocalStorageClass is bound to the node its first pod lands on: to a
+// local PersistentVolume that only that node can use, and the annotation
+// SelectedNode records the node, as the scheduler does for volumes that
+// wait for their first consumer; every later pod that mounts it binds only
+// to that node, and stays Pending while it is not Ready. The volume goes
+// with its claim.
 type Nodes struct {
 	c      client.Client
 	period time.Duration
@@ -75,7 +81,7 @@ func CreateNodes(ctx context.Context, c client.Client, zones []string, perZone i
 		for i := 0; i < perZone; i++ {
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 				Name:        fmt.Sprintf("node-%s-%d", z, i),
-				Labels:      map[string]string{ZoneLabel: z, "kubernetes.io/hostname": fmt.Sprintf("node-%s-%d", z, i)},
+				Labels:      map[string]string{ZoneLabel: z, HostnameLabel: fmt.Sprintf("node-%s-%d", z, i)},
 				Annotations: map[string]string{"test/ip-prefix": fmt.Sprintf("10.%d.%d", zi+1, i)},
 			}}
 			if err := c.Create(ctx, node); err != nil {
@@ -166,7 +172,10 @@ func (n *Nodes) step(ctx context.Context) error {
 		pvc := &pvcs.Items[i]
 		if pvc.DeletionTimestamp != nil && !used[pvc.Namespace+"/"+pvc.Name] && len(pvc.Finalizers) > 0 {
 			pvc.Finalizers = nil
-			_ = n.c.Update(ctx, pvc)
+			if n.c.Update(ctx, pvc) == nil && pvc.Annotations[SelectedNode] != "" && pvc.Spec.VolumeName != "" {
+				// The local volume goes with its claim.
+				_ = n.c.Delete(ctx, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvc.Spec.VolumeName}})
+			}
 		}
 	}
 	if err := n.readyDeployments(ctx); err != nil {
@@ -221,17 +230,48 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 	n.rr++
 	n.mu.Unlock()
 	for _, pvc := range local {
-		if pvc.Annotations[SelectedNode] == "" {
-			metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, SelectedNode, target)
-			if err := n.c.Update(ctx, pvc); err != nil {
-				return // retried next period
-			}
+		if pvc.Annotations[SelectedNode] == "" && n.bindLocal(ctx, pvc, target) != nil {
+			return // retried next period
 		}
 	}
 	_ = n.c.SubResource("binding").Create(ctx, p, &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: target},
 	})
+}
+
+// bindLocal provisions node-local claim pvc on node, as a local-volume
+// provisioner and the volume binder would: a PersistentVolume that only
+// that node can use (required node affinity on its hostname), the claim
+// bound to it and annotated with the node.
+func (n *Nodes) bindLocal(ctx context.Context, pvc *corev1.PersistentVolumeClaim, node string) error {
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: "local-" + string(pvc.UID)},
+		Spec: corev1.PersistentVolumeSpec{
+			Capacity:         corev1.ResourceList{corev1.ResourceStorage: pvc.Spec.Resources.Requests[corev1.ResourceStorage]},
+			AccessModes:      pvc.Spec.AccessModes,
+			StorageClassName: NodeLocalStorageClass,
+			ClaimRef:         &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{
+				Path: "/mnt/local/" + string(pvc.UID),
+			}},
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: HostnameLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+			}}}},
+		},
+	}
+	if err := n.c.Create(ctx, pv); err != nil && !kerrors.IsAlreadyExists(err) {
+		return err
+	}
+	metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, SelectedNode, node)
+	pvc.Spec.VolumeName = pv.Name
+	if err := n.c.Update(ctx, pvc); err != nil {
+		return err
+	}
+	pvc.Status.Phase = corev1.ClaimBound
+	pvc.Status.AccessModes = pvc.Spec.AccessModes
+	pvc.Status.Capacity = pv.Spec.Capacity
+	return n.c.Status().Update(ctx, pvc)
 }
 
 // localClaims are the node-local claims pod p mounts, and the node one of

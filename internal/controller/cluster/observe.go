@@ -8,7 +8,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -24,6 +26,7 @@ const (
 	errListPods  = "cannot list the cluster's pods"
 	errListPVCs  = "cannot list the cluster's volume claims"
 	errListSCs   = "cannot list the target cluster's storage classes"
+	errGetPV     = "cannot get the volume of a process group's claim"
 )
 
 // observation is everything one reconcile knows of a Cluster's world, read
@@ -37,6 +40,11 @@ type observation struct {
 	// expandable names the storage classes that allow volume expansion.
 	claims     map[string]*corev1.PersistentVolumeClaim
 	expandable map[string]bool
+	// stranded are the groups whose pod cannot run because the volume
+	// bound to their claim can only be used on nodes none of which is
+	// Ready (a node-local volume on a failed node); read only for groups
+	// whose pod is not running on a Ready node.
+	stranded map[string]bool
 	// status is the database's status; nil when there is no database yet
 	// or it could not be read (statusErr says why).
 	status    *fdb.Status
@@ -105,6 +113,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	if err := o.observeVolumes(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
+	if err := o.observeStranded(ctx, e.session.Target, cr); err != nil {
+		return nil, err
+	}
 	if o.database {
 		o.status, o.statusErr = e.session.FDB.Status(ctx)
 	}
@@ -134,6 +145,47 @@ func (o *observation) observeVolumes(ctx context.Context, target client.Reader, 
 		o.expandable[sc.Name] = ptr.Deref(sc.AllowVolumeExpansion, false)
 	}
 	return nil
+}
+
+// observeStranded reads the volumes bound to the claims of the groups whose
+// pod is missing or not running on a Ready node, and records the groups
+// whose volume only nodes that are not Ready (or gone) could use: such a
+// pod cannot come back until its node does.
+func (o *observation) observeStranded(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) error {
+	o.stranded = map[string]bool{}
+	for id, claim := range o.claims {
+		if claim.Spec.VolumeName == "" || claim.DeletionTimestamp != nil {
+			continue
+		}
+		if pod := o.pods[workload.PodName(cr, id)]; pod != nil {
+			if n := o.nodes[pod.Spec.NodeName]; n != nil && workload.NodeReady(n) {
+				continue
+			}
+		}
+		pv := &corev1.PersistentVolume{}
+		if err := target.Get(ctx, client.ObjectKey{Name: claim.Spec.VolumeName}, pv); err != nil {
+			if kerrors.IsNotFound(err) {
+				continue
+			}
+			return errors.Wrap(err, errGetPV)
+		}
+		o.stranded[id] = !o.usable(pv)
+	}
+	return nil
+}
+
+// usable reports whether a Ready node may use volume pv: any, when the
+// volume names no required node affinity.
+func (o *observation) usable(pv *corev1.PersistentVolume) bool {
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
+		return true
+	}
+	for _, n := range o.nodes {
+		if ok, err := corev1helpers.MatchNodeSelectorTerms(n, pv.Spec.NodeAffinity.Required); err == nil && ok && workload.NodeReady(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // readyZones are the fault domains of the target cluster's Ready nodes,

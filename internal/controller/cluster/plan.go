@@ -99,13 +99,16 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // groups are replaced), then created (as missing groups), then the
 // replaced groups removed; coordinators move off groups being removed
 // before those are excluded; inclusions once no removal is in flight, as
-// one batch; last, waits while groups are being removed or replaced or a
-// fault domain recreates its pods under the disruption grant.
+// one batch; then the early replacement of groups whose volume is
+// stranded on a failed node, which its policy may hold without holding
+// anything else back; last, waits while groups are being removed or
+// replaced or a fault domain recreates its pods under the disruption
+// grant.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
-		removalStep, replacementStep, disruptionStep,
+		strandedStep, removalStep, replacementStep, disruptionStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s
@@ -477,7 +480,9 @@ func excludeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 }
 
 // coordinatorsStep moves coordinators off processes that are missing,
-// excluded or in groups being removed.
+// excluded or in groups being removed. When no coordinators can be chosen
+// it waits, unless a stranded group's early replacement (strandedStep)
+// could bring the missing zone back.
 func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.available() || !o.configured() {
 		return nil
@@ -494,6 +499,13 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	coords, err := plan.ChooseCoordinators(procs, mode, o.removing())
 	if err != nil {
+		// A group stranded on a failed node may hold the zone that is
+		// missing: replacing it early is the one way forward, if its
+		// policy allows.
+		if s := strandedStep(cr, o); s != nil {
+			s.Message = fmt.Sprintf("%s; coordinators must change (%s) but %v", s.Message, problem, err)
+			return s
+		}
 		return wait("coordinators must change (%s) but %v", problem, err)
 	}
 	return &clusterStep{

@@ -54,10 +54,15 @@ var failures = []v1alpha1.ProcessGroupConditionType{
 }
 
 // replacement is why a group should be replaced; automatic is true when the
-// provider decides it on its own because the group failed.
+// provider decides it on its own because the group failed, for failed.
+// early is true for a failed group replaced before the failure detection
+// time because its volume cannot follow its pod to a Ready node: whether
+// that may start now is its policy's decision.
 type replacement struct {
 	why       string
 	automatic bool
+	early     bool
+	failed    time.Duration
 }
 
 // failureDetection is how long a group must fail before it is replaced.
@@ -75,7 +80,8 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // status still shows: the group's conditions are what it recorded when it
 // last reconciled, so a group whose processes all report again is not
 // failing, and without a status no failure is known to last. A group that
-// heals before the deadline is left alone.
+// heals before the deadline is left alone, unless its volume is stranded
+// (it cannot heal before its node does): then it is an early candidate.
 func needsReplacement(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
@@ -99,8 +105,15 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.Process
 	if oldest == nil || o.status == nil || o.reporting()[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
 		return replacement{}, false
 	}
-	if lasted := o.now.Sub(oldest.Since.Time); lasted >= failureDetection(cr) {
-		return replacement{why: fmt.Sprintf("failed: %s for %s", oldest.Type, lasted.Round(time.Second)), automatic: true}, true
+	lasted := o.now.Sub(oldest.Since.Time)
+	r := replacement{why: fmt.Sprintf("failed: %s for %s", oldest.Type, lasted.Round(time.Second)), automatic: true, failed: lasted}
+	switch {
+	case lasted >= failureDetection(cr):
+		return r, true
+	case o.stranded[id]:
+		r.why += "; its volume cannot follow it to a Ready node"
+		r.early = true
+		return r, true
 	}
 	return replacement{}, false
 }
@@ -174,14 +187,32 @@ func (o *observation) replacing() []string {
 // leaves room for (0 turns automatic replacement off). It needs a
 // configured database: replacing ends in an exclusion.
 func replaceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	return replaceGroups(cr, o, false)
+}
+
+// strandedStep asks, once nothing else is to be done, to replace failed
+// groups whose volume is stranded on nodes that are not Ready before the
+// failure detection time: the default policy fdb-replacement denies it
+// until then unless its parameter replaceStrandedVolumesAtOnce is true. It
+// comes late in the plan so that, while denied, it holds back no other
+// step.
+func strandedStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	return replaceGroups(cr, o, true)
+}
+
+// replaceGroups plans replaceStep (early false) or strandedStep (early
+// true): the replacement of the groups that need it now, or of the early
+// candidates.
+func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterStep {
 	if !o.configured() {
 		return nil
 	}
 	inFlight := len(o.replacing())
 	limit := cr.Spec.ForProvider.Automation.MaxConcurrentReplacements
 	type batch struct {
-		ids  []string
-		whys []string
+		ids    []string
+		whys   []string
+		failed time.Duration
 	}
 	asked, failed := map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}
 	for i := range o.groups {
@@ -190,7 +221,7 @@ func replaceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			continue
 		}
 		r, ok := needsReplacement(cr, o, pg)
-		if !ok {
+		if !ok || r.early != early {
 			continue
 		}
 		into := asked
@@ -201,8 +232,12 @@ func replaceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		if into[class] == nil {
 			into[class] = &batch{}
 		}
-		into[class].ids = append(into[class].ids, groupID(pg))
-		into[class].whys = append(into[class].whys, r.why)
+		b := into[class]
+		if len(b.ids) == 0 || r.failed < b.failed {
+			b.failed = r.failed
+		}
+		b.ids = append(b.ids, groupID(pg))
+		b.whys = append(b.whys, r.why)
 	}
 	automatic := false
 	pick := asked
@@ -221,6 +256,10 @@ func replaceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		}
 		b.ids, b.whys = b.ids[:min(room, len(b.ids))], b.whys[:min(room, len(b.whys))]
 	}
+	stranded := true
+	for _, id := range b.ids {
+		stranded = stranded && o.stranded[id]
+	}
 	s := &clusterStep{
 		Step: step.Step{
 			Reason:  reasonReplacing,
@@ -230,6 +269,9 @@ func replaceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 					policy.DetailAutomatic:                 automatic,
 					policy.DetailReplacementsInFlight:      inFlight,
 					policy.DetailMaxConcurrentReplacements: limit,
+					policy.DetailFailedSeconds:             int(b.failed / time.Second),
+					policy.DetailFailureDetectionSeconds:   int(failureDetection(cr) / time.Second),
+					policy.DetailVolumeStranded:            stranded,
 				}},
 		},
 		Kind: kindMarkReplacements,

@@ -70,6 +70,17 @@ func reportingAgain(id string) mutation {
 	}
 }
 
+// stranded records that the groups' volumes can only be used on nodes
+// that are not Ready.
+func stranded(ids ...string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		o.stranded = map[string]bool{}
+		for _, id := range ids {
+			o.stranded[id] = true
+		}
+	}
+}
+
 // automation sets the Cluster's automatic replacement options.
 func automation(maxConcurrent, detectionSeconds int) mutation {
 	return func(cr *v1alpha1.Cluster, _ *observation) {
@@ -163,7 +174,8 @@ func replacing(automatic bool, inFlight, limit int, msg string, why []string, id
 	s := &clusterStep{
 		Step: step.Step{Reason: reasonReplacing, Message: msg,
 			Action: &policy.Action{Type: apiv1alpha1.ActionReplaceProcessGroup, Targets: ids, ProcessClass: "storage", Reason: why[0],
-				Details: map[string]any{policy.DetailAutomatic: automatic, policy.DetailReplacementsInFlight: inFlight, policy.DetailMaxConcurrentReplacements: limit}}},
+				Details: map[string]any{policy.DetailAutomatic: automatic, policy.DetailReplacementsInFlight: inFlight, policy.DetailMaxConcurrentReplacements: limit,
+					policy.DetailFailedSeconds: 0, policy.DetailFailureDetectionSeconds: 7200, policy.DetailVolumeStranded: false}}},
 		Kind: kindMarkReplacements,
 	}
 	for i, id := range ids {
@@ -171,6 +183,16 @@ func replacing(automatic bool, inFlight, limit int, msg string, why []string, id
 		pg.SetAnnotations(map[string]string{v1alpha1.AnnotationReplacement: why[i]})
 		s.Groups = append(s.Groups, pg)
 	}
+	return s
+}
+
+// failedFor gives a replacing step the failure details of an automatic
+// replacement: the targets failed for failed seconds, against a failure
+// detection time of detection seconds, with stranded volumes or not.
+func (s *clusterStep) failedFor(failed, detection int, stranded bool) *clusterStep {
+	s.Action.Details[policy.DetailFailedSeconds] = failed
+	s.Action.Details[policy.DetailFailureDetectionSeconds] = detection
+	s.Action.Details[policy.DetailVolumeStranded] = stranded
 	return s
 }
 
@@ -235,13 +257,13 @@ func TestPlanReplacements(t *testing.T) {
 			reason: "A group failing longer than the failure detection time is replaced automatically.",
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
 			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending for 2h1m0s)",
-				[]string{"failed: PodPending for 2h1m0s"}, "storage-4"),
+				[]string{"failed: PodPending for 2h1m0s"}, "storage-4").failedFor(7260, 7200, false),
 		},
 		"FailedOldestConditionCounts": {
 			reason: "The oldest failure condition of a group is its failure time.",
 			mutate: []mutation{at(), automation(1, 600), failing("storage-4", v1alpha1.MissingProcesses, 5*time.Minute), failing("storage-4", v1alpha1.NodeNotReady, 11*time.Minute)},
 			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: NodeNotReady for 11m0s)",
-				[]string{"failed: NodeNotReady for 11m0s"}, "storage-4"),
+				[]string{"failed: NodeNotReady for 11m0s"}, "storage-4").failedFor(660, 600, false),
 		},
 		"FailedButReportingAgain": {
 			reason: "A failure the group recorded before its processes came back is over: the status of this reconcile shows them all reporting.",
@@ -255,6 +277,27 @@ func TestPlanReplacements(t *testing.T) {
 			reason: "A group failing for less than the failure detection time is left alone: it may heal.",
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, time.Hour)},
 		},
+		"StrandedAskedEarly": {
+			reason: "A failed group whose volume cannot follow its pod is proposed for replacement before the failure detection time; its policy decides.",
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.MissingProcesses, 30*time.Second), stranded("storage-4")},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses for 30s; its volume cannot follow it to a Ready node)",
+				[]string{"failed: MissingProcesses for 30s; its volume cannot follow it to a Ready node"}, "storage-4").failedFor(30, 7200, true),
+		},
+		"StrandedPastDetection": {
+			reason: "Past the failure detection time a stranded group is replaced like any failed one, and the policy learns its volume is stranded.",
+			mutate: []mutation{at(), automation(1, 600), failing("storage-4", v1alpha1.MissingProcesses, 11*time.Minute), stranded("storage-4")},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses for 11m0s)",
+				[]string{"failed: MissingProcesses for 11m0s"}, "storage-4").failedFor(660, 600, true),
+		},
+		"StrandedAfterTheOtherSteps": {
+			reason: "An early replacement, which its policy may deny, comes after every other step: a requested replacement goes first.",
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.MissingProcesses, 30*time.Second), stranded("storage-4"), toReplace("storage-5")},
+			want:   replacing(false, 0, 1, "replacing storage process groups storage-5 (requested)", []string{"requested"}, "storage-5"),
+		},
+		"StrandedButHealed": {
+			reason: "A stranded group whose processes report again is not failing.",
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.MissingProcesses, 30*time.Second), stranded("storage-4"), reportingAgain("storage-4")},
+		},
 		"FailedNotAFailure": {
 			reason: "Conditions that are not failures (a drifted pod spec) never replace a group.",
 			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.IncorrectPodSpec, time.Hour)},
@@ -267,7 +310,7 @@ func TestPlanReplacements(t *testing.T) {
 			reason: "Automatic replacements are cut to the room the concurrency limit leaves.",
 			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.PodPending, time.Hour), failing("storage-5", v1alpha1.PodFailing, time.Hour)},
 			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending for 1h0m0s)",
-				[]string{"failed: PodPending for 1h0m0s"}, "storage-4"),
+				[]string{"failed: PodPending for 1h0m0s"}, "storage-4").failedFor(3600, 60, false),
 		},
 		"FailedNoRoomLeft": {
 			reason: "With the limit reached by replacements in flight, no automatic replacement starts; the one in flight goes on.",
@@ -278,7 +321,7 @@ func TestPlanReplacements(t *testing.T) {
 		"RequestedBeforeAutomatic": {
 			reason: "Asked-for replacements go first, in a step of their own.",
 			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.PodPending, time.Hour), toReplace("storage-5")},
-			want:   replacing(false, 0, 1, "replacing storage process groups storage-5 (requested)", []string{"requested"}, "storage-5"),
+			want:   replacing(false, 0, 1, "replacing storage process groups storage-5 (requested)", []string{"requested"}, "storage-5").failedFor(0, 60, false),
 		},
 		"DensityMigrationMarksEveryGroup": {
 			reason: "storageServersPerPod cannot change in place: every storage group of the old density is marked in one step.",

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -242,32 +243,52 @@ func TestNodeFailureNetworkVolumes(t *testing.T) {
 	}
 }
 
-// TestNodeFailureNodeLocalVolumes fails the node of a storage group whose
-// volume lives on that node: its pod is force-deleted, cannot follow and
-// stays Pending; the group is replaced once it has failed for the failure
-// detection time, not before, and the cluster returns to full fault
-// tolerance without it.
-func TestNodeFailureNodeLocalVolumes(t *testing.T) {
-	start(t)
-	h.Flow(true)
-	cr := tripleCluster(namespace(t, "node-local"))
+// nodeLocalCluster is a triple cluster whose storage volumes live on one
+// node each, replacing failed groups after detection seconds.
+func nodeLocalCluster(ns string, detection int) *v1alpha1.Cluster {
+	cr := tripleCluster(ns)
 	cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {StorageClassName: ptr.To(testenv.NodeLocalStorageClass)}}
-	cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 600
-	createReady(t, cr)
-	node := nodeOf(t, cr, "storage-1")
-	// The pods whose volumes follow them come back on the zone's other
-	// node; storage-1's volume, and with it its processes, stay on the
-	// failed node.
-	failNode(t, cr, node, 10*time.Minute)
+	cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = detection
+	return cr
+}
+
+// strandStorage1 fails the node of storage-1, whose volume lives on it: the
+// pods whose volumes follow them come back on the zone's other node;
+// storage-1's volume, and with it its processes, stay on the failed node.
+func strandStorage1(t *testing.T, cr *v1alpha1.Cluster) {
+	t.Helper()
+	failNode(t, cr, nodeOf(t, cr, "storage-1"), 10*time.Minute)
 	if err := h.Sim(t, cr).LosePod("storage-1", 1000*time.Hour); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestNodeFailureNodeLocalVolumes fails the node of a storage group whose
+// volume lives on that node: its pod is force-deleted, cannot follow and
+// stays Pending; the early replacement the Cluster asks for is denied by
+// the default policy, visibly, and the group is replaced once it has
+// failed for the failure detection time, not before; the cluster returns
+// to full fault tolerance without it.
+func TestNodeFailureNodeLocalVolumes(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	cr := nodeLocalCluster(namespace(t, "node-local"), 600)
+	createReady(t, cr)
+	strandStorage1(t, cr)
 
 	pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1", Namespace: cr.Namespace}}
+	held := ""
 	eventually(t, 60*time.Second, "storage-1 marked for replacement", func() (bool, string) {
 		get(t, pg)
+		get(t, cr)
+		if d := cr.Status.AtProvider.LastPolicyDecision; d != nil && d.Action == string(apiv1alpha1.ActionReplaceProcessGroup) && d.Result == "Denied" {
+			held = d.Message
+		}
 		return pg.Replacing(), fmt.Sprintf("conditions %+v; node %q", pg.Status.AtProvider.ProcessGroupConditions, nodeOf(t, cr, "storage-1"))
 	})
+	if !strings.Contains(held, "fdb-replacement/failure-detection") || !strings.Contains(held, "replaceStrandedVolumesAtOnce") {
+		t.Errorf("no early replacement of storage-1 seen denied by fdb-replacement/failure-detection before the detection time; last denial %q", held)
+	}
 	var oldest time.Time
 	for _, c := range pg.Status.AtProvider.ProcessGroupConditions {
 		if oldest.IsZero() || c.Since.Time.Before(oldest) {
@@ -278,6 +299,39 @@ func TestNodeFailureNodeLocalVolumes(t *testing.T) {
 	t.Logf("storage-1 replaced: %s; events %v", why, events(t, pg))
 	if age := h.Clock.Now().Sub(oldest); age < 600*time.Second || !strings.HasPrefix(why, "failed: ") {
 		t.Errorf("storage-1 replaced after failing %s (%q), want at least the detection time 600 s", age, why)
+	}
+	eventually(t, 120*time.Second, "storage-1 gone", func() (bool, string) {
+		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
+		return !slices.Contains(got, "storage-1") && len(got) == 5, fmt.Sprintf("storage groups %v; events %v", got, events(t, cr))
+	})
+	settled(t, cr, 120*time.Second)
+}
+
+// TestStrandedVolumeReplacedAtOnce is TestNodeFailureNodeLocalVolumes with
+// the policy parameter replaceStrandedVolumesAtOnce: the group whose
+// volume cannot follow its pod is replaced at once, long before the
+// failure detection time of two hours, and the cluster returns to full
+// fault tolerance.
+func TestStrandedVolumeReplacedAtOnce(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	cr := nodeLocalCluster(namespace(t, "stranded"), 7200)
+	cr.Spec.ForProvider.Safety.Params = &runtime.RawExtension{Raw: []byte(`{"replaceStrandedVolumesAtOnce":true}`)}
+	createReady(t, cr)
+	failed := h.Clock.Now()
+	strandStorage1(t, cr)
+
+	pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1", Namespace: cr.Namespace}}
+	eventually(t, 60*time.Second, "storage-1 marked for replacement", func() (bool, string) {
+		get(t, pg)
+		get(t, cr)
+		return pg.Replacing(), fmt.Sprintf("conditions %+v; Cluster: %s", pg.Status.AtProvider.ProcessGroupConditions, cr.GetCondition("Synced").Message)
+	})
+	why := pg.GetAnnotations()[v1alpha1.AnnotationReplacement]
+	after := h.Clock.Now().Sub(failed)
+	t.Logf("storage-1 replaced %s after its node failed: %s", after, why)
+	if after >= 7200*time.Second || !strings.Contains(why, "cannot follow it to a Ready node") {
+		t.Errorf("storage-1 replaced %s after its node failed (%q), want at once, as a stranded volume", after, why)
 	}
 	eventually(t, 120*time.Second, "storage-1 gone", func() (bool, string) {
 		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
