@@ -27,9 +27,11 @@ const (
 	// ParallelEnv is how many seeds run at once, each on a control plane
 	// of its own (1 when unset).
 	ParallelEnv = "CHAOS_PARALLEL"
-	// DefaultSeeds covers every workload once.
-	DefaultSeeds = 9
 )
+
+// DefaultSeeds, the budget when CHAOS_SEEDS is unset, covers every
+// workload once.
+var DefaultSeeds = len(Workloads)
 
 var env *testenv.Env
 

@@ -50,7 +50,7 @@ func TestChaosCatchesDisabledRule(t *testing.T) {
 				return slices.ContainsFunc(vs, func(v Violation) bool { return slices.Contains(tc.caught, v.Check) })
 			}
 			var reports []*Report
-			for seed := uint64(1); seed <= DefaultSeeds; seed++ {
+			for seed := uint64(1); seed <= uint64(DefaultSeeds); seed++ {
 				rep, err := Run(ctx, env, seed, workloadNamed(t, tc.workload), DefaultSteps, fmt.Sprintf("disabled-%d-%d", seed, runs.Add(1)))
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)

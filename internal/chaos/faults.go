@@ -206,7 +206,12 @@ func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database)
 // processes are down meanwhile. Not the lost zone's node: it never comes
 // back.
 func nodeNotReady(ctx context.Context, r *run, before map[string]*database) (string, error) {
-	zone := Zones[r.pick(len(Zones))]
+	return r.failNode(ctx, before, Zones[r.pick(len(Zones))])
+}
+
+// failNode marks the node of zone NotReady for the fault window, when the
+// zone may be faulted; its pods' processes are down meanwhile.
+func (r *run) failNode(ctx context.Context, before map[string]*database, zone string) (string, error) {
 	node := fmt.Sprintf("node-%s-0", zone)
 	if _, down := r.nodeBack[node]; down || zone == r.lostZone || !r.mayFault(before, zone) {
 		return "", nil

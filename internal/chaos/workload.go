@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -20,6 +22,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
 const (
@@ -27,6 +30,7 @@ const (
 	errUpdate         = "cannot change %s"
 	errNoCoordinator  = "cannot find a coordinator's process group"
 	errNoStorageZone  = "cannot find a zone that holds a storage group"
+	errNoStorageGroup = "cannot find a storage group"
 )
 
 // clusterName is the name of the run's Cluster.
@@ -59,6 +63,8 @@ var Workloads = []Workload{
 	{"orphan", []Op{bootstrap(false), orphan()}},
 	{"upgrade", []Op{bootstrap(false), upgrade()}},
 	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}},
+	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}},
+	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage and three
@@ -88,6 +94,50 @@ func bootstrap(faulty bool) Op {
 	}}
 }
 
+// bootstrapNodeLocal creates the run's Cluster with node-local storage
+// volumes, whose groups are replaced at once when their node fails
+// (replaceStrandedVolumesAtOnce).
+func bootstrapNodeLocal() Op {
+	return Op{Name: "bootstrap with node-local storage", Do: func(ctx context.Context, r *run) error {
+		c := cluster(r.ns)
+		c.Spec.ForProvider.Processes = map[string]fdbv1alpha1.ProcessSettings{"storage": {StorageClassName: ptr.To(testenv.NodeLocalStorageClass)}}
+		var params map[string]any
+		if err := json.Unmarshal(c.Spec.ForProvider.Safety.Params.Raw, &params); err != nil {
+			return err
+		}
+		params["replaceStrandedVolumesAtOnce"] = true
+		raw, err := json.Marshal(params)
+		if err != nil {
+			return err
+		}
+		c.Spec.ForProvider.Safety.Params.Raw = raw
+		return r.kube.Create(ctx, c)
+	}}
+}
+
+// strandStorage fails, for the fault window, the node of a zone that
+// holds a storage group (the seeded source picks which), when no other
+// zone is faulted: a node-local storage group there is stranded, and its
+// early replacement races the node's return.
+func strandStorage() Op {
+	return Op{Name: "fail a storage node", Faults: faults, Do: func(ctx context.Context, r *run) error {
+		zone, err := r.storageZone()
+		if err != nil {
+			return err
+		}
+		before, err := r.databases(ctx)
+		if err != nil {
+			return err
+		}
+		what, err := r.failNode(ctx, before, zone)
+		if what == "" {
+			what = "zone " + zone + " may not fail now"
+		}
+		r.log("stranding storage: %s", what)
+		return err
+	}}
+}
+
 // updateCluster changes the live Cluster with change, retrying conflicts.
 func (r *run) updateCluster(ctx context.Context, change func(*fdbv1alpha1.Cluster)) error {
 	return update(ctx, r, &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: clusterName}}, change)
@@ -108,6 +158,50 @@ func update[T client.Object](ctx context.Context, r *run, obj T, change func(T))
 func scaleStorage(n int) Op {
 	return Op{Name: fmt.Sprintf("scale storage to %d", n), Faults: faults, Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.ProcessCounts.Storage = n })
+	}}
+}
+
+// storageDensity migrates storage to n storage servers per pod: every
+// storage group is replaced by one of the new density.
+func storageDensity(n int) Op {
+	return Op{Name: fmt.Sprintf("storage density %d", n), Faults: faults, Converged: both(clusterConverged, densityIs(n)), Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.StorageServersPerPod = n })
+	}}
+}
+
+// densityIs: every storage group runs n storage processes per pod.
+func densityIs(n int) func(*run) (bool, string) {
+	return func(r *run) (bool, string) {
+		var wrong []string
+		for _, o := range r.hist.latest()[groupKind] {
+			pg := o.(*fdbv1alpha1.ProcessGroup)
+			if pg.Spec.ForProvider.ProcessClass == fdbv1alpha1.ProcessClassStorage && max(pg.Spec.ForProvider.ProcessesPerPod, 1) != n {
+				wrong = append(wrong, fmt.Sprintf("%s (%d)", pg.ID(), pg.Spec.ForProvider.ProcessesPerPod))
+			}
+		}
+		return len(wrong) == 0, fmt.Sprintf("storage groups of another density than %d: %v", n, wrong)
+	}
+}
+
+// replaceStorageGroup asks, in the Cluster's processGroupsToReplace, to
+// replace a storage group the seeded source picks.
+func replaceStorageGroup() Op {
+	return Op{Name: "replace a storage group", Faults: faults, Do: func(ctx context.Context, r *run) error {
+		var ids []string
+		for _, o := range r.hist.latest()[groupKind] {
+			if pg := o.(*fdbv1alpha1.ProcessGroup); pg.Spec.ForProvider.ProcessClass == fdbv1alpha1.ProcessClassStorage {
+				ids = append(ids, pg.ID())
+			}
+		}
+		if len(ids) == 0 {
+			return errors.New(errNoStorageGroup)
+		}
+		slices.Sort(ids)
+		id := ids[r.pick(len(ids))]
+		r.log("asking to replace %s", id)
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
+			c.Spec.ForProvider.ProcessGroupsToReplace = append(c.Spec.ForProvider.ProcessGroupsToReplace, id)
+		})
 	}}
 }
 
