@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -50,7 +52,9 @@ const SelectedNode = "volume.kubernetes.io/selected-node"
 // local PersistentVolume that only that node can use, and the annotation
 // SelectedNode records the node, as the scheduler does for volumes that
 // wait for their first consumer; every later pod that mounts it binds only
-// to that node, and stays Pending while it is not Ready. The volume goes
+// to that node, and stays Pending while it is not Ready. A claim of any
+// other class is bound, when its first pod lands, to a volume every node
+// can use (so that it can grow, as only bound claims may). A volume goes
 // with its claim.
 type Nodes struct {
 	c      client.Client
@@ -172,8 +176,8 @@ func (n *Nodes) step(ctx context.Context) error {
 		pvc := &pvcs.Items[i]
 		if pvc.DeletionTimestamp != nil && !used[pvc.Namespace+"/"+pvc.Name] && len(pvc.Finalizers) > 0 {
 			pvc.Finalizers = nil
-			if n.c.Update(ctx, pvc) == nil && pvc.Annotations[SelectedNode] != "" && pvc.Spec.VolumeName != "" {
-				// The local volume goes with its claim.
+			if n.c.Update(ctx, pvc) == nil && strings.HasPrefix(pvc.Spec.VolumeName, volumePrefix) {
+				// The volume goes with its claim.
 				_ = n.c.Delete(ctx, &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvc.Spec.VolumeName}})
 			}
 		}
@@ -215,7 +219,7 @@ func (n *Nodes) readyDeployments(ctx context.Context) error {
 }
 
 func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, ready map[string]*corev1.Node) {
-	local, pinned := n.localClaims(ctx, p)
+	claims, pinned := n.claims(ctx, p)
 	var fits []string
 	for _, node := range nodes {
 		if ready[node.Name] != nil && matches(p.Spec.NodeSelector, node.Labels) && (pinned == "" || pinned == node.Name) {
@@ -229,8 +233,8 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 	target := fits[n.rr%len(fits)]
 	n.rr++
 	n.mu.Unlock()
-	for _, pvc := range local {
-		if pvc.Annotations[SelectedNode] == "" && n.bindLocal(ctx, pvc, target) != nil {
+	for _, pvc := range claims {
+		if pvc.Spec.VolumeName == "" && n.provision(ctx, pvc, target) != nil {
 			return // retried next period
 		}
 	}
@@ -240,30 +244,37 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 	})
 }
 
-// bindLocal provisions node-local claim pvc on node, as a local-volume
-// provisioner and the volume binder would: a PersistentVolume that only
-// that node can use (required node affinity on its hostname), the claim
-// bound to it and annotated with the node.
-func (n *Nodes) bindLocal(ctx context.Context, pvc *corev1.PersistentVolumeClaim, node string) error {
+// volumePrefix starts the names of the volumes the stand-in provisions.
+const volumePrefix = "testenv-"
+
+// provision binds claim pvc, mounted by a pod bound to node, to a new
+// PersistentVolume, as a provisioner and the volume binder would: a
+// node-local claim to a local volume that only that node can use (required
+// node affinity on its hostname), the claim annotated with the node; any
+// other to a volume every node can use.
+func (n *Nodes) provision(ctx context.Context, pvc *corev1.PersistentVolumeClaim, node string) error {
 	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "local-" + string(pvc.UID)},
+		ObjectMeta: metav1.ObjectMeta{Name: volumePrefix + string(pvc.UID)},
 		Spec: corev1.PersistentVolumeSpec{
 			Capacity:         corev1.ResourceList{corev1.ResourceStorage: pvc.Spec.Resources.Requests[corev1.ResourceStorage]},
 			AccessModes:      pvc.Spec.AccessModes,
-			StorageClassName: NodeLocalStorageClass,
+			StorageClassName: ptr.Deref(pvc.Spec.StorageClassName, ""),
 			ClaimRef:         &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
-			PersistentVolumeSource: corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{
-				Path: "/mnt/local/" + string(pvc.UID),
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{
+				Path: "/mnt/volumes/" + string(pvc.UID),
 			}},
-			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: HostnameLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
-			}}}},
 		},
+	}
+	if local(pvc) {
+		pv.Spec.PersistentVolumeSource = corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/local/" + string(pvc.UID)}}
+		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: HostnameLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}},
+		}}}}
+		metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, SelectedNode, node)
 	}
 	if err := n.c.Create(ctx, pv); err != nil && !kerrors.IsAlreadyExists(err) {
 		return err
 	}
-	metav1.SetMetaDataAnnotation(&pvc.ObjectMeta, SelectedNode, node)
 	pvc.Spec.VolumeName = pv.Name
 	if err := n.c.Update(ctx, pvc); err != nil {
 		return err
@@ -274,9 +285,14 @@ func (n *Nodes) bindLocal(ctx context.Context, pvc *corev1.PersistentVolumeClaim
 	return n.c.Status().Update(ctx, pvc)
 }
 
-// localClaims are the node-local claims pod p mounts, and the node one of
-// them already lives on ("" when none does).
-func (n *Nodes) localClaims(ctx context.Context, p *corev1.Pod) ([]*corev1.PersistentVolumeClaim, string) {
+// local reports whether claim pvc asks for a node-local volume.
+func local(pvc *corev1.PersistentVolumeClaim) bool {
+	return ptr.Deref(pvc.Spec.StorageClassName, "") == NodeLocalStorageClass
+}
+
+// claims are the volume claims pod p mounts, and the node a node-local one
+// already lives on ("" when none does).
+func (n *Nodes) claims(ctx context.Context, p *corev1.Pod) ([]*corev1.PersistentVolumeClaim, string) {
 	var out []*corev1.PersistentVolumeClaim
 	pinned := ""
 	for _, v := range p.Spec.Volumes {
@@ -287,11 +303,9 @@ func (n *Nodes) localClaims(ctx context.Context, p *corev1.Pod) ([]*corev1.Persi
 		if err := n.c.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}, pvc); err != nil {
 			continue
 		}
-		if pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == NodeLocalStorageClass {
-			out = append(out, pvc)
-			if node := pvc.Annotations[SelectedNode]; node != "" {
-				pinned = node
-			}
+		out = append(out, pvc)
+		if node := pvc.Annotations[SelectedNode]; local(pvc) && node != "" {
+			pinned = node
 		}
 	}
 	return out, pinned
