@@ -266,6 +266,17 @@ func strandStorage1(t *testing.T, cr *v1alpha1.Cluster) {
 	}
 }
 
+// storage1Gone waits until storage-1 was removed, five storage groups
+// remain and the cluster settled.
+func storage1Gone(t *testing.T, cr *v1alpha1.Cluster) {
+	t.Helper()
+	eventually(t, 120*time.Second, "storage-1 gone", func() (bool, string) {
+		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
+		return !slices.Contains(got, "storage-1") && len(got) == 5, fmt.Sprintf("storage groups %v; events %v", got, events(t, cr))
+	})
+	settled(t, cr, 120*time.Second)
+}
+
 // TestNodeFailureNodeLocalVolumes fails the node of a storage group whose
 // volume lives on that node: its pod is force-deleted, cannot follow and
 // stays Pending; the early replacement the Cluster asks for is denied by
@@ -302,11 +313,7 @@ func TestNodeFailureNodeLocalVolumes(t *testing.T) {
 	if age := h.Clock.Now().Sub(oldest); age < 3600*time.Second || !strings.HasPrefix(why, "failed: ") {
 		t.Errorf("storage-1 replaced after failing %s (%q), want at least the detection time 3600 s", age, why)
 	}
-	eventually(t, 120*time.Second, "storage-1 gone", func() (bool, string) {
-		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
-		return !slices.Contains(got, "storage-1") && len(got) == 5, fmt.Sprintf("storage groups %v; events %v", got, events(t, cr))
-	})
-	settled(t, cr, 120*time.Second)
+	storage1Gone(t, cr)
 }
 
 // TestStrandedVolumeReplacedAtOnce is TestNodeFailureNodeLocalVolumes with
@@ -335,11 +342,7 @@ func TestStrandedVolumeReplacedAtOnce(t *testing.T) {
 	if after >= 7200*time.Second || !strings.Contains(why, "cannot follow it to a Ready node") {
 		t.Errorf("storage-1 replaced %s after its node failed (%q), want at once, as a stranded volume", after, why)
 	}
-	eventually(t, 120*time.Second, "storage-1 gone", func() (bool, string) {
-		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
-		return !slices.Contains(got, "storage-1") && len(got) == 5, fmt.Sprintf("storage groups %v; events %v", got, events(t, cr))
-	})
-	settled(t, cr, 120*time.Second)
+	storage1Gone(t, cr)
 }
 
 // TestVolumeExpansion grows the storage volumes of a cluster whose storage
