@@ -223,24 +223,25 @@ func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string
 	return disruption.Next(current, o.members(cr), cr.GetGeneration())
 }
 
-// members are the groups that are not being removed, as the disruption
-// grant sees them: a group wants a disruption when its pod's spec drifted;
-// it is disrupted when its pod is missing, not running or terminating, or
-// its processes do not report in the status.
+// members are the groups as the disruption grant sees them: a group wants
+// a disruption when its pod's spec drifted (never one being removed); it is
+// disrupted when its pod is missing, not running or terminating, or its
+// processes do not report in the status. A group being removed counts
+// until it is gone: one that is down holds its domain's grant, and keeps
+// any other domain from being disrupted, until its removal is done, so a
+// roll never takes down a second domain while a failed group of the first
+// is still excluded, drained and removed.
 func (o *observation) members(cr *v1alpha1.Cluster) []disruption.Member {
 	reporting := o.reporting()
 	var out []disruption.Member
 	for i := range o.groups {
 		pg := &o.groups[i]
-		if deleting(pg) {
-			continue
-		}
 		id := groupID(pg)
 		pod := o.pods[workload.PodName(cr, id)]
 		out = append(out, disruption.Member{
 			Group: id,
 			Zone:  pg.Zone(),
-			Wants: pod != nil && pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec],
+			Wants: !deleting(pg) && pod != nil && pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec],
 			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
 				reporting[id] == 0,
 		})

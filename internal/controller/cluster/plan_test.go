@@ -939,10 +939,15 @@ func TestPlanMembers(t *testing.T) {
 			mutate: []mutation{notReporting("storage-5")},
 			want:   all(func(ms []disruption.Member) { ms[4].Disrupted = true }),
 		},
-		"RemovalsAreNoMembers": {
-			reason: "Groups being removed are not members.",
-			mutate: []mutation{removing("storage-2", "storage-4")},
-			want:   []disruption.Member{member("storage-1", "b"), member("storage-3", "a"), member("storage-5", "c")},
+		"RemovalsNeverWant": {
+			reason: "A group being removed never wants a disruption, whatever its pod's spec: its pod goes with it.",
+			mutate: []mutation{removing("storage-2", "storage-4"), podDrifted("storage-2")},
+			want:   all(func([]disruption.Member) {}),
+		},
+		"RemovalDownIsDisrupted": {
+			reason: "A group being removed whose processes are down is disrupted until it is gone: no other domain is disrupted meanwhile.",
+			mutate: []mutation{removing("storage-4"), notReporting("storage-4")},
+			want:   all(func(ms []disruption.Member) { ms[3].Disrupted = true }),
 		},
 		"ZoneFromSpec": {
 			reason: "A group whose zone was not observed yet is in the zone its pod was placed in.",
