@@ -181,7 +181,10 @@ func (o *observation) usable(pv *corev1.PersistentVolume) bool {
 		return true
 	}
 	for _, n := range o.nodes {
-		if ok, err := corev1helpers.MatchNodeSelectorTerms(n, pv.Spec.NodeAffinity.Required); err == nil && ok && workload.NodeReady(n) {
+		if !workload.NodeReady(n) {
+			continue
+		}
+		if ok, err := corev1helpers.MatchNodeSelectorTerms(n, pv.Spec.NodeAffinity.Required); err == nil && ok {
 			return true
 		}
 	}

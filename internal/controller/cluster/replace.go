@@ -82,7 +82,7 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // failing, and without a status no failure is known to last. A group that
 // heals before the deadline is left alone, unless its volume is stranded
 // (it cannot heal before its node does): then it is an early candidate.
-func needsReplacement(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.ProcessGroup) (replacement, bool) {
+func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
 		return replacement{why: "requested"}, true
@@ -102,7 +102,7 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.Process
 			oldest = &pg.Status.AtProvider.ProcessGroupConditions[i]
 		}
 	}
-	if oldest == nil || o.status == nil || o.reporting()[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
+	if oldest == nil || o.status == nil || reporting[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
 		return replacement{}, false
 	}
 	lasted := o.now.Sub(oldest.Since.Time)
@@ -215,12 +215,13 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		failed time.Duration
 	}
 	asked, failed := map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}
+	reporting := o.reporting()
 	for i := range o.groups {
 		pg := &o.groups[i]
 		if deleting(pg) || pg.Replacing() {
 			continue
 		}
-		r, ok := needsReplacement(cr, o, pg)
+		r, ok := needsReplacement(cr, o, reporting, pg)
 		if !ok || r.early != early {
 			continue
 		}
