@@ -61,7 +61,7 @@ var Workloads = []Workload{
 	{"knob-bounce", []Op{bootstrap(false), knob()}},
 	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}},
 	{"orphan", []Op{bootstrap(false), orphan()}},
-	{"upgrade", []Op{bootstrap(false), upgrade()}},
+	{"upgrade", []Op{bootstrap(false), upgrade("7.3.69"), upgrade("7.4.1")}},
 	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}},
 	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}},
 	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}},
@@ -205,11 +205,12 @@ func replaceStorageGroup() Op {
 	}}
 }
 
-// upgrade moves to a newer patch version: every pod is recreated, one
-// fault domain at a time.
-func upgrade() Op {
-	return Op{Name: "upgrade", Faults: faults, Do: func(ctx context.Context, r *run) error {
-		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.3.69" })
+// upgrade moves to another version, a patch or a protocol-incompatible
+// minor release: every pod stages it in place, then every process restarts
+// on it in one kill; no pod is recreated.
+func upgrade(version string) Op {
+	return Op{Name: "upgrade to " + version, Faults: faults, Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.Version = version })
 	}}
 }
 

@@ -3,7 +3,6 @@ package connector
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	appsv1 "k8s.io/api/apps/v1"
@@ -84,7 +83,8 @@ func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(strin
 
 // simGroups turns the cluster's pods and claims into simulator process
 // groups: a Running pod with an IP on a Ready node runs its processes (a
-// failed node runs nothing); a group whose pod is
+// failed node runs nothing), on the binary their command line names, which
+// starts only once the pod's sidecar staged its version; a group whose pod is
 // not running but whose volume claim remains is stopped and keeps its data;
 // a group with neither is gone.
 func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) ([]sim.ProcessGroup, error) {
@@ -114,12 +114,14 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 			continue
 		}
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
-		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Version: imageTag(&p)}
+		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Staged: workload.StagedVersion(&p)}
 		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !failed[p.Spec.NodeName] {
 			g.IP, g.Zone = p.Status.PodIP, zoneOf[p.Spec.NodeName]
 			for n := 1; n <= g.ProcessesPerPod; n++ {
 				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.ProcessesPerPod, g.IP, g.Zone))
 			}
+			// The processes run the binary their command line names.
+			g.Version = workload.BinaryVersion(g.CommandLines[0])
 			byID[id] = g
 		}
 	}
@@ -163,15 +165,6 @@ func processCount(p *corev1.Pod) int {
 		return 1
 	}
 	return len(p.Spec.Containers[0].Ports)
-}
-
-// imageTag is the FoundationDB version a pod's main container runs.
-func imageTag(p *corev1.Pod) string {
-	if len(p.Spec.Containers) == 0 {
-		return ""
-	}
-	img := p.Spec.Containers[0].Image
-	return img[strings.LastIndex(img, ":")+1:]
 }
 
 // ToolsFDB reaches real databases with the FoundationDB command line tools

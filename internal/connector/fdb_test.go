@@ -23,7 +23,7 @@ import (
 // simCluster is a Cluster db in namespace ns whose ConfigMap names one
 // coordinator, 10.0.0.1:4501, and a simulator backend of its own.
 func simCluster(ns string) (*fdbv1alpha1.Cluster, *corev1.ConfigMap, SimFDB) {
-	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}}
+	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}, Spec: fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{Version: "7.3.63"}}}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
 		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},

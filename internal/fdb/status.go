@@ -104,7 +104,37 @@ type ClusterStatus struct {
 	Layers                  Layers             `json:"layers,omitzero"`
 	Messages                []Message          `json:"messages,omitempty"`
 	IncompatibleConnections []string           `json:"incompatible_connections,omitempty"`
-	Generation              int64              `json:"generation,omitempty"`
+	// Clients are the connected clients; nil when the status does not say.
+	Clients    *ClientsStatus `json:"clients,omitempty"`
+	Generation int64          `json:"generation,omitempty"`
+}
+
+// ClientsStatus is cluster.clients: the clients connected to the database,
+// listed under each client library version they loaded (a multi-version
+// client loads several).
+type ClientsStatus struct {
+	Count             int                `json:"count"`
+	SupportedVersions []SupportedVersion `json:"supported_versions,omitempty"`
+}
+
+// SupportedVersion is one entry of cluster.clients.supported_versions: the
+// clients that loaded a client library of ClientVersion. ConnectedClients
+// are a sample of them; Count is how many there are.
+type SupportedVersion struct {
+	ClientVersion    string            `json:"client_version"`
+	ProtocolVersion  string            `json:"protocol_version,omitempty"`
+	Count            int               `json:"count"`
+	ConnectedClients []ConnectedClient `json:"connected_clients"`
+	// MaxProtocolClients are the clients for which this is the newest
+	// protocol they speak.
+	MaxProtocolCount   int               `json:"max_protocol_count,omitempty"`
+	MaxProtocolClients []ConnectedClient `json:"max_protocol_clients,omitempty"`
+}
+
+// ConnectedClient is one connected client.
+type ConnectedClient struct {
+	Address  string `json:"address"`
+	LogGroup string `json:"log_group"`
 }
 
 // Configuration is cluster.configuration: the database configuration plus

@@ -2,6 +2,7 @@ package fdb
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,18 @@ func (v Version) Less(o Version) bool {
 	return v.Patch < o.Patch
 }
 
+// Compare returns -1, 0 or 1 as v is older than, the same as or newer
+// than o.
+func (v Version) Compare(o Version) int {
+	switch {
+	case v.Less(o):
+		return -1
+	case o.Less(v):
+		return 1
+	}
+	return 0
+}
+
 // MajorMinor returns "major.minor": releases sharing it speak the same
 // protocol, and the binaries of a release live in a directory of that name.
 func (v Version) MajorMinor() string {
@@ -85,4 +98,44 @@ func RunningVersion(s *Status) string {
 		}
 	}
 	return best
+}
+
+// ClientsWithout reports the connected clients that loaded no client library
+// of version's protocol (its major.minor) and so cannot talk to the
+// database once it runs version: how many, and their addresses with their
+// log groups, sorted. The status lists a sample of each library's clients
+// with their count; clients beyond the sample of a library of another
+// protocol count as unable, since nothing shows otherwise. known is false
+// when the status lists no clients section: then nothing is known about
+// them. Clients of the log groups in ignore are left out (e.g. the
+// provider's own tools, which load every version).
+func ClientsWithout(s *Status, version Version, ignore ...string) (count int, sample []string, known bool) {
+	c := s.Cluster.Clients
+	if c == nil {
+		return 0, nil, false
+	}
+	speaks := func(sv SupportedVersion) bool {
+		v, err := ParseVersion(sv.ClientVersion)
+		return err == nil && v.MajorMinor() == version.MajorMinor()
+	}
+	supports := map[string]bool{}
+	for _, sv := range c.SupportedVersions {
+		for _, cl := range sv.ConnectedClients {
+			supports[cl.Address] = supports[cl.Address] || speaks(sv)
+		}
+	}
+	unsampled := 0
+	for _, sv := range c.SupportedVersions {
+		if !speaks(sv) {
+			unsampled += max(sv.Count-len(sv.ConnectedClients), 0)
+		}
+		for _, cl := range sv.ConnectedClients {
+			if !supports[cl.Address] && !slices.Contains(ignore, cl.LogGroup) {
+				supports[cl.Address] = true // listed once
+				sample = append(sample, cl.Address+" ("+cl.LogGroup+")")
+			}
+		}
+	}
+	slices.Sort(sample)
+	return len(sample) + unsampled, sample, true
 }

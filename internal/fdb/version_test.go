@@ -67,3 +67,58 @@ func TestReplicas(t *testing.T) {
 		t.Error("unknown mode: got no error")
 	}
 }
+
+func TestClientsWithout(t *testing.T) {
+	client := func(addr, group string) fdb.ConnectedClient {
+		return fdb.ConnectedClient{Address: addr, LogGroup: group}
+	}
+	lib := func(version string, count int, clients ...fdb.ConnectedClient) fdb.SupportedVersion {
+		return fdb.SupportedVersion{ClientVersion: version, Count: count, ConnectedClients: clients}
+	}
+	target := fdb.Version{Major: 7, Minor: 4, Patch: 1}
+	type want struct {
+		Count  int
+		Sample []string
+		Known  bool
+	}
+	cases := map[string]struct {
+		clients *fdb.ClientsStatus
+		want    want
+	}{
+		"NoClientsSection": {want: want{}},
+		"NoClients":        {clients: &fdb.ClientsStatus{}, want: want{Known: true}},
+		"OldClient": {
+			clients: &fdb.ClientsStatus{Count: 1, SupportedVersions: []fdb.SupportedVersion{lib("7.3.63", 1, client("10.1.0.9:40001", "app"))}},
+			want:    want{Count: 1, Sample: []string{"10.1.0.9:40001 (app)"}, Known: true},
+		},
+		"MultiVersionClient": {
+			clients: &fdb.ClientsStatus{Count: 1, SupportedVersions: []fdb.SupportedVersion{
+				lib("7.3.63", 1, client("10.1.0.9:40001", "app")), lib("7.4.0", 1, client("10.1.0.9:40001", "app"))}},
+			want: want{Known: true},
+		},
+		"OneOfTwo": {
+			clients: &fdb.ClientsStatus{Count: 2, SupportedVersions: []fdb.SupportedVersion{
+				lib("7.3.63", 2, client("10.1.0.9:40001", "app"), client("10.1.0.8:40001", "batch")), lib("7.4.1", 1, client("10.1.0.9:40001", "app"))}},
+			want: want{Count: 1, Sample: []string{"10.1.0.8:40001 (batch)"}, Known: true},
+		},
+		"UnsampledOldClients": {
+			clients: &fdb.ClientsStatus{Count: 5, SupportedVersions: []fdb.SupportedVersion{lib("7.3.63", 5, client("10.1.0.9:40001", "app"))}},
+			want:    want{Count: 5, Sample: []string{"10.1.0.9:40001 (app)"}, Known: true},
+		},
+		"IgnoredLogGroup": {
+			clients: &fdb.ClientsStatus{Count: 1, SupportedVersions: []fdb.SupportedVersion{lib("7.3.63", 1, client("10.1.0.2:50001", "provider-foundationdb"))}},
+			want:    want{Known: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &fdb.Status{}
+			s.Cluster.Clients = tc.clients
+			var got want
+			got.Count, got.Sample, got.Known = fdb.ClientsWithout(s, target, "provider-foundationdb")
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("ClientsWithout: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}

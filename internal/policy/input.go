@@ -69,6 +69,22 @@ const (
 	// DetailAcknowledged (ConfigureDatabase): the Cluster carries
 	// AnnotationAllowRedundancyDecrease naming the new redundancy mode.
 	DetailAcknowledged = "acknowledged"
+	// DetailFromVersion and DetailToVersion are the versions an Upgrade
+	// restarts the database from and on; DetailProtocolCompatible whether
+	// they speak the same protocol (a patch release), so that clients of
+	// the old one can talk to the new.
+	DetailFromVersion        = "fromVersion"
+	DetailToVersion          = "toVersion"
+	DetailProtocolCompatible = "protocolCompatible"
+	// DetailUnsupportedClients (Upgrade) are the connected clients, as
+	// "address (log group)", that loaded no client library of the new
+	// version's protocol; DetailUnsupportedClientCount how many there are
+	// (the status lists a sample). Both are absent when the status does
+	// not list the clients. DetailClientsAcknowledged: the Cluster carries
+	// AnnotationAllowUnsupportedClients naming the new version.
+	DetailUnsupportedClients     = "unsupportedClients"
+	DetailUnsupportedClientCount = "unsupportedClientCount"
+	DetailClientsAcknowledged    = "clientsAcknowledged"
 )
 
 // AnnotationAllowStopLastBackup, set to "true" on a Backup, lets the built-in
@@ -81,6 +97,17 @@ const AnnotationAllowStopLastBackup = "foundationdb.crossplane.io/allow-stop-las
 // intended: the built-in fdb-configuration policy denies a decrease without
 // it.
 const AnnotationAllowRedundancyDecrease = "foundationdb.crossplane.io/allow-redundancy-decrease"
+
+// AnnotationAllowUnsupportedClients, set on a Cluster to the version it
+// asks for, acknowledges that clients which cannot speak that version's
+// protocol lose the database when it restarts on it: the built-in
+// fdb-upgrade policy denies such an upgrade without it.
+const AnnotationAllowUnsupportedClients = "foundationdb.crossplane.io/allow-upgrade-with-unsupported-clients"
+
+// ProviderLogGroup is the trace log group of the provider's own
+// FoundationDB tools: they load every client version, and the upgrade
+// gate does not count them among the clients.
+const ProviderLogGroup = "provider-foundationdb"
 
 // ConditionMissingProcesses is the process-group condition that holds back
 // the exclusion budget of its class.

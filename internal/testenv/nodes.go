@@ -166,6 +166,8 @@ func (n *Nodes) step(ctx context.Context) error {
 			n.bind(ctx, p, nodes.Items, ready)
 		case ready[p.Spec.NodeName] != nil && p.Status.Phase != corev1.PodRunning:
 			n.start(ctx, p, ready[p.Spec.NodeName])
+		case ready[p.Spec.NodeName] != nil:
+			n.restartChanged(ctx, p)
 		}
 	}
 	pvcs := &corev1.PersistentVolumeClaimList{}
@@ -333,6 +335,27 @@ func (n *Nodes) start(ctx context.Context, p *corev1.Pod, node *corev1.Node) {
 		})
 	}
 	_ = n.c.Status().Update(ctx, p)
+}
+
+// restartChanged restarts, as a kubelet does, the containers of a running
+// pod whose image was changed in place: each runs its new image, ready,
+// with one more restart.
+func (n *Nodes) restartChanged(ctx context.Context, p *corev1.Pod) {
+	images := map[string]string{}
+	for _, c := range p.Spec.Containers {
+		images[c.Name] = c.Image
+	}
+	changed := false
+	for i := range p.Status.ContainerStatuses {
+		st := &p.Status.ContainerStatuses[i]
+		if img, ok := images[st.Name]; ok && img != st.Image {
+			st.Image, st.Ready, st.RestartCount, changed = img, true, st.RestartCount+1, true
+			st.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
+		}
+	}
+	if changed {
+		_ = n.c.Status().Update(ctx, p)
+	}
 }
 
 func matches(selector, labels map[string]string) bool {

@@ -43,9 +43,11 @@ const (
 	dataDir         = "/var/fdb/data"
 	logDir          = "/var/log/fdb-trace-logs"
 	configDir       = "/var/dynamic-conf"
+	binariesDir     = "/var/fdb/shared-binaries"
 	containerName   = "foundationdb"
 	dataVolumeName  = "data"
 	configVolume    = "config-map"
+	binariesVolume  = "shared-binaries"
 	defaultVolume   = "128Gi"
 	defaultRepo     = "foundationdb/fdb-kubernetes-monitor"
 	generalSettings = "general"
@@ -96,6 +98,13 @@ func Labels(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, id string) map[str
 	return l
 }
 
+// SidecarContainer is the name of the container of a process group's pod
+// that stages the FoundationDB binaries of its image's version in a volume
+// it shares with the main container: changing its image in place (a pod's
+// container images are mutable) stages another version without
+// restarting the processes.
+const SidecarContainer = "foundationdb-sidecar"
+
 // Image is the FoundationDB image of the cluster's version.
 func Image(c *v1alpha1.Cluster) string {
 	repo := c.Spec.ForProvider.Image.Repository
@@ -103,6 +112,74 @@ func Image(c *v1alpha1.Cluster) string {
 		repo = defaultRepo
 	}
 	return repo + ":" + c.Spec.ForProvider.Version
+}
+
+// BinaryPath is the fdbserver of a version in a process group's pod: its
+// sidecar stages each version's binaries under bin/<version>/ of the
+// volume it shares with the main container.
+func BinaryPath(version string) string { return binariesDir + "/bin/" + version + "/fdbserver" }
+
+// BinaryVersion is the version whose staged fdbserver a command line runs
+// (see BinaryPath); "" when it runs another binary.
+func BinaryVersion(commandLine string) string {
+	binary, _, _ := strings.Cut(commandLine, " ")
+	rest, ok := strings.CutPrefix(binary, binariesDir+"/bin/")
+	if !ok {
+		return ""
+	}
+	version, ok := strings.CutSuffix(rest, "/fdbserver")
+	if !ok || strings.Contains(version, "/") {
+		return ""
+	}
+	return version
+}
+
+// ImageTag is the tag of an image reference (the FoundationDB version of
+// the provider's images); "" when it has none.
+func ImageTag(image string) string {
+	i := strings.LastIndex(image, ":")
+	if i < 0 || strings.Contains(image[i:], "/") {
+		return ""
+	}
+	return image[i+1:]
+}
+
+// imageRepository is an image reference without its tag.
+func imageRepository(image string) string {
+	if tag := ImageTag(image); tag != "" {
+		return strings.TrimSuffix(image, ":"+tag)
+	}
+	return image
+}
+
+// container returns the container of a pod spec by name, nil when absent.
+func container(spec *corev1.PodSpec, name string) *corev1.Container {
+	for i := range spec.Containers {
+		if spec.Containers[i].Name == name {
+			return &spec.Containers[i]
+		}
+	}
+	return nil
+}
+
+// SidecarImage is the image a pod's sidecar container runs; "" without one.
+func SidecarImage(p *corev1.Pod) string {
+	if c := container(&p.Spec, SidecarContainer); c != nil {
+		return c.Image
+	}
+	return ""
+}
+
+// StagedVersion is the version whose binaries a running pod's sidecar has
+// staged, as its kubelet reports it: the tag of the image its sidecar
+// container runs, once ready; "" while none is known to be staged.
+func StagedVersion(p *corev1.Pod) string {
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == SidecarContainer && s.Ready && s.State.Running != nil {
+			return ImageTag(s.Image)
+		}
+	}
+	return ""
 }
 
 // settings returns the process settings of a class, falling back to the
@@ -116,12 +193,13 @@ func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.Process
 
 // CommandLine is the fdbserver command line of the n-th process of a group
 // whose pod runs density processes, as FoundationDB reports it in the
-// process's command_line: its port and process_id locality follow
+// process's command_line: it runs the staged binary of the cluster's
+// version (BinaryPath); its port and process_id locality follow
 // fdb.ProcessPort and fdb.ProcessID. $POD_IP and $ZONE are substituted by the
 // monitor inside the pod.
 func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int) string {
 	args := []string{
-		"/usr/bin/fdbserver",
+		BinaryPath(c.Spec.ForProvider.Version),
 		"--class=" + string(class),
 		fmt.Sprintf("--public_address=$POD_IP:%d", fdb.ProcessPort(n)),
 		fmt.Sprintf("--listen_address=0.0.0.0:%d", fdb.ProcessPort(n)),
@@ -253,11 +331,19 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 			{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
 			{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}},
+		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}, {Name: binariesVolume, MountPath: binariesDir, ReadOnly: true}},
+	}
+	sidecar := corev1.Container{
+		Name:            SidecarContainer,
+		Image:           Image(c),
+		ImagePullPolicy: c.Spec.ForProvider.Image.PullPolicy,
+		Args:            []string{"--mode", "sidecar", "--output-dir", binariesDir, "--copy-binary", "fdbserver", "--copy-binary", "fdbcli"},
+		VolumeMounts:    []corev1.VolumeMount{{Name: binariesVolume, MountPath: binariesDir}},
 	}
 	for i := 1; i <= n; i++ {
 		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(fdb.ProcessPort(i))})
 	}
+	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: binariesVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: configVolume, VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)},
@@ -273,7 +359,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: PVCName(c, groupID)},
 		}})
 	}
-	pod.Spec.Containers = append([]corev1.Container{main}, pod.Spec.Containers...)
+	pod.Spec.Containers = append([]corev1.Container{main, sidecar}, pod.Spec.Containers...)
 	pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, c.Spec.ForProvider.Image.PullSecrets...)
 	if zone := pg.Spec.ForProvider.FaultDomain; zone != "" {
 		if pod.Spec.NodeSelector == nil {
@@ -305,8 +391,18 @@ func GroupFaultDomainKey(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) string 
 	return FaultDomainKey(c)
 }
 
-// SpecHash is a stable hash of a pod spec as the provider built it.
+// SpecHash is a stable hash of a pod spec as the provider built it, blind
+// to the tags (versions) of the FoundationDB containers' images: a new
+// version is staged in place (the sidecar's image changes) and runs after
+// one restart of the processes, never by recreating the pod. Another
+// image repository changes the hash.
 func SpecHash(spec corev1.PodSpec) string {
+	spec = *spec.DeepCopy()
+	for _, name := range []string{containerName, SidecarContainer} {
+		if c := container(&spec, name); c != nil {
+			c.Image = imageRepository(c.Image)
+		}
+	}
 	raw, _ := json.Marshal(spec) // a PodSpec always marshals
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:8])

@@ -64,12 +64,12 @@ func TestPod(t *testing.T) {
 	}{
 		"StorageWithTwoProcessesInAZone": {
 			cluster: cluster(), group: group(v1alpha1.ProcessClassStorage, 2, "zone-a"), id: "storage-1",
-			wantName: "db-storage-1", wantVolumes: []string{"config-map", "data"}, wantPorts: []int32{4501, 4503},
+			wantName: "db-storage-1", wantVolumes: []string{"shared-binaries", "config-map", "data"}, wantPorts: []int32{4501, 4503},
 			wantSelector: map[string]string{"topology.kubernetes.io/zone": "zone-a"}, wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
 		},
 		"StatelessHasNoVolumeClaim": {
 			cluster: cluster(), group: group(v1alpha1.ProcessClassStateless, 1, ""), id: "stateless-4",
-			wantName: "db-stateless-4", wantVolumes: []string{"config-map"}, wantPorts: []int32{4501},
+			wantName: "db-stateless-4", wantVolumes: []string{"shared-binaries", "config-map"}, wantPorts: []int32{4501},
 			wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
 		},
 		"ClusterControllerNameUsesDashes": {
@@ -78,15 +78,15 @@ func TestPod(t *testing.T) {
 				c.Spec.ForProvider.Image.Repository = "registry.example.com/fdb"
 			}),
 			group: group(v1alpha1.ProcessClassClusterController, 1, "node-1"), id: "cluster_controller-1",
-			wantName: "db-cluster-controller-1", wantVolumes: []string{"config-map"}, wantPorts: []int32{4501},
+			wantName: "db-cluster-controller-1", wantVolumes: []string{"shared-binaries", "config-map"}, wantPorts: []int32{4501},
 			wantSelector: map[string]string{"kubernetes.io/hostname": "node-1"}, wantImage: "registry.example.com/fdb:7.3.63",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			p := Pod(tc.cluster, tc.group, tc.id)
-			got := []any{p.Name, p.Namespace, volumes(p), ports(p), p.Spec.NodeSelector, p.Spec.Containers[0].Image, p.Labels[LabelProcessGroup]}
-			want := []any{tc.wantName, "team", tc.wantVolumes, tc.wantPorts, tc.wantSelector, tc.wantImage, tc.id}
+			got := []any{p.Name, p.Namespace, volumes(p), ports(p), p.Spec.NodeSelector, p.Spec.Containers[0].Image, SidecarImage(p), p.Labels[LabelProcessGroup]}
+			want := []any{tc.wantName, "team", tc.wantVolumes, tc.wantPorts, tc.wantSelector, tc.wantImage, tc.wantImage, tc.id}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Pod: -want, +got:\n%s", diff)
 			}
@@ -102,8 +102,8 @@ func TestPodTemplateIsMerged(t *testing.T) {
 		}}}
 	})
 	p := Pod(c, group(v1alpha1.ProcessClassLog, 1, ""), "log-1")
-	got := []any{p.Labels["team"], p.Labels[LabelCluster], len(p.Spec.Containers), p.Spec.Containers[0].Name, p.Spec.Containers[1].Name, len(p.Spec.Tolerations)}
-	if diff := cmp.Diff([]any{"db", "db", 2, "foundationdb", "sidecar", 1}, got); diff != "" {
+	got := []any{p.Labels["team"], p.Labels[LabelCluster], len(p.Spec.Containers), p.Spec.Containers[0].Name, p.Spec.Containers[1].Name, p.Spec.Containers[2].Name, len(p.Spec.Tolerations)}
+	if diff := cmp.Diff([]any{"db", "db", 3, "foundationdb", SidecarContainer, "sidecar", 1}, got); diff != "" {
 		t.Errorf("merged pod: -want, +got:\n%s", diff)
 	}
 }
@@ -115,8 +115,11 @@ func TestSpecHashFollowsTheSpec(t *testing.T) {
 		cluster  *v1alpha1.Cluster
 		wantSame bool
 	}{
-		"SameSpec":       {cluster: cluster(), wantSame: true},
-		"NewVersion":     {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.3.64" })},
+		"SameSpec": {cluster: cluster(), wantSame: true},
+		// A version is staged in place and picked up by a restart.
+		"NewVersion":     {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.3.64" }), wantSame: true},
+		"NewMinor":       {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.4.1" }), wantSame: true},
+		"NewRepository":  {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Image.Repository = "registry.example.com/fdb" })},
 		"NewPullPolicy":  {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Image.PullPolicy = corev1.PullAlways })},
 		"OtherNamespace": {cluster: cluster(func(c *v1alpha1.Cluster) { c.Namespace = "other" }), wantSame: true},
 	}
@@ -198,7 +201,7 @@ func TestCommandLine(t *testing.T) {
 	c := cluster()
 	line := func(port int, n int, group, processID string) string {
 		return strings.Join([]string{
-			"/usr/bin/fdbserver", "--class=storage",
+			"/var/fdb/shared-binaries/bin/7.3.63/fdbserver", "--class=storage",
 			fmt.Sprintf("--public_address=$POD_IP:%d", port), fmt.Sprintf("--listen_address=0.0.0.0:%d", port),
 			"--cluster_file=/var/fdb/data/fdb.cluster", fmt.Sprintf("--datadir=/var/fdb/data/%d", n),
 			"--logdir=/var/log/fdb-trace-logs", "--locality_instance_id=" + group,
@@ -293,6 +296,71 @@ func TestNodeReady(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, NodeReady(&corev1.Node{Status: corev1.NodeStatus{Conditions: tc.conditions}})); diff != "" {
 				t.Errorf("NodeReady: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBinaryVersion(t *testing.T) {
+	cases := map[string]struct {
+		commandLine string
+		want        string
+	}{
+		"Staged":        {commandLine: CommandLine(cluster(), v1alpha1.ProcessClassLog, "log-1", 1, 1), want: "7.3.63"},
+		"BinaryOnly":    {commandLine: BinaryPath("7.4.1"), want: "7.4.1"},
+		"ImageBinary":   {commandLine: "/usr/bin/fdbserver --class=log"},
+		"Nested":        {commandLine: "/var/fdb/shared-binaries/bin/7.3.63/x/fdbserver --class=log"},
+		"OtherBinary":   {commandLine: "/var/fdb/shared-binaries/bin/7.3.63/fdbcli"},
+		"NoCommandLine": {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, BinaryVersion(tc.commandLine)); diff != "" {
+				t.Errorf("BinaryVersion(%q): -want, +got:\n%s", tc.commandLine, diff)
+			}
+		})
+	}
+}
+
+func TestImageTag(t *testing.T) {
+	cases := map[string]string{
+		"foundationdb/fdb-kubernetes-monitor:7.3.63":           "7.3.63",
+		"docker.io/foundationdb/fdb-kubernetes-monitor:7.3.69": "7.3.69",
+		"registry.example.com:5000/fdb:7.1.57":                 "7.1.57",
+		"registry.example.com:5000/fdb":                        "",
+		"fdb":                                                  "",
+	}
+	for image, want := range cases {
+		if diff := cmp.Diff(want, ImageTag(image)); diff != "" {
+			t.Errorf("ImageTag(%q): -want, +got:\n%s", image, diff)
+		}
+	}
+}
+
+func TestStagedVersion(t *testing.T) {
+	status := func(name, image string, ready, running bool) corev1.ContainerStatus {
+		s := corev1.ContainerStatus{Name: name, Image: image, Ready: ready}
+		if running {
+			s.State.Running = &corev1.ContainerStateRunning{}
+		}
+		return s
+	}
+	cases := map[string]struct {
+		statuses []corev1.ContainerStatus
+		want     string
+	}{
+		"Ready": {statuses: []corev1.ContainerStatus{
+			status(containerName, "fdb:7.3.63", true, true), status(SidecarContainer, "docker.io/fdb:7.3.69", true, true)}, want: "7.3.69"},
+		"NotReady":      {statuses: []corev1.ContainerStatus{status(SidecarContainer, "fdb:7.3.69", false, true)}},
+		"NotRunning":    {statuses: []corev1.ContainerStatus{status(SidecarContainer, "fdb:7.3.69", true, false)}},
+		"OnlyMain":      {statuses: []corev1.ContainerStatus{status(containerName, "fdb:7.3.69", true, true)}},
+		"NoStatusAtAll": {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := &corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: tc.statuses}}
+			if diff := cmp.Diff(tc.want, StagedVersion(p)); diff != "" {
+				t.Errorf("StagedVersion: -want, +got:\n%s", diff)
 			}
 		})
 	}

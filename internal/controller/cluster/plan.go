@@ -99,7 +99,8 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // groups are replaced), then created (as missing groups), then the
 // replaced groups removed; coordinators move off groups being removed
 // before those are excluded; inclusions once no removal is in flight, as
-// one batch; then the early replacement of groups whose volume is
+// one batch; then a wait while pods stage an upgrade's binaries; then the
+// early replacement of groups whose volume is
 // stranded on a failed node, which its policy may hold without holding
 // anything else back; last, waits while groups are being removed or
 // replaced or a fault domain recreates its pods under the disruption
@@ -108,7 +109,7 @@ func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
-		strandedStep, removalStep, replacementStep, disruptionStep,
+		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s
@@ -631,10 +632,15 @@ func joinAddrs(addrs []fdb.ProcessAddress) string { return strings.Join(addrStri
 // bounceStep restarts, in one kill, every process whose command line
 // differs from the one its group should run now, so that the batch costs
 // one recovery. Processes pick up a new command line only when they
-// restart.
+// restart. While processes run another version than the spec's, it is an
+// upgrade instead (upgradeStep): every process restarts together, once
+// every pod staged the version.
 func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.available() {
 		return nil
+	}
+	if upgrading(cr, o) {
+		return upgradeStep(cr, o)
 	}
 	params := map[string]v1alpha1.ProcessGroupParameters{}
 	for i := range o.groups {

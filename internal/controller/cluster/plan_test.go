@@ -203,7 +203,7 @@ func addGroup(class v1alpha1.ProcessClass, id, z, ip string) mutation {
 		pod := workload.Pod(cr, pg, id)
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
 		o.pods[pod.Name] = pod
-		o.status.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: string(class), UptimeSeconds: 3600,
+		o.status.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: string(class), UptimeSeconds: 3600, Version: cr.Spec.ForProvider.Version,
 			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z),
 			Locality:    fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: z}}
 	}
@@ -908,12 +908,19 @@ func TestPlanMembers(t *testing.T) {
 		},
 		"SpecChanged": {
 			reason: "A Cluster spec change that changes every pod makes every group want a disruption.",
-			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.Version = "7.3.69" }},
+			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) {
+				cr.Spec.ForProvider.Image.Repository = "registry.example.com/fdb"
+			}},
 			want: all(func(ms []disruption.Member) {
 				for i := range ms {
 					ms[i].Wants = true
 				}
 			}),
+		},
+		"NewVersion": {
+			reason: "A new version is staged in place and restarts the processes: no pod wants a disruption.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.Version = "7.3.69" }},
+			want:   all(func([]disruption.Member) {}),
 		},
 		"PodMissing": {
 			reason: "A group without a pod is disrupted and wants nothing: there is no pod to replace.",

@@ -404,63 +404,65 @@ func TestDeleteAndImport(t *testing.T) {
 	})
 }
 
-// TestUpgradeOneZoneAtATime changes the version: every pod is recreated with
-// the new image, never in two zones at once, and the database ends up
-// running the new version without losing data.
-func TestUpgradeOneZoneAtATime(t *testing.T) {
+// TestUpgradeInPlace changes the version, to a patch and to another minor
+// (protocol-incompatible) release: every pod stages it in place, then every
+// process restarts on it in one gated Upgrade kill. No pod is recreated, the
+// coordinators stay, the database recovers once and runs the new version
+// without losing data.
+func TestUpgradeInPlace(t *testing.T) {
 	start(t)
 	ctx := context.Background()
-	h.Flow(true)
-	cr := smallCluster(namespace(t, "upgrade"), nil)
-	createReady(t, cr)
-	update(t, cr, func(cr *v1alpha1.Cluster) {
-		cr.Spec.ForProvider.Version = "7.3.64"
-	})
-	mostZones := 0
-	eventually(t, 120*time.Second, "every pod upgraded", func() (bool, string) {
-		disrupted := map[string]bool{}
-		upgraded := 0
-		for _, pg := range groupsOf(t, cr) {
-			pod := &corev1.Pod{}
-			err := env.Client.Get(ctx, client.ObjectKey{Namespace: cr.Namespace, Name: workload.PodName(cr, pg.ID())}, pod)
-			switch {
-			case err != nil || pod.Status.Phase != corev1.PodRunning || pod.DeletionTimestamp != nil:
-				disrupted[pg.Spec.ForProvider.FaultDomain] = true
-			case pod.Spec.Containers[0].Image == workload.Image(cr):
-				upgraded++
+	for name, version := range map[string]string{"Patch": "7.3.69", "Minor": "7.4.1"} {
+		t.Run(name, func(t *testing.T) {
+			h.Flow(true)
+			cr := smallCluster(namespace(t, "upgrade-"+strings.ToLower(name)), nil)
+			createReady(t, cr)
+			db := h.Sim(t, cr)
+			uids := map[string]string{}
+			for _, pg := range groupsOf(t, cr) {
+				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, pg.ID()), Namespace: workload.Namespace(cr)}}
+				get(t, pod)
+				uids[pod.Name] = string(pod.UID)
 			}
-		}
-		mostZones = max(mostZones, len(disrupted))
-		get(t, cr)
-		done := upgraded == 6 && cr.Status.AtProvider.RunningVersion == "7.3.64" && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue
-		return done, fmt.Sprintf("%d of 6 pods upgraded, running %s, disrupted zones now %v", upgraded, cr.Status.AtProvider.RunningVersion, disrupted)
-	})
-	if mostZones > 1 {
-		t.Errorf("pods were down in %d zones at once, want at most 1", mostZones)
-	}
-	// Each group records its last decision: an Upgrade, allowed or (while
-	// another zone recovered) denied. A later record can lose its status
-	// write to a conflict, so not every group shows the final Allowed.
-	allowed := 0
-	for _, pg := range groupsOf(t, cr) {
-		d := pg.Status.AtProvider.LastPolicyDecision
-		if d == nil || d.Action != "Upgrade" {
-			t.Errorf("group %s records the last decision %+v, want an Upgrade", pg.ID(), d)
-			continue
-		}
-		if d.Result == "Allowed" {
-			allowed++
-		}
-	}
-	if allowed == 0 {
-		t.Error("no group records an allowed Upgrade")
-	}
-	get(t, cr)
-	if cr.Status.AtProvider.Disruption != nil {
-		t.Errorf("the upgraded cluster still holds the disruption grant %+v", cr.Status.AtProvider.Disruption)
-	}
-	if v := h.Sim(t, cr).Check(); len(v) != 0 {
-		t.Errorf("the simulator reports %v", v)
+			recoveries, cs := db.Recoveries(), cr.Status.AtProvider.ConnectionString
+			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
+			eventually(t, 120*time.Second, "the database runs "+version, func() (bool, string) {
+				get(t, cr)
+				return cr.Status.AtProvider.RunningVersion == version && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+					fmt.Sprintf("running %s; %s; events %v", cr.Status.AtProvider.RunningVersion, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
+			})
+			st, err := db.Status(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range st.Cluster.Processes {
+				if p.Version != version {
+					t.Errorf("process %s runs %s, want %s", p.Address, p.Version, version)
+				}
+			}
+			for name, uid := range uids {
+				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: workload.Namespace(cr)}}
+				get(t, pod)
+				if string(pod.UID) != uid || workload.SidecarImage(pod) != workload.Image(cr) {
+					t.Errorf("pod %s: UID %s, sidecar %s; want the pod of before (%s) with sidecar %s", name, pod.UID, workload.SidecarImage(pod), uid, workload.Image(cr))
+				}
+			}
+			if n := db.Recoveries() - recoveries; n != 1 {
+				t.Errorf("%d recoveries for the upgrade, want 1", n)
+			}
+			if got := db.ConnectionString(); got != cs {
+				t.Errorf("the coordinators changed from %s to %s", cs, got)
+			}
+			if n := eventCount(t, cr, "UpgradedProcesses"); n != 1 {
+				t.Errorf("%d upgrade kills, want 1: %v", n, events(t, cr))
+			}
+			if d := cr.Status.AtProvider.LastPolicyDecision; d == nil || d.Action != "Upgrade" || d.Result != "Allowed" {
+				t.Errorf("the Cluster records the last decision %+v, want an allowed Upgrade", d)
+			}
+			if v := db.Check(); len(v) != 0 {
+				t.Errorf("the simulator reports %v", v)
+			}
+		})
 	}
 }
 

@@ -20,6 +20,7 @@ const (
 	errCreatePod   = "cannot create the group's pod"
 	errCreatePVC   = "cannot create the group's volume claim"
 	errDeletePod   = "cannot delete the group's pod"
+	errStagePod    = "cannot change the image of the pod's sidecar"
 	errDeletePVC   = "cannot delete the group's volume claim"
 	errGetCluster  = "cannot read the group's Cluster for its disruption grant"
 	errClusterGone = "cannot create a process group whose Cluster is deleted or missing"
@@ -151,6 +152,15 @@ func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error
 	switch e.step.Kind {
 	case kindEnsure:
 		return e.ensure(ctx, pg)
+	case kindStage:
+		// The pod as this reconcile read it: a stale one conflicts.
+		pod := e.obs.pod.DeepCopy()
+		for i := range pod.Spec.Containers {
+			if pod.Spec.Containers[i].Name == workload.SidecarContainer {
+				pod.Spec.Containers[i].Image = workload.SidecarImage(e.obs.want)
+			}
+		}
+		return errors.Wrap(e.session.Target.Update(ctx, pod), errStagePod)
 	case kindRecreate:
 		// Only the pod this reconcile saw drift: if it was recreated since,
 		// the UID differs and nothing is deleted.

@@ -11,11 +11,13 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // Event reasons and messages of the steps.
 const (
 	reasonCreated  event.Reason = "CreatedPod"
+	reasonStaged   event.Reason = "StagedBinaries"
 	reasonRecreate event.Reason = "RecreatingPod"
 	reasonRemoved  event.Reason = "RemovedProcessGroup"
 	reasonTeardown event.Reason = "DeletedWithCluster"
@@ -32,8 +34,11 @@ type kind string
 
 // The kinds of steps.
 const (
-	kindWait     kind = "Wait"
-	kindEnsure   kind = "Ensure"
+	kindWait   kind = "Wait"
+	kindEnsure kind = "Ensure"
+	// kindStage changes the image of the pod's sidecar in place, so that
+	// it stages the binaries of the cluster's version.
+	kindStage    kind = "Stage"
 	kindRecreate kind = "Recreate"
 	kindRemove   kind = "Remove"
 	// kindRemoveUnreachable removes a group none of whose processes
@@ -66,9 +71,13 @@ type groupStep struct {
 // doubt waits and says why. A group whose Cluster is gone is torn down only
 // with the consent of a Cluster deletion (gated as DeleteCluster, like the
 // Cluster's own); without it the group lets go and leaves its pod and volume
-// in place. Otherwise missing pods and volume claims are
-// created, and a pod whose spec drifted is recreated under the disruption
-// grant, gated as Upgrade when its image changes.
+// in place. A pod whose sidecar runs another version than the cluster's,
+// of a group being removed or not, gets the cluster's image in place (not
+// gated: it stages binaries and restarts no fdbserver; the Cluster
+// restarts every process on the new version, gated as Upgrade, once every
+// pod staged it). Otherwise missing pods and volume claims are created,
+// and a pod whose spec drifted is recreated under the disruption grant,
+// gated as DeletePod.
 func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) groupStep {
 	id, class := o.id, string(pg.Spec.ForProvider.ProcessClass)
 	switch {
@@ -78,6 +87,11 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 			Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cluster}, Reason: "process group " + id + " of the deleted Cluster"}}}
 	case pg.GetDeletionTimestamp() != nil && clusterGone:
 		return groupStep{Kind: kindRelease, Step: step.Step{Reason: reasonReleased, Message: msgReleased}}
+	case !clusterGone && o.pod != nil && o.pod.DeletionTimestamp == nil && workload.SidecarImage(o.pod) != "" && workload.SidecarImage(o.pod) != workload.SidecarImage(o.want):
+		// Before any removal wait: a group being drained restarts on the
+		// new version with the others.
+		return groupStep{Kind: kindStage, Step: step.Step{Reason: reasonStaged,
+			Message: fmt.Sprintf("changed the sidecar of pod %s to %s in place to stage FoundationDB %s", o.pod.Name, workload.SidecarImage(o.want), o.version)}}
 	case pg.GetDeletionTimestamp() != nil && o.tearingDown(pg.Spec.ForProvider.ProcessClass.IsStateful()):
 		return groupStep{Kind: kindWait, Step: step.Wait(msgTearingDown)}
 	case pg.GetDeletionTimestamp() != nil && !o.at.Excluded:
@@ -102,9 +116,6 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		return groupStep{Kind: kindWait, Step: step.Wait("waiting to recreate the pod: %s", o.grantWhy)}
 	}
 	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{id}, ProcessClass: class, Reason: "pod spec changed"}
-	if o.pod.Spec.Containers[0].Image != o.want.Spec.Containers[0].Image {
-		a.Type, a.Reason = apiv1alpha1.ActionUpgrade, "upgrade to "+o.version
-	}
 	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonRecreate, Action: a,
 		Message: fmt.Sprintf("deleted pod %s to recreate it with the new spec", o.pod.Name)}}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -110,6 +111,87 @@ func TestPlanRemoval(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := next(pg, tc.o, tc.gone, tc.consent)
+			got := want{kind: s.Kind, msg: s.Message}
+			if s.Action != nil {
+				got.action = s.Action.Type
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestPlanPod pins how a live group's pod follows the Cluster: a new
+// version is staged in place by the sidecar's image, never by recreating
+// the pod; a drifted spec recreates the pod under the disruption grant.
+func TestPlanPod(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	upgraded := testCluster()
+	upgraded.Spec.ForProvider.Version = "7.3.69"
+	obs := func(c *v1alpha1.Cluster, pod func(p *corev1.Pod), conditions ...v1alpha1.ProcessGroupConditionType) *observation {
+		o := &observation{id: "storage-1", pod: running(testCluster(), pg), pvc: workload.PVC(c, pg, "storage-1"), want: workload.Pod(c, pg, "storage-1"), version: c.Spec.ForProvider.Version}
+		if pod != nil {
+			pod(o.pod)
+		}
+		for _, t := range conditions {
+			o.at.ProcessGroupConditions = append(o.at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: t})
+		}
+		return o
+	}
+	withoutSidecar := func(p *corev1.Pod) { p.Spec.Containers = p.Spec.Containers[:1] }
+	deleting := func(p *corev1.Pod) { p.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)}) }
+	type want struct {
+		kind   kind
+		action apiv1alpha1.ActionType
+		msg    string
+	}
+	cases := map[string]struct {
+		reason   string
+		o        *observation
+		grantWhy string
+		removing bool
+		want     want
+	}{
+		"Current": {
+			reason: "Nothing to do.",
+			o:      obs(c, nil),
+			want:   want{kind: kindUnchanged},
+		},
+		"NewVersion": {
+			reason: "The sidecar's image changes in place: not gated, nothing restarts but the sidecar.",
+			o:      obs(upgraded, nil),
+			want:   want{kind: kindStage, msg: "changed the sidecar of pod db-storage-1 to foundationdb/fdb-kubernetes-monitor:7.3.69 in place to stage FoundationDB 7.3.69"},
+		},
+		"NewVersionWhileBeingRemoved": {
+			reason: "A group being drained stages the version too: it restarts on it with every other process.",
+			o:      obs(upgraded, nil), removing: true,
+			want: want{kind: kindStage, msg: "changed the sidecar of pod db-storage-1 to foundationdb/fdb-kubernetes-monitor:7.3.69 in place to stage FoundationDB 7.3.69"},
+		},
+		"NewVersionPodGoing": {
+			reason: "A pod being deleted is not changed: its successor gets the new image.",
+			o:      obs(upgraded, deleting),
+			want:   want{kind: kindUnchanged},
+		},
+		"PodWithoutSidecar": {
+			reason: "A pod from before the sidecar is recreated like any drifted pod, under the grant.",
+			o:      obs(upgraded, withoutSidecar, v1alpha1.IncorrectPodSpec),
+			want:   want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 to recreate it with the new spec"},
+		},
+		"DriftedWithoutGrant": {
+			reason: "A drifted pod waits for its domain's grant.",
+			o:      obs(c, nil, v1alpha1.IncorrectPodSpec), grantWhy: msgNoGrant,
+			want: want{kind: kindWait, msg: "waiting to recreate the pod: " + msgNoGrant},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.o.grantWhy = tc.grantWhy
+			pg := pg.DeepCopy()
+			if tc.removing {
+				pg.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)})
+			}
+			s := next(pg, tc.o, false, false)
 			got := want{kind: s.Kind, msg: s.Message}
 			if s.Action != nil {
 				got.action = s.Action.Type

@@ -191,7 +191,8 @@ func (s *Sim) applyExclusions(recovers func(p *process) bool) {
 }
 
 // Kill implements fdb.Client: the processes restart at once with their
-// group's current version and command line. Killing a process of the
+// group's current version and command line (a version the pod has not
+// staged does not start). Killing a process of the
 // transaction system causes one recovery per call. A kill injected with
 // PartialKillNext restarts only half of them and fails.
 func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
@@ -217,7 +218,7 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	recover := false
 	for _, p := range restarted {
 		recover = recover || s.roles.holds(p.id)
-		p.start(s.now, s.groups[p.group])
+		s.restart(p, s.groups[p.group])
 	}
 	if recover {
 		s.triggerRecovery()

@@ -217,6 +217,69 @@ func TestPartialUpgradeIsIncompatible(t *testing.T) {
 	}
 }
 
+// TestInPlaceUpgrade restarts every process of a triple cluster on a
+// staged, protocol-incompatible version in one kill: one recovery, the same
+// addresses and coordinators, every process back on the new version.
+func TestInPlaceUpgrade(t *testing.T) {
+	ctx := context.Background()
+	c, all := runningVersion(t, "7.4.1")
+	before, cs := c.Sim.Recoveries(), c.Sim.ConnectionString()
+	if err := c.Sim.Kill(ctx, all); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Minute)
+	s := c.Status(t)
+	versions := map[string]int{}
+	for _, p := range s.Cluster.Processes {
+		versions[p.Version]++
+	}
+	type view struct {
+		Recoveries   int
+		Versions     map[string]int
+		Connection   string
+		Available    bool
+		Incompatible []string
+	}
+	want := view{1, map[string]int{"7.4.1": len(all)}, cs, true, nil}
+	got := view{c.Sim.Recoveries() - before, versions, c.Sim.ConnectionString(), s.Client.DatabaseStatus.Available, s.Cluster.IncompatibleConnections}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("after one kill of every process (-want +got):\n%s", diff)
+	}
+}
+
+// TestUnstagedVersionDoesNotStart: a process restarted on a version its pod
+// has not staged stays down, and starts once the pod stages it; a running
+// process is not affected by staging.
+func TestUnstagedVersionDoesNotStart(t *testing.T) {
+	ctx := context.Background()
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c.Create(t, fdb.RedundancyTriple)
+	groups := slices.Clone(c.Groups)
+	for i := range groups {
+		// A patch of the cluster's 7.1.27, not yet staged.
+		groups[i].Version, groups[i].Staged = "7.1.28", "7.1.27"
+	}
+	c.SetGroups(t, groups)
+	reporting := func() int { return len(c.Status(t).Cluster.Processes) }
+	if n := reporting(); n != len(groups) {
+		t.Fatalf("%d processes report after a version nobody restarted on, want all %d", n, len(groups))
+	}
+	target := fdb.ProcessAddress(groups[0].IP + ":4501")
+	if err := c.Sim.Kill(ctx, []fdb.ProcessAddress{target}); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Minute)
+	if n := reporting(); n != len(groups)-1 {
+		t.Errorf("%d processes report after restarting one on an unstaged version, want %d", n, len(groups)-1)
+	}
+	groups[0].Staged = "7.1.28"
+	c.SetGroups(t, groups)
+	c.Clock.Step(time.Minute)
+	if n := reporting(); n != len(groups) {
+		t.Errorf("%d processes report once its pod staged the version, want %d", n, len(groups))
+	}
+}
+
 func TestSlowDataMovement(t *testing.T) {
 	cases := map[string]struct {
 		rate     int64

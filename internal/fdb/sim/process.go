@@ -62,6 +62,11 @@ type ProcessGroup struct {
 	// in order (a monitor configuration has one section per process); they
 	// take precedence over CommandLine.
 	CommandLines []string
+	// Staged is the version whose binaries the pod's sidecar has staged:
+	// a process of another Version cannot start (it stays down until the
+	// pod stages its version); one already running keeps running. Empty
+	// when the pod does not say, and any version starts.
+	Staged string
 	// Stopped means the pod is not running but its volume is kept: the
 	// processes are down and keep their data. IP, ProcessesPerPod and
 	// Version are ignored (and may be empty) while a group is stopped.
@@ -74,6 +79,11 @@ func (g ProcessGroup) zone() string {
 
 func (g ProcessGroup) processesPerPod() int {
 	return max(g.ProcessesPerPod, 1)
+}
+
+// startable reports whether the pod can start its processes' binary.
+func (g ProcessGroup) startable() bool {
+	return g.Staged == "" || g.Staged == g.Version
 }
 
 // process is one fdbserver process of a group.
@@ -123,6 +133,16 @@ func (p *process) start(now time.Time, g ProcessGroup) {
 		p.commandLine = g.CommandLines[p.index-1]
 	}
 	p.started = now
+}
+
+// restart restarts p with g's current settings; when g cannot start its
+// version, p stays down until it can (refreshProcesses starts it).
+func (s *Sim) restart(p *process, g ProcessGroup) {
+	if !g.startable() {
+		p.running = false
+		return
+	}
+	p.start(s.now, g)
 }
 
 // storageClass reports whether p's class may hold data.
@@ -178,7 +198,7 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 			continue
 		}
 		if p.running && !g.Stopped && g.IP != s.groups[p.group].IP {
-			p.start(s.now, g)
+			s.restart(p, g)
 		}
 	}
 	s.groups = next
@@ -241,6 +261,11 @@ func validateGroup(g ProcessGroup) error {
 	case g.ProcessesPerPod > maxProcessesPerPod:
 		return errors.Errorf("process group %q: more than %d processes per pod", g.ID, maxProcessesPerPod)
 	}
+	if g.Staged != "" {
+		if _, err := fdb.ParseVersion(g.Staged); err != nil {
+			return errors.Wrapf(err, "process group %q: staged version", g.ID)
+		}
+	}
 	_, err := fdb.ParseVersion(g.Version)
 	return errors.Wrapf(err, "process group %q", g.ID)
 }
@@ -252,7 +277,7 @@ func (s *Sim) refreshProcesses() {
 	for _, id := range s.procIDs {
 		p := s.procs[id]
 		g := s.groups[p.group]
-		running := !g.Stopped && !s.now.Before(p.downUntil)
+		running := !g.Stopped && !s.now.Before(p.downUntil) && (p.running || g.startable())
 		if running && !p.running {
 			p.start(s.now, g)
 		}
@@ -399,7 +424,7 @@ func (s *Sim) LoseDisk(processID string) error {
 	p.disk++
 	s.destroyVolumes([]string{processID}, false, "disk lost")
 	if p.running {
-		p.start(s.now, s.groups[p.group])
+		s.restart(p, s.groups[p.group])
 		if slices.Contains(s.roles.logs, p.id) {
 			s.triggerRecovery()
 		}

@@ -111,6 +111,8 @@ type Sim struct {
 	moveRate   int64
 	partitions map[fdb.ProcessAddress]time.Time
 
+	clients map[string]client // connected applications by address
+
 	agents        int
 	backupsPaused bool
 	backups       map[string]*backup

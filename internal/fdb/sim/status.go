@@ -100,6 +100,7 @@ func (s *Sim) status() *fdb.Status {
 		}
 	}
 	c.Layers = fdb.Layers{Valid: true, Backup: s.backupLayer()}
+	c.Clients = s.clientsStatus()
 	for _, id := range s.procIDs {
 		if p := s.procs[id]; p.running && !p.up {
 			c.IncompatibleConnections = append(c.IncompatibleConnections, p.address)

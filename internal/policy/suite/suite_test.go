@@ -194,7 +194,7 @@ func TestPrintTrace(t *testing.T) {
 		"  rule     min-recovery-time FAIL (cost ",
 		"    message: 10s since last recovery, needs 600s\n",
 		"  rule     recovery-state PASS (cost ",
-		"not applying to Include: fdb-backup, fdb-bounce, fdb-configuration, fdb-coordinators, fdb-deletion, fdb-exclusion, fdb-fault-tolerance, fdb-pod-deletion, fdb-removal, fdb-replacement, fdb-restore, fdb-unreachable-removal\n",
+		"not applying to Include: fdb-backup, fdb-bounce, fdb-configuration, fdb-coordinators, fdb-deletion, fdb-exclusion, fdb-fault-tolerance, fdb-pod-deletion, fdb-removal, fdb-replacement, fdb-restore, fdb-unreachable-removal, fdb-upgrade\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("PrintTrace(...): want output containing %q, got:\n%s", want, b.String())

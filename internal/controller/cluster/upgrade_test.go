@@ -1,0 +1,198 @@
+package cluster
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// onNodes binds every pod to a Ready node of its zone, its containers
+// running and ready as the kubelet reports them.
+func onNodes() mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		o.nodes = map[string]*corev1.Node{}
+		for _, pod := range o.pods {
+			name := "node-" + pod.Spec.NodeSelector["topology.kubernetes.io/zone"]
+			pod.Spec.NodeName = name
+			o.nodes[name] = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+			pod.Status.ContainerStatuses = nil
+			for _, c := range pod.Spec.Containers {
+				pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image, Ready: true,
+					State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}})
+			}
+		}
+	}
+}
+
+// version asks for another FoundationDB version.
+func version(v string) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.Version = v }
+}
+
+// sidecar changes the image of the groups' sidecars to the spec's version,
+// as their ProcessGroups do; reported tells whether the kubelet reports it
+// running yet.
+func sidecar(reported bool, ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		for _, id := range ids {
+			pod := o.pods[workload.PodName(cr, id)]
+			for i := range pod.Spec.Containers {
+				if pod.Spec.Containers[i].Name == workload.SidecarContainer {
+					pod.Spec.Containers[i].Image = workload.Image(cr)
+				}
+			}
+			for i := range pod.Status.ContainerStatuses {
+				if s := &pod.Status.ContainerStatuses[i]; reported && s.Name == workload.SidecarContainer {
+					s.Image = workload.Image(cr)
+				}
+			}
+		}
+	}
+}
+
+// podPending makes the group's pod wait for a node.
+func podPending(id string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		pod := o.pods[workload.PodName(cr, id)]
+		pod.Spec.NodeName, pod.Status = "", corev1.PodStatus{Phase: corev1.PodPending}
+	}
+}
+
+// clients makes the status list an application that loaded the client
+// libraries of versions, and the provider's own tools.
+func clients(versions ...string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		app, tools := fdb.ConnectedClient{Address: "10.9.0.1:40001", LogGroup: "app"}, fdb.ConnectedClient{Address: "10.0.0.2:50001", LogGroup: policy.ProviderLogGroup}
+		o.status.Cluster.Clients = &fdb.ClientsStatus{Count: 2}
+		for _, v := range versions {
+			o.status.Cluster.Clients.SupportedVersions = append(o.status.Cluster.Clients.SupportedVersions,
+				fdb.SupportedVersion{ClientVersion: v, Count: 1, ConnectedClients: []fdb.ConnectedClient{app}})
+		}
+		o.status.Cluster.Clients.SupportedVersions = append(o.status.Cluster.Clients.SupportedVersions,
+			fdb.SupportedVersion{ClientVersion: "7.3.63", Count: 1, ConnectedClients: []fdb.ConnectedClient{tools}})
+	}
+}
+
+// acknowledged makes the Cluster accept that clients without a library of
+// version lose the database.
+func acknowledged(version string) mutation {
+	return func(cr *v1alpha1.Cluster, _ *observation) {
+		cr.SetAnnotations(map[string]string{policy.AnnotationAllowUnsupportedClients: version})
+	}
+}
+
+// withDetails is the step with the details added to its action's.
+func withDetails(s *clusterStep, details map[string]any) *clusterStep {
+	for k, v := range details {
+		s.Action.Details[k] = v
+	}
+	return s
+}
+
+var everyStorage = []string{"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"}
+
+// upgrade is the step that restarts the processes of the groups at at
+// on version to, from 7.3.63.
+func upgrade(to string, compatible bool, ids, at []string, uptime int64) *clusterStep {
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonUpgraded,
+			Message: fmt.Sprintf("restarted every process (%d) on FoundationDB %s, staged in every pod, in one kill", len(at), to),
+			Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Targets: ids, Reason: "upgrade from 7.3.63 to " + to,
+				Details: map[string]any{policy.DetailMinimumUptimeSeconds: uptime, policy.DetailFromVersion: "7.3.63", policy.DetailToVersion: to,
+					policy.DetailProtocolCompatible: compatible, policy.DetailClientsAcknowledged: false}},
+		},
+		Kind: kindBounce, Addresses: addrs(at...),
+	}
+}
+
+// TestPlanUpgrade: a new version is staged in every pod, then every process
+// restarts on it in one gated kill; nothing restarts before.
+func TestPlanUpgrade(t *testing.T) {
+	all := []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"}
+	cases := map[string]struct {
+		reason string
+		mutate []mutation
+		want   *clusterStep
+	}{
+		"ConfigMapFirst": {
+			reason: "The command lines name the new binary at once; no process restarts on it yet.",
+			mutate: []mutation{onNodes(), version("7.3.69")},
+			want: &clusterStep{Step: step.Step{Reason: reasonConfigMap, Message: "updated ConfigMap db-config"}, Kind: kindWriteConfigMap,
+				ConfigMap: workload.ConfigMap(func() *v1alpha1.Cluster { cr, _ := observed(5, version("7.3.69")); return cr }(), convergedCS, map[workload.Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 1}: true}).Data},
+		},
+		"WaitsForStaging": {
+			reason: "No pod staged the version: nothing is restarted, not even the processes whose command line changed.",
+			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap()},
+			want:   waiting("waiting for the pods of storage-1, storage-2, storage-3, storage-4, storage-5 to stage FoundationDB 7.3.69 before every process restarts on it"),
+		},
+		"WaitsForTheKubelet": {
+			reason: "A sidecar changed but not yet reported running the new image has staged nothing yet.",
+			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, "storage-1", "storage-2", "storage-3", "storage-5"), sidecar(false, "storage-4")},
+			want:   waiting("waiting for the pods of storage-4 to stage FoundationDB 7.3.69 before every process restarts on it"),
+		},
+		"PatchUpgrade": {
+			reason: "Every pod staged the version: every process restarts in one kill, gated as Upgrade with the shortest uptime.",
+			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), uptime("storage-3", 900)},
+			want:   upgrade("7.3.69", true, everyStorage, all, 900),
+		},
+		"MinorUpgrade": {
+			reason: "Another major.minor is no protocol-compatible patch; the policy is told.",
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...)},
+			want:   upgrade("7.4.1", false, everyStorage, all, 3600),
+		},
+		"MinorUpgradeWithAnOldClient": {
+			reason: "The policy is told which clients loaded no library of the new protocol; the provider's own tools are not counted.",
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), clients("7.3.63")},
+			want: withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{
+				policy.DetailUnsupportedClientCount: 1, policy.DetailUnsupportedClients: []string{"10.9.0.1:40001 (app)"}}),
+		},
+		"MinorUpgradeAcknowledged": {
+			reason: "The Cluster's annotation naming the version acknowledges the clients' loss.",
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), clients("7.3.63"), acknowledged("7.4.1")},
+			want: withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{policy.DetailClientsAcknowledged: true,
+				policy.DetailUnsupportedClientCount: 1, policy.DetailUnsupportedClients: []string{"10.9.0.1:40001 (app)"}}),
+		},
+		"MinorUpgradeMultiVersionClient": {
+			reason: "A client that loaded the new version's library too is no obstacle.",
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), clients("7.3.63", "7.4.0")},
+			want: withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{
+				policy.DetailUnsupportedClientCount: 0, policy.DetailUnsupportedClients: []string{}}),
+		},
+		"PodThatDoesNotRun": {
+			reason: "A pod that does not run stages the version when it starts: the others do not wait for it.",
+			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), podPending("storage-5"), notReporting("storage-5"),
+				sidecar(true, everyStorage...)},
+			want: upgrade("7.3.69", true, everyStorage[:4], all[:4], 3600),
+		},
+		"GroupsBeingRemovedRestartToo": {
+			reason: "A group being drained restarts with the others: it would not speak the new protocol otherwise.",
+			mutate: []mutation{onNodes(), version("7.4.1"), storage(4), removing("storage-5"), excluded(instance("storage-5")), currentConfigMap(),
+				sidecar(true, everyStorage...)},
+			want: upgrade("7.4.1", false, everyStorage, all, 3600),
+		},
+		"NoUpgradeWhileUnavailable": {
+			reason: "Nothing restarts while the database is unavailable.",
+			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), unavailable()},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			if diff := cmp.Diff(tc.want, next(cr, o), compareGroups); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
