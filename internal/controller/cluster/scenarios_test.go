@@ -466,6 +466,49 @@ func TestUpgradeInPlace(t *testing.T) {
 	}
 }
 
+// TestUpgradeWaitsForOldClients: an upgrade to another protocol is denied
+// while a client that loaded no library of it is connected, with the
+// client named, and goes ahead once the client is gone or the Cluster
+// accepts its loss.
+func TestUpgradeWaitsForOldClients(t *testing.T) {
+	start(t)
+	const version, app = "7.4.1", "10.9.0.1:40001"
+	for name, unblock := range map[string]func(t *testing.T, cr *v1alpha1.Cluster){
+		"ClientGone": func(t *testing.T, cr *v1alpha1.Cluster) { h.Sim(t, cr).DisconnectClient(app) },
+		"Acknowledged": func(t *testing.T, cr *v1alpha1.Cluster) {
+			update(t, cr, func(cr *v1alpha1.Cluster) {
+				cr.SetAnnotations(map[string]string{"foundationdb.crossplane.io/allow-upgrade-with-unsupported-clients": version})
+			})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h.Flow(true)
+			cr := smallCluster(namespace(t, "clients-"+strings.ToLower(name)), nil)
+			createReady(t, cr)
+			db := h.Sim(t, cr)
+			if err := db.ConnectClient(app, "app", "7.3.63"); err != nil {
+				t.Fatal(err)
+			}
+			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
+			eventually(t, 60*time.Second, "the upgrade denied for the old client", func() (bool, string) {
+				get(t, cr)
+				d := cr.Status.AtProvider.LastPolicyDecision
+				return d != nil && d.Action == "Upgrade" && d.Result == "Denied" && d.Rule == "fdb-upgrade/clients-support-version" &&
+					strings.Contains(d.Message, app+" (app)"), fmt.Sprintf("last decision %+v", d)
+			})
+			if got := cr.Status.AtProvider.RunningVersion; got != "7.3.63" {
+				t.Errorf("the database runs %s while the upgrade is denied, want 7.3.63", got)
+			}
+			unblock(t, cr)
+			eventually(t, 120*time.Second, "the database runs "+version, func() (bool, string) {
+				get(t, cr)
+				return cr.Status.AtProvider.RunningVersion == version && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+					fmt.Sprintf("running %s; last decision %+v", cr.Status.AtProvider.RunningVersion, cr.Status.AtProvider.LastPolicyDecision)
+			})
+		})
+	}
+}
+
 // TestNewKnobBouncesOnce adds a knob to the storage processes: the
 // ConfigMap changes first, then every storage process restarts in one kill
 // (at most one recovery), once they have been up for the minimum uptime.
