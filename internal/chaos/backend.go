@@ -129,6 +129,20 @@ func (f *faultyClient) Kill(ctx context.Context, targets []fdb.ProcessAddress) e
 	return f.Client.Kill(ctx, targets)
 }
 
+func (f *faultyClient) SetMaintenance(ctx context.Context, zone string, seconds int) error {
+	if err := f.check("maintenance"); err != nil {
+		return err
+	}
+	return f.Client.SetMaintenance(ctx, zone, seconds)
+}
+
+func (f *faultyClient) ResetMaintenance(ctx context.Context) error {
+	if err := f.check("maintenance"); err != nil {
+		return err
+	}
+	return f.Client.ResetMaintenance(ctx)
+}
+
 func (f *faultyClient) ChangeCoordinators(ctx context.Context, coordinators []fdb.ProcessAddress) (string, error) {
 	if err := f.check("coordinators"); err != nil {
 		return "", err

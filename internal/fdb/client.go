@@ -38,6 +38,16 @@ type Client interface {
 	// coordinators and returns the new connection string.
 	ChangeCoordinators(ctx context.Context, coordinators []ProcessAddress) (string, error)
 
+	// SetMaintenance puts a fault domain (zoneid) under maintenance for
+	// seconds ("maintenance on <zone> <seconds>"): while it lasts, data
+	// distribution does not re-replicate the data of that zone's processes
+	// when they go down, as for a planned restart. It replaces any
+	// maintenance set before.
+	SetMaintenance(ctx context.Context, zone string, seconds int) error
+
+	// ResetMaintenance ends the maintenance ("maintenance off").
+	ResetMaintenance(ctx context.Context) error
+
 	// StartBackup starts a continuous backup on a tag; ErrAlreadyExists
 	// when a backup already runs on it.
 	StartBackup(ctx context.Context, req BackupRequest) error

@@ -104,6 +104,10 @@ type ClusterStatus struct {
 	Layers                  Layers             `json:"layers,omitzero"`
 	Messages                []Message          `json:"messages,omitempty"`
 	IncompatibleConnections []string           `json:"incompatible_connections,omitempty"`
+	// MaintenanceZone is the fault domain under maintenance, "" when none;
+	// MaintenanceSecondsRemaining how long it still lasts.
+	MaintenanceZone             string  `json:"maintenance_zone,omitempty"`
+	MaintenanceSecondsRemaining float64 `json:"maintenance_seconds_remaining,omitempty"`
 	// Clients are the connected clients; nil when the status does not say.
 	Clients    *ClientsStatus `json:"clients,omitempty"`
 	Generation int64          `json:"generation,omitempty"`

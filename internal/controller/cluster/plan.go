@@ -97,8 +97,11 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // groups before coordinators; coordinators before `configure new`;
 // replacements are marked (volumes that can grow in place do, the others'
 // groups are replaced), then created (as missing groups), then the
-// replaced groups removed; coordinators move off groups being removed
-// before those are excluded; inclusions once no removal is in flight, as
+// replaced groups removed; an upgrade whose version every pod staged
+// restarts every process before coordinators change (a coordinator whose
+// pod was recreated on the new version cannot join the old protocol, and
+// no coordinator change helps it: the upgrade does); coordinators move
+// off groups being removed before those are excluded; inclusions once no removal is in flight, as
 // one batch; then a wait while pods stage an upgrade's binaries; then the
 // early replacement of groups whose volume is
 // stranded on a failed node, which its policy may hold without holding
@@ -108,7 +111,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
-		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
+		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
 		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep,
 	} {
 		if s := p(cr, o); s != nil {
@@ -632,15 +635,15 @@ func joinAddrs(addrs []fdb.ProcessAddress) string { return strings.Join(addrStri
 // bounceStep restarts, in one kill, every process whose command line
 // differs from the one its group should run now, so that the batch costs
 // one recovery. Processes pick up a new command line only when they
-// restart. While processes run another version than the spec's, it is an
-// upgrade instead (upgradeStep): every process restarts together, once
-// every pod staged the version.
+// restart. While processes run another version than the spec's, nothing
+// is bounced: upgradeStep restarts every process together, once every pod
+// staged the version.
 func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.available() {
 		return nil
 	}
 	if upgrading(cr, o) {
-		return upgradeStep(cr, o)
+		return nil // upgradeStep restarts every process
 	}
 	params := map[string]v1alpha1.ProcessGroupParameters{}
 	for i := range o.groups {

@@ -63,10 +63,13 @@ func (o *observation) unstaged(cr *v1alpha1.Cluster, version string) []string {
 // upgradeStep restarts every process of the database on the spec's
 // version in one kill, gated as Upgrade, once every pod staged it; until
 // then nothing is restarted (a process restarted before its pod staged the
-// version would not start). stagingStep says why it waits.
+// version would not start), and stagingStep says why it waits. Processes
+// already on the new version (a pod recreated meanwhile) are restarted
+// too when they report; when they cannot (another protocol) they join once
+// the others restart.
 func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	version := cr.Spec.ForProvider.Version
-	if len(o.unstaged(cr, version)) > 0 {
+	if !o.available() || !upgrading(cr, o) || len(o.unstaged(cr, version)) > 0 {
 		return nil
 	}
 	var addrs []fdb.ProcessAddress

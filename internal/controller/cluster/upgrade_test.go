@@ -182,6 +182,11 @@ func TestPlanUpgrade(t *testing.T) {
 				sidecar(true, everyStorage...)},
 			want: upgrade("7.4.1", false, everyStorage, all, 3600),
 		},
+		"BeforeCoordinators": {
+			reason: "A coordinator that does not report (its pod recreated on the new, incompatible version) is brought back by the upgrade, not by a coordinator change.",
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1")},
+			want:   upgrade("7.4.1", false, everyStorage[1:], all[1:], 3600),
+		},
 		"NoUpgradeWhileUnavailable": {
 			reason: "Nothing restarts while the database is unavailable.",
 			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), unavailable()},

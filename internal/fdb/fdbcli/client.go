@@ -38,6 +38,8 @@ const (
 	errExclude            = "cannot exclude processes"
 	errInclude            = "cannot include processes"
 	errKill               = "cannot kill processes"
+	errSetMaintenance     = "cannot set maintenance"
+	errResetMaintenance   = "cannot reset maintenance"
 	errChangeCoordinators = "cannot change coordinators"
 	errReadClusterFile    = "cannot read the new connection string"
 	errStartBackup        = "cannot start backup"
@@ -246,6 +248,21 @@ func (c *Client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	}
 	_, err := c.cli(ctx, c.cfg.Timeout, killCommand(targets))
 	return errors.Wrap(err, errKill)
+}
+
+// SetMaintenance implements fdb.Client with `maintenance on <zone> <seconds>`.
+func (c *Client) SetMaintenance(ctx context.Context, zone string, seconds int) error {
+	if zone == "" || seconds <= 0 || strings.ContainsAny(zone, " ;'") {
+		return errors.Errorf("%s: zone %q for %ds", errSetMaintenance, zone, seconds)
+	}
+	_, err := c.cli(ctx, c.cfg.Timeout, maintenanceCommand(zone, seconds))
+	return errors.Wrap(err, errSetMaintenance)
+}
+
+// ResetMaintenance implements fdb.Client with `maintenance off`.
+func (c *Client) ResetMaintenance(ctx context.Context) error {
+	_, err := c.cli(ctx, c.cfg.Timeout, maintenanceOffCommand)
+	return errors.Wrap(err, errResetMaintenance)
 }
 
 // ChangeCoordinators implements fdb.Client. fdbcli rewrites the cluster

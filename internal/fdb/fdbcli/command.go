@@ -1,6 +1,7 @@
 package fdbcli
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,14 @@ func includeCommand(targets []fdb.ProcessAddress) string {
 func killCommand(targets []fdb.ProcessAddress) string {
 	return "kill; kill " + joinTargets(targets) + "; " + killSettle
 }
+
+// maintenanceCommand puts zone under maintenance for seconds.
+func maintenanceCommand(zone string, seconds int) string {
+	return fmt.Sprintf("maintenance on %s %d", zone, seconds)
+}
+
+// maintenanceOffCommand ends the maintenance.
+const maintenanceOffCommand = "maintenance off"
 
 func coordinatorsCommand(addrs []fdb.ProcessAddress) string {
 	return "coordinators " + joinTargets(addrs)

@@ -106,6 +106,14 @@ func TestCommands(t *testing.T) {
 			},
 			want: [][]string{cli("exclude no_wait 10.1.0.1:4501 locality_instance_id:storage-2", "10")},
 		},
+		"SetMaintenance": {
+			call: func(c *Client) error { return c.SetMaintenance(ctx, "zone-b", 600) },
+			want: [][]string{cli("maintenance on zone-b 600", "10")},
+		},
+		"ResetMaintenance": {
+			call: func(c *Client) error { return c.ResetMaintenance(ctx) },
+			want: [][]string{cli("maintenance off", "10")},
+		},
 		"ExcludeNothing": {
 			call: func(c *Client) error { return c.Exclude(ctx, nil) },
 		},

@@ -143,6 +143,18 @@ func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder
 					fmt.Fprintf(out, "Attempted to kill %d processes\n", len(words)-1)
 				}
 			}
+		case "maintenance":
+			switch {
+			case len(words) == 4 && words[1] == "on":
+				var seconds int
+				if seconds, err = strconv.Atoi(words[3]); err == nil {
+					err = e.sim.SetMaintenance(ctx, words[2], seconds)
+				}
+			case len(words) == 2 && words[1] == "off":
+				err = e.sim.ResetMaintenance(ctx)
+			default:
+				err = fmt.Errorf("usage: maintenance [on|off] [ZONEID] [SECONDS]")
+			}
 		case "sleep":
 		case "coordinators":
 			var cs string

@@ -30,6 +30,7 @@ func RunContract(t *testing.T, factory Factory) {
 		{"ExcludeInclude", contractExcludeInclude},
 		{"Kill", contractKill},
 		{"ChangeCoordinators", contractChangeCoordinators},
+		{"Maintenance", contractMaintenance},
 		{"Backup", contractBackup},
 		{"Restore", contractRestore},
 		{"QuorumLoss", contractQuorumLoss},
@@ -143,6 +144,41 @@ func contractExcludeInclude(t *testing.T, c *Cluster, client fdb.Client) {
 	wantErr(t, "Include", client.Include(ctx, targets), nil)
 	if got := fdb.Exclusions(mustStatus(t, client)); len(got) != 0 {
 		t.Errorf("exclusions after Include: %v, want none", got)
+	}
+}
+
+// contractMaintenance stops a storage pod of a zone under maintenance for
+// longer than the failure detection time: its data waits for it, nothing
+// moves, until the maintenance is reset.
+func contractMaintenance(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	c.Clock.Step(time.Hour)
+	groups := slices.Clone(c.Groups)
+	i := slices.IndexFunc(groups, func(g sim.ProcessGroup) bool { return g.Class == sim.ClassStorage })
+	zone := groups[i].Zone
+	if zone == "" {
+		zone = groups[i].ID // a group without a zone is one
+	}
+	wantErr(t, "SetMaintenance", client.SetMaintenance(ctx, zone, 3600), nil)
+	s := mustStatus(t, client)
+	if s.Cluster.MaintenanceZone != zone || s.Cluster.MaintenanceSecondsRemaining <= 0 || s.Cluster.MaintenanceSecondsRemaining > 3600 {
+		t.Errorf("maintenance in the status: zone %q, %vs remaining; want %q, up to 3600s", s.Cluster.MaintenanceZone, s.Cluster.MaintenanceSecondsRemaining, zone)
+	}
+	groups[i].Stopped = true
+	c.SetGroups(t, groups)
+	healthy := func() fdb.DataState { return mustStatus(t, client).Cluster.Data.State }
+	c.Clock.Step(10 * time.Minute)
+	if st := healthy(); st.Healthy || st.MinReplicasRemaining != 2 {
+		t.Errorf("data state %+v with a stopped process of a zone under maintenance, want 2 replicas left, not re-replicated", st)
+	}
+	wantErr(t, "ResetMaintenance", client.ResetMaintenance(ctx), nil)
+	if z := mustStatus(t, client).Cluster.MaintenanceZone; z != "" {
+		t.Errorf("maintenance zone %q after the reset, want none", z)
+	}
+	c.WaitFor(t, time.Hour, func(s *fdb.Status) bool { return s.Cluster.Data.State.Healthy })
+	if err := client.SetMaintenance(ctx, "", 60); err == nil {
+		t.Error("SetMaintenance without a zone succeeded")
 	}
 }
 

@@ -88,7 +88,9 @@ func (s *Sim) placeData() {
 	s.placed = true
 }
 
-// classify sorts the replicas of sh by health.
+// classify sorts the replicas of sh by health. A replica whose process is
+// down waits for it to return for the failure detection time, and as long
+// as its zone is under maintenance.
 func (s *Sim) classify(sh *shard) replicas {
 	var r replicas
 	for _, id := range sh.replicas {
@@ -100,7 +102,7 @@ func (s *Sim) classify(sh *shard) replicas {
 		case p.up:
 			r.bad = append(r.bad, id)
 			r.live = append(r.live, id)
-		case s.now.Sub(p.downSince) >= s.opts.FailureDetection:
+		case s.now.Sub(p.downSince) >= s.opts.FailureDetection && !s.underMaintenance(p.zone):
 			r.bad = append(r.bad, id)
 		default:
 			r.waiting = append(r.waiting, id)

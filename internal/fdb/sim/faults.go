@@ -33,6 +33,7 @@ const (
 	OpInclude       Op = "include"
 	OpKill          Op = "kill"
 	OpCoordinators  Op = "coordinators"
+	OpMaintenance   Op = "maintenance"
 	OpStartBackup   Op = "start_backup"
 	OpStopBackup    Op = "stop_backup"
 	OpPauseBackups  Op = "pause_backups"
@@ -46,7 +47,7 @@ const (
 
 // ops are the operations FailNext accepts.
 var ops = []Op{
-	OpStatus, OpConfigure, OpExclude, OpInclude, OpKill, OpCoordinators,
+	OpStatus, OpConfigure, OpExclude, OpInclude, OpKill, OpCoordinators, OpMaintenance,
 	OpStartBackup, OpStopBackup, OpPauseBackups, OpResumeBackups, OpModifyBackup,
 	OpBackupStatus, OpStartRestore, OpRestoreStatus, OpAbortRestore,
 }

@@ -113,6 +113,11 @@ type Sim struct {
 
 	clients map[string]client // connected applications by address
 
+	// maintenanceZone is the fault domain under maintenance until
+	// maintenanceUntil.
+	maintenanceZone  string
+	maintenanceUntil time.Time
+
 	agents        int
 	backupsPaused bool
 	backups       map[string]*backup

@@ -101,6 +101,9 @@ func (s *Sim) status() *fdb.Status {
 	}
 	c.Layers = fdb.Layers{Valid: true, Backup: s.backupLayer()}
 	c.Clients = s.clientsStatus()
+	if s.underMaintenance(s.maintenanceZone) {
+		c.MaintenanceZone, c.MaintenanceSecondsRemaining = s.maintenanceZone, s.maintenanceUntil.Sub(s.now).Seconds()
+	}
 	for _, id := range s.procIDs {
 		if p := s.procs[id]; p.running && !p.up {
 			c.IncompatibleConnections = append(c.IncompatibleConnections, p.address)
