@@ -14,6 +14,22 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
+// want is what the tests compare of a planned step.
+type want struct {
+	kind   kind
+	action apiv1alpha1.ActionType
+	msg    string
+}
+
+// plannedOf is what the tests compare of s.
+func plannedOf(s groupStep) want {
+	w := want{kind: s.Kind, msg: s.Message}
+	if s.Action != nil {
+		w.action = s.Action.Type
+	}
+	return w
+}
+
 // TestPlanRemoval pins what a group being removed does: removal only on
 // positive evidence that it is drained; a group that cannot prove it is a
 // separate, gated action; teardown without exclusion only with the consent
@@ -37,11 +53,6 @@ func TestPlanRemoval(t *testing.T) {
 			o.pvc.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(2, 0)})
 		}
 		return o
-	}
-	type want struct {
-		kind   kind
-		action apiv1alpha1.ActionType
-		msg    string
 	}
 	cases := map[string]struct {
 		reason        string
@@ -111,11 +122,7 @@ func TestPlanRemoval(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := next(pg, tc.o, tc.gone, tc.consent)
-			got := want{kind: s.Kind, msg: s.Message}
-			if s.Action != nil {
-				got.action = s.Action.Type
-			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+			if diff := cmp.Diff(tc.want, plannedOf(s), cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -141,11 +148,6 @@ func TestPlanPod(t *testing.T) {
 	}
 	withoutSidecar := func(p *corev1.Pod) { p.Spec.Containers = p.Spec.Containers[:1] }
 	deleting := func(p *corev1.Pod) { p.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)}) }
-	type want struct {
-		kind   kind
-		action apiv1alpha1.ActionType
-		msg    string
-	}
 	cases := map[string]struct {
 		reason   string
 		o        *observation
@@ -192,11 +194,7 @@ func TestPlanPod(t *testing.T) {
 				pg.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)})
 			}
 			s := next(pg, tc.o, false, false)
-			got := want{kind: s.Kind, msg: s.Message}
-			if s.Action != nil {
-				got.action = s.Action.Type
-			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+			if diff := cmp.Diff(tc.want, plannedOf(s), cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
