@@ -36,7 +36,7 @@ test: vet check-generated ## Unit and integration tests on a real API server and
 	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path CROSSPLANE_CRDS=$$crds FDB_REQUIRE_CONTROLPLANE=1 \
 	  $(GO) test -count=1 -timeout 30m -json ./... | $(GO) run ./hack/testsummary
 
-SEEDS ?= 11
+SEEDS ?= 12
 FIRST ?= 1
 PARALLEL ?= 1
 chaos: ## Fault-injection harness: SEEDS seeds from FIRST, PARALLEL at once (CHAOS_SEED=n replays one, CHAOS_TRACE=1 prints traces); summary, violations and their seeds.

@@ -7,7 +7,7 @@ import (
 )
 
 // ActionType names a mutation that the provider gates with safety policies.
-// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;"*"
+// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;"*"
 type ActionType string
 
 // The gated actions. ActionAll matches every action.
@@ -40,7 +40,13 @@ const (
 	// provider's own decision after they failed; the steps that follow
 	// (creating, excluding, removing groups) are gated on their own.
 	ActionReplaceProcessGroup ActionType = "ReplaceProcessGroup"
-	ActionAll                 ActionType = "*"
+	// ActionSetMaintenance puts a fault domain under FoundationDB's
+	// maintenance while its pods are restarted on purpose: data
+	// distribution does not re-replicate their data meanwhile.
+	// ActionResetMaintenance ends it.
+	ActionSetMaintenance   ActionType = "SetMaintenance"
+	ActionResetMaintenance ActionType = "ResetMaintenance"
+	ActionAll              ActionType = "*"
 )
 
 // Enforcement says what a failed validation does, with the meaning of a

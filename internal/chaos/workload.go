@@ -65,6 +65,7 @@ var Workloads = []Workload{
 	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}},
 	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}},
 	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}},
+	{"rollout", []Op{bootstrap(false), rollout()}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage and three
@@ -211,6 +212,18 @@ func replaceStorageGroup() Op {
 func upgrade(version string) Op {
 	return Op{Name: "upgrade to " + version, Faults: faults, Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.Version = version })
+	}}
+}
+
+// rollout changes the pod template: every pod is recreated, one fault
+// domain at a time, each zone under maintenance while its pods are.
+func rollout() Op {
+	return Op{Name: "pod template rollout", Faults: faults, Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
+			c.Spec.ForProvider.Processes = map[string]fdbv1alpha1.ProcessSettings{"general": {PodTemplate: &corev1.PodTemplateSpec{
+				Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "dedicated", Value: "fdb", Effect: corev1.TaintEffectNoSchedule}}},
+			}}}
+		})
 	}}
 }
 

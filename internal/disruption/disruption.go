@@ -27,6 +27,9 @@ func DomainOf(zone, groupID string) string {
 	return zone
 }
 
+// IsZone reports whether a domain is a zone, not a group's own domain.
+func IsZone(domain string) bool { return !strings.HasPrefix(domain, ownDomainPrefix) }
+
 // A Member is one process group as the Cluster observed it in one reconcile.
 type Member struct {
 	Group     string // process group ID

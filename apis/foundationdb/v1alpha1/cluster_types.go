@@ -335,6 +335,12 @@ type ClusterObservation struct {
 	// revokes the grant once that domain is healthy again.
 	// +optional
 	Disruption *DisruptionGrant `json:"disruption,omitempty"`
+
+	// MaintenanceZone is the fault domain the provider put under
+	// FoundationDB's maintenance for a planned restart of its pods; it
+	// ends only the maintenance it set.
+	// +optional
+	MaintenanceZone string `json:"maintenanceZone,omitempty"`
 }
 
 // A DisruptionGrant lets the process groups of one fault domain disrupt

@@ -27,6 +27,7 @@ const (
 	errInclude         = "cannot include process groups"
 	errBounce          = "cannot restart processes"
 	errCoordinators    = "cannot change coordinators"
+	errMaintenance     = "cannot change the maintenance zone"
 	errUnknownStep     = "cannot take a step of unknown kind"
 )
 
@@ -96,6 +97,18 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 		return errors.Wrap(db.Include(ctx, s.Addresses), errInclude)
 	case kindBounce:
 		return errors.Wrap(db.Kill(ctx, s.Addresses), errBounce)
+	case kindSetMaintenance:
+		if err := db.SetMaintenance(ctx, s.Zone, maintenanceSeconds); err != nil {
+			return errors.Wrap(err, errMaintenance)
+		}
+		cr.Status.AtProvider.MaintenanceZone = s.Zone
+		return nil
+	case kindResetMaintenance:
+		if err := db.ResetMaintenance(ctx); err != nil {
+			return errors.Wrap(err, errMaintenance)
+		}
+		cr.Status.AtProvider.MaintenanceZone = ""
+		return nil
 	case kindChangeCoordinators:
 		cs, err := db.ChangeCoordinators(ctx, s.Addresses)
 		if err != nil {

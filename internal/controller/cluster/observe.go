@@ -316,6 +316,11 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 		LastPolicyDecision: previous.LastPolicyDecision,
 		ProcessGroups:      v1alpha1.ProcessGroupCounts{Total: len(o.groups), ByClass: map[string]int{}},
 	}
+	// The maintenance the provider set, while the status shows it (or
+	// cannot tell).
+	if o.status == nil || o.status.Cluster.MaintenanceZone == previous.MaintenanceZone {
+		at.MaintenanceZone = previous.MaintenanceZone
+	}
 	if g := o.grant; g != nil {
 		at.Disruption = &v1alpha1.DisruptionGrant{Domain: g.Domain, Generation: g.Generation, Since: now}
 		if p := previous.Disruption; p != nil && p.Domain == g.Domain {

@@ -56,6 +56,8 @@ const (
 	kindExclude            kind = "Exclude"
 	kindConfigure          kind = "Configure"
 	kindBounce             kind = "Bounce"
+	kindSetMaintenance     kind = "SetMaintenance"
+	kindResetMaintenance   kind = "ResetMaintenance"
 	kindInclude            kind = "Include"
 )
 
@@ -78,6 +80,8 @@ type clusterStep struct {
 	// Configuration is the database configuration to apply
 	// (ConfigureNew, Configure).
 	Configuration fdb.DatabaseConfiguration
+	// Zone is the fault domain to put under or take out of maintenance.
+	Zone string
 }
 
 func wait(format string, args ...any) *clusterStep {
@@ -94,7 +98,9 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // groups' management policies follow the Cluster's first, so that no group
 // deletes what the Cluster would orphan; the ConfigMap before pods that
 // mount it; pods on failed nodes go at once, so that they reschedule;
-// groups before coordinators; coordinators before `configure new`;
+// groups before coordinators; coordinators before `configure new`; a zone
+// whose pods are recreated on purpose goes under maintenance before any
+// of them goes, and out of it once they are back;
 // replacements are marked (volumes that can grow in place do, the others'
 // groups are replaced), then created (as missing groups), then the
 // replaced groups removed; an upgrade whose version every pod staged
@@ -110,7 +116,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // grant.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep,
+		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
 		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep,
 	} {

@@ -709,8 +709,8 @@ func TestPlanSteps(t *testing.T) {
 			want: waiting("waiting for fault domains b, c to recover before disrupting another"),
 		},
 		"PodDriftTakesTheGrant": {
-			reason: "A pod whose spec drifted makes its zone take the grant, and the cluster waits for it.",
-			mutate: []mutation{podDrifted("storage-2"), regrant()},
+			reason: "A pod whose spec drifted makes its zone take the grant, and the cluster waits for it once the zone is under maintenance.",
+			mutate: []mutation{podDrifted("storage-2"), regrant(), maintenance("c", 600, "c")},
 			want:   waiting("fault domain c may recreate its pods (disruption grant of generation 1)"),
 		},
 	}

@@ -17,19 +17,20 @@ import (
 )
 
 const (
-	errCreatePod   = "cannot create the group's pod"
-	errCreatePVC   = "cannot create the group's volume claim"
-	errDeletePod   = "cannot delete the group's pod"
-	errStagePod    = "cannot change the image of the pod's sidecar"
-	errDeletePVC   = "cannot delete the group's volume claim"
-	errGetCluster  = "cannot read the group's Cluster for its disruption grant"
-	errClusterGone = "cannot create a process group whose Cluster is deleted or missing"
-	msgNotRunning  = "the pod is not running"
-	msgNoProcesses = "the pod runs but its processes do not report to the database"
-	msgUnavailable = "the database is not available"
-	msgNoGrant     = "no fault domain holds the disruption grant yet"
-	msgOtherDomain = "fault domain %s holds the disruption grant, this group is in %s"
-	msgStaleGrant  = "the disruption grant (generation %d) and the Cluster this group planned against (generation %d) differ"
+	errCreatePod     = "cannot create the group's pod"
+	errCreatePVC     = "cannot create the group's volume claim"
+	errDeletePod     = "cannot delete the group's pod"
+	errStagePod      = "cannot change the image of the pod's sidecar"
+	errDeletePVC     = "cannot delete the group's volume claim"
+	errGetCluster    = "cannot read the group's Cluster for its disruption grant"
+	errClusterGone   = "cannot create a process group whose Cluster is deleted or missing"
+	msgNotRunning    = "the pod is not running"
+	msgNoProcesses   = "the pod runs but its processes do not report to the database"
+	msgUnavailable   = "the database is not available"
+	msgNoGrant       = "no fault domain holds the disruption grant yet"
+	msgOtherDomain   = "fault domain %s holds the disruption grant, this group is in %s"
+	msgStaleGrant    = "the disruption grant (generation %d) and the Cluster this group planned against (generation %d) differ"
+	msgNoMaintenance = "zone %s holds the disruption grant but the database status does not show it under maintenance yet"
 )
 
 // external works against one ProcessGroup's pod, volume and processes
@@ -96,7 +97,10 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 // for a group whose pod's spec drifted. It reads the Cluster fresh from the
 // API server, not from the cache: the group acts only while the Cluster's
 // disruption grant names its fault domain, under the generation of the
-// Cluster this reconcile planned against.
+// Cluster this reconcile planned against, and, for a zone, while the status
+// read in this reconcile shows the zone under maintenance (which the
+// Cluster sets for it), so that its data waits for the pod instead of
+// being re-replicated.
 func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *observation) (string, error) {
 	if e.clusterGone || pg.GetDeletionTimestamp() != nil || !o.has(v1alpha1.IncorrectPodSpec) {
 		return "", nil
@@ -107,6 +111,8 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 	}
 	g, domain := disruption.FromAPI(live.Status.AtProvider.Disruption), disruption.DomainOf(pg.Zone(), o.id)
 	switch {
+	case disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain) && disruption.IsZone(domain) && !underMaintenance(o, domain):
+		return fmt.Sprintf(msgNoMaintenance, domain), nil
 	case disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain):
 		return "", nil
 	case g == nil:
@@ -115,6 +121,12 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 		return fmt.Sprintf(msgOtherDomain, g.Domain, domain), nil
 	}
 	return fmt.Sprintf(msgStaleGrant, g.Generation, e.cluster.GetGeneration()), nil
+}
+
+// underMaintenance reports whether the status read in this reconcile shows
+// zone under FoundationDB's maintenance.
+func underMaintenance(o *observation, zone string) bool {
+	return o.status != nil && o.status.Cluster.MaintenanceZone == zone
 }
 
 // Create creates the group's volume claim (stateful classes) and pod.

@@ -1,0 +1,76 @@
+package cluster
+
+import (
+	"fmt"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+)
+
+// Maintenance of a planned restart: how long one is set for, and how little
+// may remain before it is set again.
+const (
+	maintenanceSeconds      = 600
+	maintenanceRenewSeconds = 300
+
+	reasonMaintenance = "SetMaintenance"
+	reasonMaintained  = "ResetMaintenance"
+)
+
+// plannedZone is the fault domain whose pods are restarted on purpose now:
+// the zone holding the disruption grant while one of its groups wants its
+// pod recreated, or while one is still down after the provider put the
+// zone under maintenance; "" when none. A domain of a group without a zone
+// has no FoundationDB zone to maintain, and a zone disrupted only by a
+// failure is no planned restart: its data must heal.
+func (o *observation) plannedZone(cr *v1alpha1.Cluster) string {
+	g := o.grant
+	if g == nil || !disruption.IsZone(g.Domain) {
+		return ""
+	}
+	for _, m := range o.members(cr) {
+		if m.Zone == g.Domain && (m.Wants || m.Disrupted && cr.Status.AtProvider.MaintenanceZone == g.Domain) {
+			return g.Domain
+		}
+	}
+	return ""
+}
+
+// maintenanceStep puts the zone whose pods the provider restarts on
+// purpose under FoundationDB's maintenance before any of them goes, so that
+// data distribution waits for them instead of re-replicating their data;
+// it sets it again before it runs out, and ends the maintenance it set
+// once the zone is back (a maintenance set by someone else is left
+// alone). The groups recreate their pods only while the status shows
+// their zone under maintenance.
+func maintenanceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !o.available() {
+		return nil
+	}
+	current, remaining := o.status.Cluster.MaintenanceZone, o.status.Cluster.MaintenanceSecondsRemaining
+	want, ours := o.plannedZone(cr), cr.Status.AtProvider.MaintenanceZone
+	switch {
+	case want != "" && (current != want || remaining < maintenanceRenewSeconds):
+		return &clusterStep{
+			Step: step.Step{
+				Reason:  reasonMaintenance,
+				Message: fmt.Sprintf("put zone %s under maintenance for %ds while its pods are recreated", want, maintenanceSeconds),
+				Action:  &policy.Action{Type: apiv1alpha1.ActionSetMaintenance, Targets: []string{want}, Reason: "planned restart of its pods"},
+			},
+			Kind: kindSetMaintenance, Zone: want,
+		}
+	case want == "" && ours != "" && current == ours:
+		return &clusterStep{
+			Step: step.Step{
+				Reason:  reasonMaintained,
+				Message: fmt.Sprintf("ended the maintenance of zone %s: its pods are back", ours),
+				Action:  &policy.Action{Type: apiv1alpha1.ActionResetMaintenance, Targets: []string{ours}, Reason: "planned restart done"},
+			},
+			Kind: kindResetMaintenance, Zone: ours,
+		}
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package cluster
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// maintenance makes the status show zone under maintenance for remaining
+// seconds ("" for none), and the Cluster record ours as the zone it put
+// under maintenance.
+func maintenance(zone string, remaining float64, ours string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.status.Cluster.MaintenanceZone, o.status.Cluster.MaintenanceSecondsRemaining = zone, remaining
+		cr.Status.AtProvider.MaintenanceZone = ours
+	}
+}
+
+// podDown makes a group's pod not run.
+func podDown(id string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.pods[workload.PodName(cr, id)].Status.Phase = corev1.PodPending
+	}
+}
+
+func setMaintenance(zone string) *clusterStep {
+	return &clusterStep{
+		Step: step.Step{Reason: reasonMaintenance, Message: "put zone " + zone + " under maintenance for 600s while its pods are recreated",
+			Action: &policy.Action{Type: apiv1alpha1.ActionSetMaintenance, Targets: []string{zone}, Reason: "planned restart of its pods"}},
+		Kind: kindSetMaintenance, Zone: zone,
+	}
+}
+
+// TestPlanMaintenance: a zone whose pods are recreated on purpose is under
+// maintenance while they are, and the provider ends only the maintenance
+// it set.
+func TestPlanMaintenance(t *testing.T) {
+	grantWait := waiting("fault domain c may recreate its pods (disruption grant of generation 1)")
+	cases := map[string]struct {
+		reason string
+		mutate []mutation
+		want   *clusterStep
+	}{
+		"BeforeTheFirstPodGoes": {
+			reason: "The granted zone wants its pods recreated: maintenance first.",
+			mutate: []mutation{podDrifted("storage-2"), regrant()},
+			want:   setMaintenance("c"),
+		},
+		"ReplacesAnotherZone": {
+			reason: "One zone at a time: the granted one.",
+			mutate: []mutation{podDrifted("storage-2"), regrant(), maintenance("b", 600, "b")},
+			want:   setMaintenance("c"),
+		},
+		"Renewed": {
+			reason: "A long roll sets it again before it runs out.",
+			mutate: []mutation{podDrifted("storage-2"), regrant(), maintenance("c", 120, "c")},
+			want:   setMaintenance("c"),
+		},
+		"WhileThePodComesBack": {
+			reason: "The pod was recreated and is not back yet: maintenance holds, the cluster waits.",
+			mutate: []mutation{podDown("storage-5"), notReporting("storage-5"), granted("c", 1), maintenance("c", 500, "c")},
+			want:   grantWait,
+		},
+		"FailureIsNoPlannedRestart": {
+			reason: "A zone disrupted by a failure, not by the provider, gets no maintenance: its data must heal.",
+			mutate: []mutation{podDown("storage-5"), notReporting("storage-5"), granted("c", 1)},
+			want:   grantWait,
+		},
+		"EndedOnceBack": {
+			reason: "The zone is back and holds no grant: the provider ends the maintenance it set.",
+			mutate: []mutation{maintenance("c", 400, "c")},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonMaintained, Message: "ended the maintenance of zone c: its pods are back",
+					Action: &policy.Action{Type: apiv1alpha1.ActionResetMaintenance, Targets: []string{"c"}, Reason: "planned restart done"}},
+				Kind: kindResetMaintenance, Zone: "c",
+			},
+		},
+		"OthersLeftAlone": {
+			reason: "A maintenance somebody else set is not the provider's to end.",
+			mutate: []mutation{maintenance("c", 400, "")},
+		},
+		"NotWhileUnavailable": {
+			reason: "Nothing is set on an unavailable database.",
+			mutate: []mutation{podDrifted("storage-2"), regrant(), unavailable()},
+			want:   grantWait,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			if diff := cmp.Diff(tc.want, next(cr, o), compareGroups); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
