@@ -553,8 +553,10 @@ func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 	// Each zone went under maintenance before its pods went (its groups
 	// wait for it); with the virtual clock at 1000 times the wall clock,
 	// the 600 s it is set for may run out between two reconciles, so
-	// whether it still holds while a pod is down is not sampled here.
-	want := []string{"ResetMaintenance: ended the maintenance of zone"}
+	// whether it still holds while a pod is down is not sampled here, and
+	// the last one may run out before the provider ends it (TestPlanMaintenance
+	// covers ending it); none is left either way.
+	var want []string
 	for z := range zones {
 		want = append(want, "SetMaintenance: put zone "+z+" under maintenance")
 	}
