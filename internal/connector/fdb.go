@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"cmp"
 	"context"
 	"sort"
 
@@ -120,8 +121,10 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 			for n := 1; n <= g.ProcessesPerPod; n++ {
 				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.ProcessesPerPod, g.IP, g.Zone))
 			}
-			// The processes run the binary their command line names.
-			g.Version = workload.BinaryVersion(g.CommandLines[0])
+			// The processes run the binary their command line names; with
+			// a Cluster that names no version (one that is gone, seen
+			// through its ConfigMap), the one their pod staged.
+			g.Version = cmp.Or(workload.BinaryVersion(g.CommandLines[0]), g.Staged, workload.ImageTag(p.Spec.Containers[0].Image))
 			byID[id] = g
 		}
 	}
