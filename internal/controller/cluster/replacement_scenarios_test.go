@@ -395,7 +395,11 @@ func TestFailedGroupThatHealsIsKept(t *testing.T) {
 	start(t)
 	h.Flow(true)
 	cr := tripleCluster(namespace(t, "node-heals"))
-	cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 1800
+	// The zone is down for 5 minutes, far less than the detection time;
+	// at 1000 times the wall clock, 1800 s left the healed pods 1.5 s of
+	// wall time to report, which the clusters of the tests before this one
+	// (they keep reconciling) made too little.
+	cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 7200
 	createReady(t, cr)
 	before := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
 	zone := ""
