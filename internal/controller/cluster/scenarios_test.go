@@ -404,6 +404,18 @@ func TestDeleteAndImport(t *testing.T) {
 	})
 }
 
+// podUIDs are the UIDs of the pods of the cluster's groups, by pod name.
+func podUIDs(t *testing.T, cr *v1alpha1.Cluster) map[string]string {
+	t.Helper()
+	uids := map[string]string{}
+	for _, pg := range groupsOf(t, cr) {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, pg.ID()), Namespace: workload.Namespace(cr)}}
+		get(t, pod)
+		uids[pod.Name] = string(pod.UID)
+	}
+	return uids
+}
+
 // TestUpgradeInPlace changes the version, to a patch and to another minor
 // (protocol-incompatible) release: every pod stages it in place, then every
 // process restarts on it in one gated Upgrade kill. No pod is recreated, the
@@ -418,12 +430,7 @@ func TestUpgradeInPlace(t *testing.T) {
 			cr := smallCluster(namespace(t, "upgrade-"+strings.ToLower(name)), nil)
 			createReady(t, cr)
 			db := h.Sim(t, cr)
-			uids := map[string]string{}
-			for _, pg := range groupsOf(t, cr) {
-				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, pg.ID()), Namespace: workload.Namespace(cr)}}
-				get(t, pod)
-				uids[pod.Name] = string(pod.UID)
-			}
+			uids := podUIDs(t, cr)
 			recoveries, cs := db.Recoveries(), cr.Status.AtProvider.ConnectionString
 			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
 			eventually(t, 120*time.Second, "the database runs "+version, func() (bool, string) {
@@ -520,12 +527,7 @@ func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 	cr := smallCluster(namespace(t, "rollout"), nil)
 	createReady(t, cr)
 	db := h.Sim(t, cr)
-	uids := map[string]string{}
-	for _, pg := range groupsOf(t, cr) {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, pg.ID()), Namespace: workload.Namespace(cr)}}
-		get(t, pod)
-		uids[pod.Name] = string(pod.UID)
-	}
+	uids := podUIDs(t, cr)
 	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {PodTemplate: &corev1.PodTemplateSpec{
 			Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "dedicated", Value: "fdb", Effect: corev1.TaintEffectNoSchedule}}},
