@@ -170,6 +170,14 @@ func SidecarImage(p *corev1.Pod) string {
 	return ""
 }
 
+// SetSidecarImage sets the image of a pod's sidecar container, if it has
+// one.
+func SetSidecarImage(p *corev1.Pod, image string) {
+	if c := container(&p.Spec, SidecarContainer); c != nil {
+		c.Image = image
+	}
+}
+
 // StagedVersion is the version whose binaries a running pod's sidecar has
 // staged, as its kubelet reports it: the tag of the image its sidecar
 // container runs, once ready; "" while none is known to be staged.

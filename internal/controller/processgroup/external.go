@@ -110,10 +110,11 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 		return "", errors.Wrap(err, errGetCluster)
 	}
 	g, domain := disruption.FromAPI(live.Status.AtProvider.Disruption), disruption.DomainOf(pg.Zone(), o.id)
+	allowed := disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain)
 	switch {
-	case disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain) && disruption.IsZone(domain) && !underMaintenance(o, domain):
+	case allowed && disruption.IsZone(domain) && !underMaintenance(o, domain):
 		return fmt.Sprintf(msgNoMaintenance, domain), nil
-	case disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain):
+	case allowed:
 		return "", nil
 	case g == nil:
 		return msgNoGrant, nil
@@ -167,11 +168,7 @@ func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error
 	case kindStage:
 		// The pod as this reconcile read it: a stale one conflicts.
 		pod := e.obs.pod.DeepCopy()
-		for i := range pod.Spec.Containers {
-			if pod.Spec.Containers[i].Name == workload.SidecarContainer {
-				pod.Spec.Containers[i].Image = workload.SidecarImage(e.obs.want)
-			}
-		}
+		workload.SetSidecarImage(pod, workload.SidecarImage(e.obs.want))
 		return errors.Wrap(e.session.Target.Update(ctx, pod), errStagePod)
 	case kindRecreate:
 		// Only the pod this reconcile saw drift: if it was recreated since,
