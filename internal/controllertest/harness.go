@@ -15,10 +15,14 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -123,13 +127,40 @@ func Start(env *testenv.Env) (*Harness, error) {
 // Flow starts or stops the passing of virtual time.
 func (h *Harness) Flow(on bool) { h.flowing.Store(on) }
 
-// Namespace creates a namespace for one test.
+// Namespace creates a namespace for one test. When the test ends, every
+// managed resource in it is paused: the tests of a binary share the
+// control plane, the nodes and the clock, and a finished test's clusters
+// must not go on reconciling (and recreating pods when a later test fails
+// a node) while later tests run against virtual time.
 func (h *Harness) Namespace(t *testing.T, name string) string {
 	t.Helper()
 	if err := h.Env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := h.pause(context.Background(), name); err != nil {
+			t.Errorf("cannot pause the managed resources of namespace %s: %v", name, err)
+		}
+	})
 	return name
+}
+
+// pause sets the pause annotation on every managed resource in namespace
+// ns, so that their reconcilers leave them and their workloads alone.
+func (h *Harness) pause(ctx context.Context, ns string) error {
+	lists := []client.ObjectList{&fdbv1alpha1.ClusterList{}, &fdbv1alpha1.ProcessGroupList{}, &fdbv1alpha1.BackupList{}, &fdbv1alpha1.RestoreList{}}
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+xpmeta.AnnotationKeyReconciliationPaused+`":"true"}}}`))
+	for _, l := range lists {
+		if err := h.Env.Client.List(ctx, l, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		if err := apimeta.EachListItem(l, func(o runtime.Object) error {
+			return client.IgnoreNotFound(h.Env.Client.Patch(ctx, o.(client.Object), patch))
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Get reads an object fresh from the API server.
