@@ -47,8 +47,9 @@ chaos: ## Fault-injection harness: SEEDS seeds from FIRST, PARALLEL at once (CHA
 test-unit: ## Tests that need no control plane (the others skip).
 	$(GO) test ./...
 
-bench: ## Go benchmarks with figures.
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+bench: ## Go benchmarks with figures (the controllers' on a real API server, e.g. BenchmarkRollouts).
+	@path=$$(hack/controlplane.sh); \
+	KUBEBUILDER_ASSETS=$${path%%:*} $(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
 run: ## The local cluster, the provider on the simulator and the quickstart; Ctrl-C stops all of it.
 	@path=$$(hack/controlplane.sh --all); \

@@ -296,15 +296,21 @@ func (r *run) addressesOf(s snapshot, cluster, id string) []string {
 	for _, o := range s[groupKind] {
 		pg := o.(*fdbv1alpha1.ProcessGroup)
 		if pg.Spec.ForProvider.ClusterName == cluster && pg.ID() == id {
-			out = append(out, pg.Status.AtProvider.Addresses...)
+			out = append(out, fdb.AddressNames(pg.Status.AtProvider.DNSName, pg.Status.AtProvider.Addresses...)...)
 		}
 	}
 	for _, o := range s[podKind] {
 		p := o.(*corev1.Pod)
 		if p.Labels[workload.LabelCluster] == cluster && p.Labels[workload.LabelProcessGroup] == id && p.Status.PodIP != "" {
+			// Kubernetes DNS names a pod with a hostname and subdomain
+			// <hostname>.<subdomain>.<namespace>.svc.cluster.local.
+			dns := ""
+			if p.Spec.Hostname != "" && p.Spec.Subdomain != "" {
+				dns = p.Spec.Hostname + "." + p.Spec.Subdomain + "." + p.Namespace + ".svc.cluster.local"
+			}
 			for _, c := range p.Spec.Containers[:1] {
 				for _, port := range c.Ports {
-					out = append(out, fmt.Sprintf("%s:%d", p.Status.PodIP, port.ContainerPort))
+					out = append(out, fdb.AddressNames(dns, fmt.Sprintf("%s:%d", p.Status.PodIP, port.ContainerPort))...)
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -301,7 +302,7 @@ func partitionCoordinator(_ context.Context, r *run, before map[string]*database
 	addr := cs.Coordinators[r.pick(len(cs.Coordinators))]
 	zone := ""
 	for _, p := range processes(db) {
-		if p.Address == string(addr) {
+		if slices.Contains(p.Names(), string(addr)) {
 			zone = p.Locality.ZoneID
 		}
 	}

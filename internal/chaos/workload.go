@@ -316,7 +316,7 @@ func removeCoordinator() Op {
 		}
 		addr := string(cs.Coordinators[r.pick(len(cs.Coordinators))])
 		for _, p := range processes(db) {
-			if p.Address != addr {
+			if !slices.Contains(p.Names(), addr) {
 				continue
 			}
 			pg := groupOf(r.hist.latest(), clusterName, p.Locality.InstanceID)

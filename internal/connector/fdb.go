@@ -84,7 +84,7 @@ func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(strin
 
 // simGroups turns the cluster's pods and claims into simulator process
 // groups: a Running pod with an IP on a Ready node runs its processes (a
-// failed node runs nothing), on the binary their command line names, which
+// failed node runs nothing) and resolves by its DNS name, on the binary their command line names, which
 // starts only once the pod's sidecar staged its version; a group whose pod is
 // not running but whose volume claim remains is stopped and keeps its data;
 // a group with neither is gone.
@@ -117,7 +117,7 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
 		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Staged: workload.StagedVersion(&p)}
 		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !failed[p.Spec.NodeName] {
-			g.IP, g.Zone = p.Status.PodIP, zoneOf[p.Spec.NodeName]
+			g.IP, g.Zone, g.DNSName = p.Status.PodIP, zoneOf[p.Spec.NodeName], workload.PodDNSName(c, &p)
 			for n := 1; n <= g.ProcessesPerPod; n++ {
 				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.ProcessesPerPod, g.IP, g.Zone))
 			}

@@ -132,7 +132,7 @@ func (h *Harness) Flow(on bool) { h.flowing.Store(on) }
 // control plane, the nodes and the clock, and a finished test's clusters
 // must not go on reconciling (and recreating pods when a later test fails
 // a node) while later tests run against virtual time.
-func (h *Harness) Namespace(t *testing.T, name string) string {
+func (h *Harness) Namespace(t testing.TB, name string) string {
 	t.Helper()
 	if err := h.Env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func (h *Harness) pause(ctx context.Context, ns string) error {
 }
 
 // Get reads an object fresh from the API server.
-func (h *Harness) Get(t *testing.T, o client.Object) {
+func (h *Harness) Get(t testing.TB, o client.Object) {
 	t.Helper()
 	if err := h.Env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func (h *Harness) Get(t *testing.T, o client.Object) {
 }
 
 // Sim returns the simulated database of a cluster.
-func (h *Harness) Sim(t *testing.T, cr *fdbv1alpha1.Cluster) *sim.Sim {
+func (h *Harness) Sim(t testing.TB, cr *fdbv1alpha1.Cluster) *sim.Sim {
 	t.Helper()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: workload.ConfigMapName(cr), Namespace: cr.GetNamespace()}}
 	h.Get(t, cm)
@@ -180,7 +180,7 @@ func (h *Harness) Sim(t *testing.T, cr *fdbv1alpha1.Cluster) *sim.Sim {
 }
 
 // Events returns "reason: message" of every event about o.
-func (h *Harness) Events(t *testing.T, o client.Object) []string {
+func (h *Harness) Events(t testing.TB, o client.Object) []string {
 	t.Helper()
 	var out []string
 	for _, e := range h.events(t, o) {
@@ -192,7 +192,7 @@ func (h *Harness) Events(t *testing.T, o client.Object) []string {
 // WaitEvents waits until every fragment shows up in an event about o.
 // Events are recorded asynchronously, so one may arrive after the state it
 // reports.
-func (h *Harness) WaitEvents(t *testing.T, o client.Object, frags ...string) {
+func (h *Harness) WaitEvents(t testing.TB, o client.Object, frags ...string) {
 	t.Helper()
 	Eventually(t, 10*time.Second, "events "+strings.Join(frags, ", "), func() (bool, string) {
 		events := h.Events(t, o)
@@ -206,7 +206,7 @@ func (h *Harness) WaitEvents(t *testing.T, o client.Object, frags ...string) {
 }
 
 // EventCount sums the counts of the events about o with the given reason.
-func (h *Harness) EventCount(t *testing.T, o client.Object, reason string) int32 {
+func (h *Harness) EventCount(t testing.TB, o client.Object, reason string) int32 {
 	t.Helper()
 	var n int32
 	for _, e := range h.events(t, o) {
@@ -217,7 +217,7 @@ func (h *Harness) EventCount(t *testing.T, o client.Object, reason string) int32
 	return n
 }
 
-func (h *Harness) events(t *testing.T, o client.Object) []corev1.Event {
+func (h *Harness) events(t testing.TB, o client.Object) []corev1.Event {
 	t.Helper()
 	list := &corev1.EventList{}
 	if err := h.Env.Client.List(context.Background(), list, client.InNamespace(o.GetNamespace())); err != nil {
@@ -234,7 +234,7 @@ func (h *Harness) events(t *testing.T, o client.Object) []corev1.Event {
 
 // Eventually polls cond until it holds or the wall-clock timeout passes,
 // then fails with cond's last explanation.
-func Eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	last := ""
 	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
@@ -264,7 +264,7 @@ var (
 
 // For returns the harness of this test binary, starting it on env the first
 // time. It skips the test when the package runs without a control plane.
-func For(t *testing.T, env *testenv.Env) *Harness {
+func For(t testing.TB, env *testenv.Env) *Harness {
 	t.Helper()
 	testenv.Require(t, env)
 	sharedMu.Lock()

@@ -109,3 +109,44 @@ func (c ConnectionString) String() string {
 	}
 	return c.Description + ":" + c.ID + "@" + strings.Join(parts, ",")
 }
+
+// HostAddress is address with its host replaced by host, keeping the
+// port and the TLS suffix: the address a coordinator named by DNS name has
+// when its process listens on address.
+func HostAddress(host, address string) ProcessAddress {
+	_, port := splitAddress(address)
+	a := net.JoinHostPort(host, port)
+	if strings.HasSuffix(address, tlsSuffix) {
+		a += tlsSuffix
+	}
+	return ProcessAddress(a)
+}
+
+// Names returns the addresses a coordinator serving on process p may be
+// named by in a connection string: its IP address and, when it reports a
+// dns_name locality, its DNS address.
+func (p Process) Names() []string {
+	return AddressNames(p.Locality.DNSName, p.Address)
+}
+
+// AddressNames returns addresses (IP:port) followed, when dnsName is set,
+// by the same ports at dnsName: every name a coordinator on one of them
+// may have in a connection string.
+func AddressNames(dnsName string, addresses ...string) []string {
+	out := slices.Clone(addresses)
+	if dnsName != "" {
+		for _, a := range addresses {
+			out = append(out, string(HostAddress(dnsName, a)))
+		}
+	}
+	return out
+}
+
+// IsHostname reports whether a names its host by DNS name rather than IP.
+func (a ProcessAddress) IsHostname() bool {
+	if _, _, ok := a.Locality(); ok {
+		return false
+	}
+	host, _ := splitAddress(string(a))
+	return host != "" && net.ParseIP(host) == nil
+}

@@ -69,3 +69,40 @@ func TestConnectionString(t *testing.T) {
 		})
 	}
 }
+
+func TestAddressNames(t *testing.T) {
+	cases := map[string]struct {
+		dns       string
+		addresses []string
+		want      []string
+	}{
+		"NoDNSName": {addresses: []string{"10.0.0.1:4501"}, want: []string{"10.0.0.1:4501"}},
+		"DNSName":   {dns: "db-log-1.db.ns.svc.cluster.local", addresses: []string{"10.0.0.1:4501", "10.0.0.1:4503"}, want: []string{"10.0.0.1:4501", "10.0.0.1:4503", "db-log-1.db.ns.svc.cluster.local:4501", "db-log-1.db.ns.svc.cluster.local:4503"}},
+		"TLSKept":   {dns: "a.b", addresses: []string{"10.0.0.1:4500:tls"}, want: []string{"10.0.0.1:4500:tls", "a.b:4500:tls"}},
+		"IPv6":      {dns: "a.b", addresses: []string{"[fd00::1]:4501"}, want: []string{"[fd00::1]:4501", "a.b:4501"}},
+		"NoAddress": {dns: "a.b"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, fdb.AddressNames(tc.dns, tc.addresses...)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIsHostname(t *testing.T) {
+	cases := map[fdb.ProcessAddress]bool{
+		"10.0.0.1:4501":                         false,
+		"[fd00::1]:4501":                        false,
+		"10.0.0.1:4501:tls":                     false,
+		"locality_instance_id:storage-1":        false,
+		"db-log-1.db.ns.svc.cluster.local:4501": true,
+		"db-log-1.db:4501:tls":                  true,
+	}
+	for a, want := range cases {
+		if got := a.IsHostname(); got != want {
+			t.Errorf("%q.IsHostname() = %t, want %t", a, got, want)
+		}
+	}
+}

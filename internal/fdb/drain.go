@@ -64,7 +64,7 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 		for _, r := range p.Roles {
 			roles[r.Role] = true
 		}
-		addresses = append(addresses, p.Address)
+		addresses = append(addresses, p.Names()...)
 	}
 	if slices.ContainsFunc(addresses, func(a string) bool { return coordinators[a] }) {
 		roles[RoleCoordinator] = true

@@ -18,6 +18,10 @@ const (
 	LocalityMachineID  = "machineid"
 	LocalityDCID       = "dcid"
 	LocalityDataHall   = "data_hall"
+	// LocalityDNSName is the process's stable DNS name (its pod's hostname
+	// under the cluster's headless Service), set when the cluster file
+	// names coordinators by DNS name.
+	LocalityDNSName = "dns_name"
 )
 
 // Process roles as reported in cluster.processes[].roles[].role.
@@ -135,6 +139,11 @@ type SupportedVersion struct {
 	MaxProtocolClients []ConnectedClient `json:"max_protocol_clients,omitempty"`
 }
 
+// ToolsLogGroup is the trace log group the provider's own FoundationDB
+// tools report as clients (fdbcli --log-group): they load every client
+// version, and the upgrade gate does not count them among the clients.
+const ToolsLogGroup = "provider-foundationdb"
+
 // ConnectedClient is one connected client.
 type ConnectedClient struct {
 	Address  string `json:"address"`
@@ -209,6 +218,7 @@ type Locality struct {
 	MachineID  string `json:"machineid,omitempty"`
 	DCID       string `json:"dcid,omitempty"`
 	DataHall   string `json:"data_hall,omitempty"`
+	DNSName    string `json:"dns_name,omitempty"`
 }
 
 // Get returns the value of a locality key; known is false for keys the
@@ -227,6 +237,8 @@ func (l Locality) Get(key string) (value string, known bool) {
 		return l.DCID, true
 	case LocalityDataHall:
 		return l.DataHall, true
+	case LocalityDNSName:
+		return l.DNSName, true
 	}
 	return "", false
 }
@@ -292,6 +304,11 @@ type TeamTracker struct {
 type FaultTolerance struct {
 	MaxZoneFailuresWithoutLosingAvailability int `json:"max_zone_failures_without_losing_availability"`
 	MaxZoneFailuresWithoutLosingData         int `json:"max_zone_failures_without_losing_data"`
+}
+
+// Zones is how many zones may fail without losing data or availability.
+func (f FaultTolerance) Zones() int {
+	return min(f.MaxZoneFailuresWithoutLosingData, f.MaxZoneFailuresWithoutLosingAvailability)
 }
 
 // LogGeneration is one entry of cluster.logs: a generation of the log system.

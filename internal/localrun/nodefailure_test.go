@@ -50,9 +50,10 @@ func nodeFailure(ctx context.Context, t *testing.T, r *localrun.Run, p *localrun
 	}
 	t.Logf("failing node %s, which runs %v; fault tolerance before: %d", node, onNode, ftBefore)
 
-	// A recreated pod has a new address: a coordinator that was on the
-	// node moves, which the default policy allows only 120 s after the
-	// recovery the failure caused. Here it may move at once.
+	// A group on the node is replaced by one of another name (and DNS
+	// name): a coordinator that was on the node moves, which the default
+	// policy allows only 120 s after the recovery the failure caused. Here
+	// it may move at once.
 	params := []byte(`{"spec":{"forProvider":{"safety":{"params":{"minSecondsSinceRecoveryForCoordinatorChange":0}}}}}`)
 	if err := c.Patch(ctx, cr, client.RawPatch(types.MergePatchType, params)); err != nil {
 		t.Fatal(err)

@@ -47,7 +47,10 @@ func coordinatorPriority(class string) (int, bool) {
 // Process is what coordinator planning needs to know of a process. Before
 // the database exists it comes from the pods; afterwards from the status.
 type Process struct {
-	Address    fdb.ProcessAddress
+	Address fdb.ProcessAddress
+	// DNSName is the name its pod has under the cluster's headless Service
+	// (the dns_name locality); empty when it reports none.
+	DNSName    string
 	Class      string
 	Zone       string
 	InstanceID string
@@ -60,7 +63,7 @@ func Processes(s *fdb.Status) []Process {
 	out := make([]Process, 0, len(s.Cluster.Processes))
 	for _, p := range s.Cluster.Processes {
 		out = append(out, Process{
-			Address: fdb.ProcessAddress(p.Address), Class: p.ClassType, Zone: p.Locality.ZoneID,
+			Address: fdb.ProcessAddress(p.Address), DNSName: p.Locality.DNSName, Class: p.ClassType, Zone: p.Locality.ZoneID,
 			InstanceID: p.Locality.InstanceID, ProcessID: p.Locality.ProcessID, Excluded: p.Excluded,
 		})
 	}
@@ -69,7 +72,10 @@ func Processes(s *fdb.Status) []Process {
 
 // candidate is a process that may serve as a coordinator.
 type candidate struct {
+	// address is the name a new connection string gives it; names are
+	// all it may have in the current one (IP and DNS address).
 	address  fdb.ProcessAddress
+	names    []string
 	zone     string
 	id       string
 	priority int
@@ -77,15 +83,20 @@ type candidate struct {
 
 // eligible returns the processes that may be coordinators: of an eligible
 // class, reporting, not excluded, with a zone, and not in a group being
-// removed.
-func eligible(procs []Process, removing map[string]bool) []candidate {
+// removed; with dns, only those that report their DNS name, by which they
+// are named.
+func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 	var out []candidate
 	for _, p := range procs {
 		prio, ok := coordinatorPriority(p.Class)
-		if !ok || p.Excluded || p.Zone == "" || p.Address == "" || removing[p.InstanceID] {
+		if !ok || p.Excluded || p.Zone == "" || p.Address == "" || removing[p.InstanceID] || dns && p.DNSName == "" {
 			continue
 		}
-		out = append(out, candidate{address: p.Address, zone: p.Zone, id: p.ProcessID, priority: prio})
+		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: p.Zone, id: p.ProcessID, priority: prio}
+		if dns {
+			c.address = fdb.HostAddress(p.DNSName, string(p.Address))
+		}
+		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].priority != out[j].priority {
@@ -97,13 +108,14 @@ func eligible(procs []Process, removing map[string]bool) []candidate {
 }
 
 // ChooseCoordinators picks CoordinatorCount(mode) processes in distinct
-// zones, logs before storage, skipping groups being removed. It fails
-// rather than put two coordinators in one zone.
-func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[string]bool) ([]fdb.ProcessAddress, error) {
+// zones, logs before storage, skipping groups being removed, named by DNS
+// name with dns and by IP address otherwise. It fails rather than put two
+// coordinators in one zone.
+func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
 	want := CoordinatorCount(mode)
 	var chosen []fdb.ProcessAddress
 	zones := map[string]bool{}
-	for _, c := range eligible(procs, removing) {
+	for _, c := range eligible(procs, removing, dns) {
 		if zones[c.zone] {
 			continue
 		}
@@ -119,14 +131,18 @@ func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[s
 // CoordinatorProblem says why the current coordinators must change, or
 // returns "" when they are fine: the right number, each a reachable,
 // eligible, non-excluded process outside the groups being removed, at most
-// one per zone.
+// one per zone. A coordinator is found by either of its names; whether
+// the names have the form the cluster wants is CoordinatorFormProblem's
+// question.
 func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.RedundancyMode, removing map[string]bool) string {
 	if want := CoordinatorCount(mode); len(current) != want {
 		return "the cluster has " + itoa(len(current)) + " coordinators and needs " + itoa(want)
 	}
 	ok := map[fdb.ProcessAddress]candidate{}
-	for _, c := range eligible(procs, removing) {
-		ok[c.address] = c
+	for _, c := range eligible(procs, removing, false) {
+		for _, n := range c.names {
+			ok[fdb.ProcessAddress(n)] = c
+		}
 	}
 	zones := map[string]bool{}
 	for _, a := range current {
@@ -138,6 +154,21 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.
 			return "two coordinators share zone " + c.zone
 		}
 		zones[c.zone] = true
+	}
+	return ""
+}
+
+// CoordinatorFormProblem says why the current coordinators must be named
+// anew, or returns "": with dns every one must be named by DNS name, without
+// it by IP address.
+func CoordinatorFormProblem(current []fdb.ProcessAddress, dns bool) string {
+	for _, a := range current {
+		switch {
+		case dns && !a.IsHostname():
+			return "coordinator " + string(a) + " is named by IP address and the cluster file uses DNS names"
+		case !dns && a.IsHostname():
+			return "coordinator " + string(a) + " is named by DNS name and the cluster file uses IP addresses"
+		}
 	}
 	return ""
 }

@@ -10,14 +10,21 @@ import (
 )
 
 // proc builds a status process for group id (<class>-<n>) in zone with one
-// process at ip:4501.
+// process at ip:4501, reporting the DNS name <id>.db (dnsName) unless
+// its ip is 10.0.9.x.
 func proc(id, zone, ip string, excluded bool) (string, fdb.Process) {
 	class := id[:strings.LastIndex(id, "-")]
-	return id + "-1", fdb.Process{
+	p := fdb.Process{
 		Address: ip + ":4501", ClassType: class, Excluded: excluded,
 		Locality: fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: zone},
 	}
+	if !strings.HasPrefix(ip, "10.0.9.") {
+		p.Locality.DNSName = dnsName(id)
+	}
+	return id + "-1", p
 }
+
+func dnsName(id string) string { return id + ".db" }
 
 func status(procs ...func() (string, fdb.Process)) *fdb.Status {
 	s := &fdb.Status{Cluster: fdb.ClusterStatus{Processes: map[string]fdb.Process{}}}
@@ -46,9 +53,19 @@ func TestChooseCoordinators(t *testing.T) {
 		status   *fdb.Status
 		mode     fdb.RedundancyMode
 		removing map[string]bool
+		dns      bool
 		want     []fdb.ProcessAddress
 		wantErr  string
 	}{
+		"DNSNamesThemByDNSName": {
+			status: fiveZones, mode: fdb.RedundancyDouble, dns: true,
+			want: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-1.db:4501"},
+		},
+		"DNSSkipsProcessesWithoutDNSName": {
+			status: status(p("log-1", "z1", "10.0.9.1"), p("log-2", "z2", "10.0.0.2"), p("storage-1", "z3", "10.0.0.3"), p("storage-2", "z1", "10.0.0.4")),
+			mode:   fdb.RedundancyDouble, dns: true,
+			want: []fdb.ProcessAddress{"log-2.db:4501", "storage-1.db:4501", "storage-2.db:4501"},
+		},
 		"DoublePrefersLogsOnePerZone": {
 			status: fiveZones, mode: fdb.RedundancyDouble,
 			want: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501"},
@@ -73,7 +90,7 @@ func TestChooseCoordinators(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ChooseCoordinators(Processes(tc.status), tc.mode, tc.removing)
+			got, err := ChooseCoordinators(Processes(tc.status), tc.mode, tc.removing, tc.dns)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -107,6 +124,9 @@ func TestCoordinatorProblem(t *testing.T) {
 		"Stateless":     {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.6:4501"}, want: "not eligible"},
 		"SharedZone":    {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.5:4501"}, want: "two coordinators share zone z3"},
 		"NoneAtAllYet":  {want: "the cluster has 0 coordinators and needs 3"},
+		"ByDNSName":     {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-1.db:4501"}},
+		"DNSNameGone":   {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, want: "coordinator storage-9.db:4501 is missing"},
+		"MixedNames":    {current: []fdb.ProcessAddress{"log-1.db:4501", "10.0.0.2:4501", "storage-1.db:4501"}},
 		"ExactlyNeeded": {current: good, removing: map[string]bool{"storage-3": true}},
 	}
 	for name, tc := range cases {
@@ -114,6 +134,30 @@ func TestCoordinatorProblem(t *testing.T) {
 			got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyDouble, tc.removing)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCoordinatorFormProblem(t *testing.T) {
+	ips := []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501:tls"}
+	names := []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501:tls"}
+	cases := map[string]struct {
+		current []fdb.ProcessAddress
+		dns     bool
+		want    string
+	}{
+		"IPsWithoutDNS":   {current: ips},
+		"NamesWithDNS":    {current: names, dns: true},
+		"IPsWithDNS":      {current: ips, dns: true, want: "coordinator 10.0.0.1:4501 is named by IP address and the cluster file uses DNS names"},
+		"NamesWithoutDNS": {current: names, want: "coordinator log-1.db:4501 is named by DNS name and the cluster file uses IP addresses"},
+		"OneIPWithDNS":    {current: []fdb.ProcessAddress{names[0], ips[1]}, dns: true, want: "coordinator 10.0.0.2:4501:tls is named by IP address"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := CoordinatorFormProblem(tc.current, tc.dns)
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("CoordinatorFormProblem() = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -63,25 +63,26 @@ func NewInput(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, status
 // excluded and its roles come from status, the database status read in this
 // reconcile (fdb.DrainOf), never from what the group recorded earlier;
 // without a status it holds data and is not fully excluded (fail closed).
-// It is a coordinator when one of its addresses is among coordinators, or
-// the status says so.
+// It is a coordinator when one of its addresses, by IP or by its DNS name,
+// is among coordinators, or the status says so.
 func FromProcessGroup(pg *fdbv1alpha1.ProcessGroup, status *fdb.Status, coordinators []string, now time.Time) ProcessGroup {
 	at := pg.Status.AtProvider
 	id := meta.GetExternalName(pg)
 	if id == "" {
 		id = pg.Name
 	}
+	names := fdb.AddressNames(at.DNSName, at.Addresses...)
 	g := ProcessGroup{
 		ID:          id,
 		Class:       string(pg.Spec.ForProvider.ProcessClass),
 		Addresses:   at.Addresses,
 		Removing:    at.RemovalTime != nil || pg.DeletionTimestamp != nil,
-		Coordinator: slices.ContainsFunc(at.Addresses, func(a string) bool { return slices.Contains(coordinators, a) }),
+		Coordinator: slices.ContainsFunc(names, func(a string) bool { return slices.Contains(coordinators, a) }),
 		HoldsData:   true,
 		Drain:       "the database status could not be read",
 	}
 	if status != nil {
-		d := fdb.DrainOf(status, id, pg.Spec.ForProvider.ProcessesPerPod, at.Addresses)
+		d := fdb.DrainOf(status, id, pg.Spec.ForProvider.ProcessesPerPod, names)
 		g.Excluded, g.Roles, g.HoldsData, g.Reporting = d.Excluded, d.Roles, d.HoldsData, d.Reporting
 		g.FullyExcluded, g.Drain = d.Drained, d.Why
 		g.Coordinator = g.Coordinator || slices.Contains(d.Roles, fdb.RoleCoordinator)
@@ -110,7 +111,7 @@ func (in *Input) observe(s *fdb.Status) {
 	c.RecoveryState = s.Cluster.RecoveryState.Name
 	c.ActiveGenerations = int64(s.Cluster.RecoveryState.ActiveGenerations)
 	c.SecondsSinceLastRecovery = int64(s.Cluster.RecoveryState.SecondsSinceLastRecovered)
-	c.FaultTolerance = int64(min(ft.MaxZoneFailuresWithoutLosingData, ft.MaxZoneFailuresWithoutLosingAvailability))
+	c.FaultTolerance = int64(ft.Zones())
 	c.DataMovement = DataMovement{
 		InFlightBytes: s.Cluster.Data.MovingData.InFlightBytes,
 		InQueueBytes:  s.Cluster.Data.MovingData.InQueueBytes,

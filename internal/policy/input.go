@@ -104,11 +104,6 @@ const AnnotationAllowRedundancyDecrease = "foundationdb.crossplane.io/allow-redu
 // fdb-upgrade policy denies such an upgrade without it.
 const AnnotationAllowUnsupportedClients = "foundationdb.crossplane.io/allow-upgrade-with-unsupported-clients"
 
-// ProviderLogGroup is the trace log group of the provider's own
-// FoundationDB tools: they load every client version, and the upgrade
-// gate does not count them among the clients.
-const ProviderLogGroup = "provider-foundationdb"
-
 // ConditionMissingProcesses is the process-group condition that holds back
 // the exclusion budget of its class.
 const ConditionMissingProcesses = "MissingProcesses"

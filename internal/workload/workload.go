@@ -1,11 +1,12 @@
 // Package workload builds the Kubernetes objects a FoundationDB cluster runs
-// as — the cluster's ConfigMap and, per process group, its Pod and data
-// PersistentVolumeClaim — as pure functions of the Cluster and ProcessGroup
+// as — the cluster's ConfigMap and headless Service and, per process group,
+// its Pod and data PersistentVolumeClaim — as pure functions of the Cluster and ProcessGroup
 // specs. Controllers compare these desired objects with what they observe
 // (through SpecHash) and never patch objects piecemeal.
 package workload
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -51,6 +53,12 @@ const (
 	defaultVolume   = "128Gi"
 	defaultRepo     = "foundationdb/fdb-kubernetes-monitor"
 	generalSettings = "general"
+	// defaultDNSDomain is the target cluster's DNS domain unless the
+	// Cluster names another.
+	defaultDNSDomain = "cluster.local"
+	// envDNSName is the pod's DNS name in the main container, substituted
+	// into the dns_name locality by the monitor.
+	envDNSName = "FDB_DNS_NAME"
 )
 
 // Namespace is where the cluster's objects live in the target cluster.
@@ -81,6 +89,50 @@ func GroupObjectName(o metav1.Object) string {
 		return ""
 	}
 	return podName(l[LabelCluster], l[LabelProcessGroup])
+}
+
+// ServiceName is the name of the cluster's headless Service: the DNS
+// subdomain of its pods.
+func ServiceName(c *v1alpha1.Cluster) string { return c.GetName() }
+
+// UseDNS reports whether the cluster file names the coordinators by DNS
+// name (the default) rather than by IP address.
+func UseDNS(c *v1alpha1.Cluster) bool {
+	return ptr.Deref(c.Spec.ForProvider.Routing.UseDNSInClusterFile, true)
+}
+
+// DNSName is the DNS name of a process group's pod under the cluster's
+// headless Service; it resolves to the pod's IP whichever pod the group
+// runs now.
+func DNSName(c *v1alpha1.Cluster, groupID string) string {
+	return dnsName(c, PodName(c, groupID), ServiceName(c))
+}
+
+// PodDNSName is the name Kubernetes DNS gives pod p of cluster c, as its
+// hostname and subdomain say; empty for a pod without them.
+func PodDNSName(c *v1alpha1.Cluster, p *corev1.Pod) string {
+	if p.Spec.Hostname == "" || p.Spec.Subdomain == "" {
+		return ""
+	}
+	return dnsName(c, p.Spec.Hostname, p.Spec.Subdomain)
+}
+
+func dnsName(c *v1alpha1.Cluster, hostname, subdomain string) string {
+	return hostname + "." + subdomain + "." + Namespace(c) + ".svc." + cmp.Or(c.Spec.ForProvider.Routing.DNSDomain, defaultDNSDomain)
+}
+
+// Service is the cluster's headless Service. It gives every pod of the
+// cluster a DNS name (DNSName), published before the pod is ready, since
+// coordinators must resolve while the database is still unavailable.
+func Service(c *v1alpha1.Cluster) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: ServiceName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
+		Spec: corev1.ServiceSpec{
+			ClusterIP:                corev1.ClusterIPNone,
+			Selector:                 map[string]string{LabelCluster: c.GetName(), LabelManagedBy: ManagedBy},
+			PublishNotReadyAddresses: true,
+		},
+	}
 }
 
 // PVCName is the name of a process group's data volume claim.
@@ -203,8 +255,10 @@ func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.Process
 // whose pod runs density processes, as FoundationDB reports it in the
 // process's command_line: it runs the staged binary of the cluster's
 // version (BinaryPath); its port and process_id locality follow
-// fdb.ProcessPort and fdb.ProcessID. $POD_IP and $ZONE are substituted by the
-// monitor inside the pod.
+// fdb.ProcessPort and fdb.ProcessID; with DNS names in the cluster file it
+// reports its pod's DNS name as the dns_name locality, by which the
+// coordinators it serves are named. $POD_IP, $ZONE and $FDB_DNS_NAME are
+// substituted by the monitor inside the pod.
 func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int) string {
 	args := []string{
 		BinaryPath(c.Spec.ForProvider.Version),
@@ -218,6 +272,9 @@ func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID strin
 		"--locality_process_id=" + fdb.ProcessID(groupID, n, density),
 		"--locality_zoneid=$ZONE",
 	}
+	if UseDNS(c) {
+		args = append(args, "--locality_dns_name=$"+envDNSName)
+	}
 	params := append([]string(nil), settings(c, class).CustomParameters...)
 	sort.Strings(params)
 	for _, p := range params {
@@ -230,7 +287,7 @@ func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID strin
 // density processes per pod running on ip in zone reports it, with the
 // monitor's substitutions made.
 func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int, ip, zone string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(CommandLine(c, class, groupID, n, density), "$POD_IP", ip), "$ZONE", zone)
+	return strings.NewReplacer("$POD_IP", ip, "$ZONE", zone, "$"+envDNSName, DNSName(c, groupID)).Replace(CommandLine(c, class, groupID, n, density))
 }
 
 // MonitorConf is the monitor configuration of one pod of a class running
@@ -338,6 +395,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 			{Name: "INSTANCE_ID", Value: groupID},
 			{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
 			{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
+			{Name: envDNSName, Value: DNSName(c, groupID)},
 		},
 		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}, {Name: binariesVolume, MountPath: binariesDir, ReadOnly: true}},
 	}
@@ -368,6 +426,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		}})
 	}
 	pod.Spec.Containers = append([]corev1.Container{main, sidecar}, pod.Spec.Containers...)
+	pod.Spec.Hostname, pod.Spec.Subdomain = pod.Name, ServiceName(c)
 	pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, c.Spec.ForProvider.Image.PullSecrets...)
 	if zone := pg.Spec.ForProvider.FaultDomain; zone != "" {
 		if pod.Spec.NodeSelector == nil {

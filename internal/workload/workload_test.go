@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
@@ -117,11 +118,14 @@ func TestSpecHashFollowsTheSpec(t *testing.T) {
 	}{
 		"SameSpec": {cluster: cluster(), wantSame: true},
 		// A version is staged in place and picked up by a restart.
-		"NewVersion":     {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.3.64" }), wantSame: true},
-		"NewMinor":       {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.4.1" }), wantSame: true},
-		"NewRepository":  {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Image.Repository = "registry.example.com/fdb" })},
-		"NewPullPolicy":  {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Image.PullPolicy = corev1.PullAlways })},
-		"OtherNamespace": {cluster: cluster(func(c *v1alpha1.Cluster) { c.Namespace = "other" }), wantSame: true},
+		"NewVersion":    {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.3.64" }), wantSame: true},
+		"NewMinor":      {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version = "7.4.1" }), wantSame: true},
+		"NewRepository": {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Image.Repository = "registry.example.com/fdb" })},
+		"NewPullPolicy": {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Image.PullPolicy = corev1.PullAlways })},
+		// The pod's DNS name names its namespace, the target one.
+		"OtherNamespace":      {cluster: cluster(func(c *v1alpha1.Cluster) { c.Namespace = "other" })},
+		"OtherMRSameTarget":   {cluster: cluster(func(c *v1alpha1.Cluster) { c.Namespace, c.Spec.ForProvider.TargetNamespace = "other", "team" }), wantSame: true},
+		"IPsInTheClusterFile": {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(false) }), wantSame: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -198,19 +202,19 @@ func TestConfigMap(t *testing.T) {
 }
 
 func TestCommandLine(t *testing.T) {
-	c := cluster()
 	line := func(port int, n int, group, processID string) string {
 		return strings.Join([]string{
 			"/var/fdb/shared-binaries/bin/7.3.63/fdbserver", "--class=storage",
 			fmt.Sprintf("--public_address=$POD_IP:%d", port), fmt.Sprintf("--listen_address=0.0.0.0:%d", port),
 			"--cluster_file=/var/fdb/data/fdb.cluster", fmt.Sprintf("--datadir=/var/fdb/data/%d", n),
 			"--logdir=/var/log/fdb-trace-logs", "--locality_instance_id=" + group,
-			"--locality_process_id=" + processID, "--locality_zoneid=$ZONE",
+			"--locality_process_id=" + processID, "--locality_zoneid=$ZONE", "--locality_dns_name=$FDB_DNS_NAME",
 		}, " ")
 	}
 	cases := map[string]struct {
 		group      string
 		n, density int
+		dns        *bool
 		want       string
 	}{
 		"DensityOne":       {group: "storage-3", n: 1, density: 1, want: line(4501, 1, "storage-3", "storage-3")},
@@ -218,9 +222,12 @@ func TestCommandLine(t *testing.T) {
 		"DensityTwoSecond": {group: "storage-3", n: 2, density: 2, want: line(4503, 2, "storage-3", "storage-3-2")},
 		"MonitorOne":       {group: "$INSTANCE_ID", n: 1, density: 1, want: line(4501, 1, "$INSTANCE_ID", "$INSTANCE_ID")},
 		"MonitorTwoSecond": {group: "$INSTANCE_ID", n: 2, density: 2, want: line(4503, 2, "$INSTANCE_ID", "$INSTANCE_ID-2")},
+		"WithoutDNS": {group: "storage-3", n: 1, density: 1, dns: ptr.To(false),
+			want: strings.TrimSuffix(line(4501, 1, "storage-3", "storage-3"), " --locality_dns_name=$FDB_DNS_NAME")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			c := cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.UseDNSInClusterFile = tc.dns })
 			if diff := cmp.Diff(tc.want, CommandLine(c, v1alpha1.ProcessClassStorage, tc.group, tc.n, tc.density)); diff != "" {
 				t.Errorf("CommandLine: -want, +got:\n%s", diff)
 			}
@@ -237,10 +244,12 @@ func TestProcessCommandLine(t *testing.T) {
 		"DensityOne": {n: 1, density: 1, want: []string{
 			"--public_address=10.0.0.1:4501", "--listen_address=0.0.0.0:4501", "--datadir=/var/fdb/data/1",
 			"--locality_instance_id=storage-3", "--locality_process_id=storage-3", "--locality_zoneid=a",
+			"--locality_dns_name=db-storage-3.db.team.svc.cluster.local",
 		}},
 		"DensityTwoSecond": {n: 2, density: 2, want: []string{
 			"--public_address=10.0.0.1:4503", "--listen_address=0.0.0.0:4503", "--datadir=/var/fdb/data/2",
 			"--locality_instance_id=storage-3", "--locality_process_id=storage-3-2", "--locality_zoneid=a",
+			"--locality_dns_name=db-storage-3.db.team.svc.cluster.local",
 		}},
 	}
 	for name, tc := range cases {
@@ -363,5 +372,48 @@ func TestStagedVersion(t *testing.T) {
 				t.Errorf("StagedVersion: -want, +got:\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestDNSNames(t *testing.T) {
+	cases := map[string]struct {
+		cluster *v1alpha1.Cluster
+		want    string
+	}{
+		"Default":         {cluster: cluster(), want: "db-storage-3.db.team.svc.cluster.local"},
+		"TargetNamespace": {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.TargetNamespace = "fdb" }), want: "db-storage-3.db.fdb.svc.cluster.local"},
+		"Domain":          {cluster: cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.DNSDomain = "k8s.example" }), want: "db-storage-3.db.team.svc.k8s.example"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := tc.cluster
+			pod := Pod(c, group(v1alpha1.ProcessClassStorage, 1, "a"), "storage-3")
+			got := map[string]string{"DNSName": DNSName(c, "storage-3"), "PodDNSName": PodDNSName(c, pod)}
+			for _, e := range pod.Spec.Containers[0].Env {
+				if e.Name == envDNSName {
+					got["env"] = e.Value
+				}
+			}
+			want := map[string]string{"DNSName": tc.want, "PodDNSName": tc.want, "env": tc.want}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+			svc := Service(c)
+			if svc.Name != pod.Spec.Subdomain || svc.Namespace != pod.Namespace || svc.Spec.ClusterIP != corev1.ClusterIPNone || !svc.Spec.PublishNotReadyAddresses {
+				t.Errorf("Service %s/%s clusterIP %q publishNotReady %t; pod subdomain %q in %s: want a headless Service publishing not-ready pods named as the subdomain",
+					svc.Namespace, svc.Name, svc.Spec.ClusterIP, svc.Spec.PublishNotReadyAddresses, pod.Spec.Subdomain, pod.Namespace)
+			}
+			for k, v := range svc.Spec.Selector {
+				if pod.Labels[k] != v {
+					t.Errorf("Service selector %s=%s does not select the pod (labels %v)", k, v, pod.Labels)
+				}
+			}
+			if pod.Spec.Hostname != pod.Name {
+				t.Errorf("pod hostname %q, want its name %q", pod.Spec.Hostname, pod.Name)
+			}
+		})
+	}
+	if got := PodDNSName(cluster(), &corev1.Pod{}); got != "" {
+		t.Errorf("PodDNSName of a pod without hostname and subdomain = %q, want none", got)
 	}
 }

@@ -198,6 +198,26 @@ type AutomationOptions struct {
 	StuckRemovalSeconds int `json:"stuckRemovalSeconds,omitempty"`
 }
 
+// Routing chooses how the cluster file names the coordinators.
+type Routing struct {
+	// UseDNSInClusterFile names the coordinators in the cluster file by
+	// their pods' DNS names (<pod>.<cluster>.<namespace>.svc.<dnsDomain>,
+	// under the cluster's headless Service) instead of by IP address, so a
+	// pod that is recreated with a new IP stays the same coordinator.
+	// Unset means true: every version the provider runs (7.1 and later)
+	// supports it. Switching it changes the coordinators once, gated like
+	// any coordinator change.
+	// +optional
+	UseDNSInClusterFile *bool `json:"useDNSInClusterFile,omitempty"`
+
+	// DNSDomain is the target cluster's DNS domain.
+	// +optional
+	// +kubebuilder:default="cluster.local"
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +kubebuilder:validation:MaxLength=253
+	DNSDomain string `json:"dnsDomain,omitempty"`
+}
+
 // ClusterParameters are the desired state of a FoundationDB cluster.
 type ClusterParameters struct {
 	// Version of FoundationDB, MAJOR.MINOR.PATCH.
@@ -240,6 +260,11 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:MaxLength=63
 	TargetNamespace string `json:"targetNamespace,omitempty"`
+
+	// Routing chooses how the cluster file names the coordinators.
+	// +optional
+	// +kubebuilder:default={}
+	Routing Routing `json:"routing,omitempty"`
 
 	// Safety chooses the safety policies and their parameters.
 	// +optional

@@ -76,6 +76,12 @@ type ProcessGroupObservation struct {
 	// +optional
 	Addresses []string `json:"addresses,omitempty"`
 
+	// DNSName of the group's pod under its cluster's headless Service: a
+	// cluster file with DNS names names the group's coordinators
+	// <dnsName>:<port>.
+	// +optional
+	DNSName string `json:"dnsName,omitempty"`
+
 	// ProcessIDs of the group's processes, <group>-<n>.
 	// +optional
 	ProcessIDs []string `json:"processIDs,omitempty"`

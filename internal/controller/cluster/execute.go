@@ -16,6 +16,7 @@ import (
 // Error strings of the mutations.
 const (
 	errUpdateConfigMap = "cannot update the cluster's ConfigMap"
+	errWriteService    = "cannot write the cluster's headless Service"
 	errCreateGroup     = "cannot create ProcessGroup"
 	errZoneNotReady    = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
 	errDeleteGroup     = "cannot delete ProcessGroup"
@@ -37,6 +38,11 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 	switch s.Kind {
 	case kindWriteConfigMap, kindFirstCoordinators:
 		return e.writeConfigMap(ctx, cr, s.ConfigMap)
+	case kindWriteService:
+		if s.Service.ResourceVersion == "" {
+			return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, s.Service)), errWriteService)
+		}
+		return errors.Wrap(e.session.Target.Update(ctx, s.Service), errWriteService)
 	case kindCreateGroups:
 		if err := zonesStillReady(ctx, e.session.Target.Live, cr, s.Groups); err != nil {
 			return err

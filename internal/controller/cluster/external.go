@@ -27,6 +27,7 @@ const (
 
 const (
 	errDeleteConfigMap = "cannot delete the cluster's ConfigMap"
+	errDeleteService   = "cannot delete the cluster's headless Service"
 
 	reasonDeleted event.Reason = "DeletedDatabase"
 )
@@ -103,13 +104,14 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 // too), and its ConfigMap. Without Delete in its management policies the
 // runtime orphans the Cluster and never calls Delete.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.ExternalDelete, error) {
-	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes and ConfigMap",
+	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes, ConfigMap and headless Service",
 		Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cr.GetName()}, Reason: "the Cluster is deleted"}}
 	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status}
 	return managed.ExternalDelete{}, e.Take(ctx, cr, ev, s, func(ctx context.Context) error { return e.deleteAll(ctx) })
 }
 
-// deleteAll deletes the Cluster's ProcessGroups and ConfigMap.
+// deleteAll deletes the Cluster's ProcessGroups, ConfigMap and headless
+// Service.
 func (e *external) deleteAll(ctx context.Context) error {
 	for i := range e.obs.groups {
 		if err := client.IgnoreNotFound(e.Kube.Delete(ctx, &e.obs.groups[i])); err != nil {
@@ -119,6 +121,11 @@ func (e *external) deleteAll(ctx context.Context) error {
 	if cm := e.session.ConfigMap; cm != nil {
 		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, cm)); err != nil {
 			return errors.Wrap(err, errDeleteConfigMap)
+		}
+	}
+	if svc := e.obs.service; svc != nil {
+		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, svc)); err != nil {
+			return errors.Wrap(err, errDeleteService)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -17,19 +18,21 @@ var fixtureZones = []string{"a", "b", "c"}
 // converged is a double-redundancy Cluster of n storage groups spread over
 // three zones and the observation of one reconcile in which it is exactly
 // as its spec says: pods running their spec, processes reporting their
-// command lines, the first three groups coordinators, the ConfigMap
-// current. Planning it yields no step; tests change one thing.
+// command lines, the first three groups coordinators (by IP address: DNS
+// names in the cluster file are opted into by the cases about them), the
+// ConfigMap and the headless Service current. Planning it yields no step; tests change one thing.
 func converged(n int) (*v1alpha1.Cluster, *observation) {
 	cr := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "ns", UID: "0123456789abcdef", Generation: 1},
 		Spec: v1alpha1.ClusterSpec{ForProvider: v1alpha1.ClusterParameters{
 			Version:               "7.3.63",
 			DatabaseConfiguration: v1alpha1.DatabaseConfiguration{RedundancyMode: v1alpha1.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 1},
 			ProcessCounts:         v1alpha1.ProcessCounts{Storage: n},
+			Routing:               v1alpha1.Routing{UseDNSInClusterFile: ptr.To(false)},
 		}}}
 	st := &fdb.Status{Client: fdb.ClientStatus{DatabaseStatus: fdb.DatabaseStatus{Available: true, Healthy: true}}}
 	st.Cluster.Configuration.DatabaseConfiguration = fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 1}
 	st.Cluster.Processes = map[string]fdb.Process{}
-	o := &observation{status: st, zones: fixtureZones, pods: map[string]*corev1.Pod{}, database: true}
+	o := &observation{status: st, zones: fixtureZones, pods: map[string]*corev1.Pod{}, database: true, service: workload.Service(cr)}
 	var coords []fdb.ProcessAddress
 	for i := 1; i <= n; i++ {
 		id, zone, ip := fmt.Sprintf("storage-%d", i), fixtureZones[i%3], fmt.Sprintf("10.0.%d.%d", i/250, i%250+1)

@@ -18,18 +18,18 @@ var (
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
 
 // start runs the provider on the shared control plane, once per binary.
-func start(t *testing.T) { h = controllertest.For(t, env) }
+func start(t testing.TB) { h = controllertest.For(t, env) }
 
 // Shorthands for the harness's helpers.
-func namespace(t *testing.T, name string) string { return h.Namespace(t, name) }
-func get(t *testing.T, o client.Object)          { h.Get(t, o) }
-func events(t *testing.T, o client.Object) []string {
+func namespace(t testing.TB, name string) string { return h.Namespace(t, name) }
+func get(t testing.TB, o client.Object)          { h.Get(t, o) }
+func events(t testing.TB, o client.Object) []string {
 	return h.Events(t, o)
 }
-func eventCount(t *testing.T, o client.Object, reason string) int32 {
+func eventCount(t testing.TB, o client.Object, reason string) int32 {
 	return h.EventCount(t, o, reason)
 }
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	controllertest.Eventually(t, timeout, what, cond)
 }
 func containsAny(list []string, frag string) bool { return controllertest.ContainsAny(list, frag) }

@@ -31,7 +31,7 @@ func (o *observation) plannedZone(cr *v1alpha1.Cluster) string {
 	if g == nil || !disruption.IsZone(g.Domain) {
 		return ""
 	}
-	for _, m := range o.members(cr) {
+	for _, m := range o.members {
 		if m.Zone == g.Domain && (m.Wants || m.Disrupted && cr.Status.AtProvider.MaintenanceZone == g.Domain) {
 			return g.Domain
 		}

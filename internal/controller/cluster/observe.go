@@ -22,11 +22,12 @@ import (
 )
 
 const (
-	errListNodes = "cannot list the target cluster's nodes"
-	errListPods  = "cannot list the cluster's pods"
-	errListPVCs  = "cannot list the cluster's volume claims"
-	errListSCs   = "cannot list the target cluster's storage classes"
-	errGetPV     = "cannot get the volume of a process group's claim"
+	errListNodes  = "cannot list the target cluster's nodes"
+	errListPods   = "cannot list the cluster's pods"
+	errGetService = "cannot get the cluster's headless Service"
+	errListPVCs   = "cannot list the cluster's volume claims"
+	errListSCs    = "cannot list the target cluster's storage classes"
+	errGetPV      = "cannot get the volume of a process group's claim"
 )
 
 // observation is everything one reconcile knows of a Cluster's world, read
@@ -56,6 +57,8 @@ type observation struct {
 	// configMap is the data of the cluster's ConfigMap; nil when there is
 	// none.
 	configMap map[string]string
+	// service is the cluster's headless Service; nil when there is none.
+	service *corev1.Service
 	// clusterFile is the connection string the ConfigMap's cluster file
 	// holds; "" before the first coordinators are chosen.
 	clusterFile string
@@ -75,6 +78,9 @@ type observation struct {
 	// needs to.
 	grant   *disruption.Grant
 	holdWhy string
+	// members are the groups as the grant sees them (disruptionMembers),
+	// computed once per reconcile with the grant.
+	members []disruption.Member
 }
 
 // groupID is the process group ID of a ProcessGroup.
@@ -110,6 +116,13 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	for i := range pods.Items {
 		o.pods[pods.Items[i].Name] = &pods.Items[i]
 	}
+	svc := &corev1.Service{}
+	switch err := e.session.Target.Get(ctx, client.ObjectKey{Namespace: workload.Namespace(cr), Name: workload.ServiceName(cr)}, svc); {
+	case err == nil:
+		o.service = svc
+	case !kerrors.IsNotFound(err):
+		return nil, errors.Wrap(err, errGetService)
+	}
 	if err := o.observeVolumes(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
@@ -119,6 +132,7 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	if o.database {
 		o.status, o.statusErr = e.session.FDB.Status(ctx)
 	}
+	o.members = o.disruptionMembers(cr)
 	o.grant, o.holdWhy = o.nextGrant(cr)
 	return o, nil
 }
@@ -223,10 +237,10 @@ func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string
 	if o.status == nil {
 		return current, ""
 	}
-	return disruption.Next(current, o.members(cr), cr.GetGeneration())
+	return disruption.Next(current, o.members, cr.GetGeneration())
 }
 
-// members are the groups as the disruption grant sees them: a group wants
+// disruptionMembers are the groups as the disruption grant sees them: a group wants
 // a disruption when its pod's spec drifted (never one being removed); it is
 // disrupted when its pod is missing, not running or terminating, or its
 // processes do not report in the status. A group being removed counts
@@ -234,7 +248,7 @@ func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string
 // any other domain from being disrupted, until its removal is done, so a
 // roll never takes down a second domain while a failed group of the first
 // is still excluded, drained and removed.
-func (o *observation) members(cr *v1alpha1.Cluster) []disruption.Member {
+func (o *observation) disruptionMembers(cr *v1alpha1.Cluster) []disruption.Member {
 	reporting := o.reporting()
 	var out []disruption.Member
 	for i := range o.groups {
@@ -351,7 +365,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 			Available:                s.Client.DatabaseStatus.Available,
 			Healthy:                  s.Client.DatabaseStatus.Healthy,
 			FullReplication:          s.Cluster.Data.State.Healthy,
-			FaultTolerance:           min(ft.MaxZoneFailuresWithoutLosingData, ft.MaxZoneFailuresWithoutLosingAvailability),
+			FaultTolerance:           ft.Zones(),
 			RecoveryState:            s.Cluster.RecoveryState.Name,
 			ActiveGenerations:        s.Cluster.RecoveryState.ActiveGenerations,
 			SecondsSinceLastRecovery: int64(s.Cluster.RecoveryState.SecondsSinceLastRecovered),

@@ -26,6 +26,7 @@ import (
 const (
 	reasonPolicies     event.Reason = "UpdatedManagementPolicies"
 	reasonConfigMap    event.Reason = "UpdatedConfigMap"
+	reasonService      event.Reason = "UpdatedService"
 	reasonCreateGroups event.Reason = "CreatedProcessGroups"
 	reasonRemoveGroups event.Reason = "RemovingProcessGroups"
 	reasonCoordinators event.Reason = "ChangedCoordinators"
@@ -45,6 +46,7 @@ const (
 	kindWait               kind = "Wait"
 	kindSyncPolicies       kind = "SyncPolicies"
 	kindWriteConfigMap     kind = "WriteConfigMap"
+	kindWriteService       kind = "WriteService"
 	kindForceDeletePods    kind = "ForceDeletePods"
 	kindCreateGroups       kind = "CreateGroups"
 	kindFirstCoordinators  kind = "FirstCoordinators"
@@ -68,6 +70,8 @@ type clusterStep struct {
 	Kind kind
 	// ConfigMap is the data to write (WriteConfigMap, FirstCoordinators).
 	ConfigMap map[string]string
+	// Service is the headless Service to create or update (WriteService).
+	Service *corev1.Service
 	// Groups are the ProcessGroups to create, update or delete.
 	Groups []*v1alpha1.ProcessGroup
 	// Pods are the pods to force-delete (ForceDeletePods).
@@ -116,7 +120,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // grant.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
+		policiesStep, configMapStep, serviceStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
 		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep,
 	} {
@@ -176,6 +180,26 @@ func configMapStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	return &clusterStep{
 		Step: step.Step{Reason: reasonConfigMap, Message: "updated ConfigMap " + workload.ConfigMapName(cr)},
 		Kind: kindWriteConfigMap, ConfigMap: want,
+	}
+}
+
+// serviceStep creates the cluster's headless Service, which gives its pods
+// the DNS names the cluster file may name coordinators by, or puts back
+// what of it was changed.
+func serviceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	want := workload.Service(cr)
+	if cur := o.service; cur != nil {
+		if maps.Equal(cur.Spec.Selector, want.Spec.Selector) && cur.Spec.ClusterIP == want.Spec.ClusterIP &&
+			cur.Spec.PublishNotReadyAddresses == want.Spec.PublishNotReadyAddresses && maps.Equal(cur.Labels, want.Labels) {
+			return nil
+		}
+		cur = cur.DeepCopy()
+		cur.Labels, cur.Spec.Selector, cur.Spec.PublishNotReadyAddresses = want.Labels, want.Spec.Selector, want.Spec.PublishNotReadyAddresses
+		want = cur
+	}
+	return &clusterStep{
+		Step: step.Step{Reason: reasonService, Message: "updated headless Service " + want.Name},
+		Kind: kindWriteService, Service: want,
 	}
 }
 
@@ -288,7 +312,7 @@ func podProcesses(groups []v1alpha1.ProcessGroup) []plan.Process {
 		pg := &groups[i]
 		at := pg.Status.AtProvider
 		for n, addr := range at.Addresses {
-			p := plan.Process{Address: fdb.ProcessAddress(addr), Class: string(pg.Spec.ForProvider.ProcessClass), Zone: at.FaultDomain, InstanceID: groupID(pg)}
+			p := plan.Process{Address: fdb.ProcessAddress(addr), DNSName: at.DNSName, Class: string(pg.Spec.ForProvider.ProcessClass), Zone: at.FaultDomain, InstanceID: groupID(pg)}
 			if n < len(at.ProcessIDs) {
 				p.ProcessID = at.ProcessIDs[n]
 			}
@@ -307,7 +331,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
-	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), mode, o.removing())
+	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), mode, o.removing(), workload.UseDNS(cr))
 	if err != nil {
 		return wait("waiting for pods to run before choosing coordinators: %v", err)
 	}
@@ -427,7 +451,7 @@ func removeGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			id := groupID(pg)
 			byID[id] = pg
 			groups = append(groups, plan.Group{ID: id, Class: string(class), Zone: pg.Status.AtProvider.FaultDomain,
-				Coordinator: slices.ContainsFunc(pg.Status.AtProvider.Addresses, func(a string) bool { return coordinators[a] })})
+				Coordinator: slices.ContainsFunc(fdb.AddressNames(pg.Status.AtProvider.DNSName, pg.Status.AtProvider.Addresses...), func(a string) bool { return coordinators[a] })})
 		}
 		ids := plan.ChooseRemovals(groups, extra)
 		s := &clusterStep{
@@ -490,9 +514,12 @@ func excludeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 }
 
 // coordinatorsStep moves coordinators off processes that are missing,
-// excluded or in groups being removed. When no coordinators can be chosen
-// it waits, unless a stranded group's early replacement (strandedStep)
-// could bring the missing zone back.
+// excluded or in groups being removed, and names them anew when the
+// cluster file switches between IP addresses and DNS names. When no
+// coordinators can be chosen it waits, unless a stranded group's early
+// replacement (strandedStep) could bring the missing zone back; a switch
+// of names alone waits for nothing: it happens once the processes report
+// their DNS names, after the restart that gives them the new command line.
 func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.available() || !o.configured() {
 		return nil
@@ -504,11 +531,18 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
 	procs := plan.Processes(o.status)
 	problem := plan.CoordinatorProblem(procs, cs.Coordinators, mode, o.removing())
+	rename := problem == ""
+	if rename {
+		problem = plan.CoordinatorFormProblem(cs.Coordinators, workload.UseDNS(cr))
+	}
 	if problem == "" {
 		return nil
 	}
-	coords, err := plan.ChooseCoordinators(procs, mode, o.removing())
-	if err != nil {
+	coords, err := plan.ChooseCoordinators(procs, mode, o.removing(), workload.UseDNS(cr))
+	switch {
+	case err != nil && rename:
+		return nil
+	case err != nil:
 		// A group stranded on a failed node may hold the zone that is
 		// missing: replacing it early is the one way forward, if its
 		// policy allows.

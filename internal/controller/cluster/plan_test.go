@@ -177,6 +177,28 @@ func coordinators(ids ...string) mutation {
 	}
 }
 
+// dnsNames makes the Cluster ask for DNS names in its cluster file, with the
+// ConfigMap that gives the processes their DNS names; with reporting, every
+// process restarted on it and reports its name.
+func dnsNames(reporting bool) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		cr.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(true)
+		o.configMap = configMapData(cr, o.clusterFile, o.groups)
+		for i := range o.groups {
+			pg := &o.groups[i]
+			id := groupID(pg)
+			k, p := processOf(o, id)
+			ip, _, _ := strings.Cut(p.Address, ":")
+			o.pods[workload.PodName(cr, id)].Spec = workload.Pod(cr, pg, id).Spec
+			if reporting {
+				pg.Status.AtProvider.DNSName, p.Locality.DNSName = workload.DNSName(cr, id), workload.DNSName(cr, id)
+				p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, pg.Status.AtProvider.FaultDomain)
+			}
+			o.status.Cluster.Processes[k] = p
+		}
+	}
+}
+
 // zone moves a group to another zone: its spec, its observed zone, its
 // process's locality and command line, and its pod.
 func zone(id, z string) mutation {
@@ -252,15 +274,18 @@ func podDrifted(id string) mutation {
 
 // granted makes the Cluster hold a disruption grant after this reconcile.
 func granted(domain string, generation int64) mutation {
-	return func(_ *v1alpha1.Cluster, o *observation) {
-		o.grant = &disruption.Grant{Domain: domain, Generation: generation}
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.members, o.grant = o.disruptionMembers(cr), &disruption.Grant{Domain: domain, Generation: generation}
 	}
 }
 
 // regrant decides the disruption grant from the observation, as observe
 // does after reading the world.
 func regrant() mutation {
-	return func(cr *v1alpha1.Cluster, o *observation) { o.grant, o.holdWhy = o.nextGrant(cr) }
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		o.members = o.disruptionMembers(cr)
+		o.grant, o.holdWhy = o.nextGrant(cr)
+	}
 }
 
 // monitorConfigMap is the ConfigMap data the fixture's spec needs with
@@ -312,6 +337,10 @@ func addrs(a ...string) []fdb.ProcessAddress {
 func waiting(msg string) *clusterStep {
 	return &clusterStep{Step: step.Step{Message: msg}, Kind: kindWait}
 }
+
+// dnsCoordinators are the fixture's coordinators, storage-1 to 3, named by
+// DNS name.
+const dnsCoordinators = "db-storage-1.db.ns.svc.cluster.local:4501,db-storage-2.db.ns.svc.cluster.local:4501,db-storage-3.db.ns.svc.cluster.local:4501"
 
 // TestPlanSteps plans one change of a converged cluster per case and
 // compares the whole step.
@@ -543,6 +572,29 @@ func TestPlanSteps(t *testing.T) {
 						Reason: "coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible"},
 				},
 				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.7:4501"),
+			},
+		},
+		"CoordinatorsRenamedToDNS": {
+			reason: "Once the processes report their DNS names, coordinators named by IP address are named anew by DNS name, the same processes.",
+			mutate: []mutation{dnsNames(true)},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "ChangedCoordinators",
+					Message: "changed coordinators to " + dnsCoordinators + ": coordinator 10.0.0.2:4501 is named by IP address and the cluster file uses DNS names",
+					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: strings.Split(dnsCoordinators, ","),
+						Reason: "coordinator 10.0.0.2:4501 is named by IP address and the cluster file uses DNS names"},
+				},
+				Kind: kindChangeCoordinators, Addresses: addrs(strings.Split(dnsCoordinators, ",")...),
+			},
+		},
+		"RenameWaitsForDNSNames": {
+			reason: "Processes that do not report DNS names yet (not restarted on the new command line) cannot be named by them: the bounce comes first.",
+			mutate: []mutation{dnsNames(false)},
+			want: &clusterStep{
+				Step: step.Step{Reason: "BouncedProcesses", Message: "restarted the processes of storage-1, storage-2, storage-3, storage-4, storage-5 to apply their new command lines",
+					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"}, Reason: "command line changed",
+						Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(3600)}}},
+				Kind: kindBounce, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"),
 			},
 		},
 		"CoordinatorsShareZone": {
@@ -967,8 +1019,8 @@ func TestPlanMembers(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cr, o := observed(5, tc.mutate...)
-			if diff := cmp.Diff(tc.want, o.members(cr)); diff != "" {
-				t.Errorf("\n%s\nmembers(...): -want, +got:\n%s", tc.reason, diff)
+			if diff := cmp.Diff(tc.want, o.disruptionMembers(cr)); diff != "" {
+				t.Errorf("\n%s\ndisruptionMembers(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
@@ -1035,6 +1087,7 @@ func TestPlanNextGrant(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cr, o := observed(5, tc.mutate...)
+			o.members = o.disruptionMembers(cr)
 			grant, why := o.nextGrant(cr)
 			if diff := cmp.Diff(tc.grant, grant); diff != "" {
 				t.Errorf("\n%s\nnextGrant(...) grant: -want, +got:\n%s", tc.reason, diff)

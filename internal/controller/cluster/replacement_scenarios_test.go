@@ -39,7 +39,7 @@ func ids(groups []v1alpha1.ProcessGroup, class v1alpha1.ProcessClass) []string {
 // settled waits until the cluster is Ready, up to date and at its desired
 // fault tolerance, with no exclusion left, and the simulator saw no
 // invariant violation.
-func settled(t *testing.T, cr *v1alpha1.Cluster, timeout time.Duration) {
+func settled(t testing.TB, cr *v1alpha1.Cluster, timeout time.Duration) {
 	t.Helper()
 	eventually(t, timeout, "the cluster back at full fault tolerance with nothing excluded", func() (bool, string) {
 		get(t, cr)
@@ -63,7 +63,7 @@ func settled(t *testing.T, cr *v1alpha1.Cluster, timeout time.Duration) {
 // Cluster's coordinator changes, exclusions and inclusions.
 type counts struct{ recoveries, coordinators, excludes, includes int }
 
-func countsOf(t *testing.T, cr *v1alpha1.Cluster) counts {
+func countsOf(t testing.TB, cr *v1alpha1.Cluster) counts {
 	t.Helper()
 	return counts{
 		recoveries:   h.Sim(t, cr).Recoveries(),
@@ -158,7 +158,7 @@ func TestReplacementHeldByPolicy(t *testing.T) {
 }
 
 // podsOnNode are the names of the cluster's pods bound to node.
-func podsOnNode(t *testing.T, cr *v1alpha1.Cluster, node string) []string {
+func podsOnNode(t testing.TB, cr *v1alpha1.Cluster, node string) []string {
 	t.Helper()
 	pods := &corev1.PodList{}
 	if err := env.Client.List(context.Background(), pods, client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
@@ -176,7 +176,7 @@ func podsOnNode(t *testing.T, cr *v1alpha1.Cluster, node string) []string {
 
 // nodeOf is the node the group's pod runs on; "" while it has no pod or
 // the pod is not bound.
-func nodeOf(t *testing.T, cr *v1alpha1.Cluster, id string) string {
+func nodeOf(t testing.TB, cr *v1alpha1.Cluster, id string) string {
 	t.Helper()
 	pod := &corev1.Pod{}
 	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: cr.Namespace, Name: workload.PodName(cr, id)}, pod); err != nil {
@@ -187,7 +187,7 @@ func nodeOf(t *testing.T, cr *v1alpha1.Cluster, id string) string {
 
 // failNode makes a node NotReady with its machine gone: the processes of
 // the pods on it stop reporting for downFor. It returns the groups it hit.
-func failNode(t *testing.T, cr *v1alpha1.Cluster, node string, downFor time.Duration) []string {
+func failNode(t testing.TB, cr *v1alpha1.Cluster, node string, downFor time.Duration) []string {
 	t.Helper()
 	var groups []string
 	for _, name := range podsOnNode(t, cr, node) {
@@ -258,7 +258,7 @@ func nodeLocalCluster(ns string, detection int) *v1alpha1.Cluster {
 // strandStorage1 fails the node of storage-1, whose volume lives on it: the
 // pods whose volumes follow them come back on the zone's other node;
 // storage-1's volume, and with it its processes, stay on the failed node.
-func strandStorage1(t *testing.T, cr *v1alpha1.Cluster) {
+func strandStorage1(t testing.TB, cr *v1alpha1.Cluster) {
 	t.Helper()
 	failNode(t, cr, nodeOf(t, cr, "storage-1"), 10*time.Minute)
 	if err := h.Sim(t, cr).LosePod("storage-1", 1000*time.Hour); err != nil {
@@ -268,7 +268,7 @@ func strandStorage1(t *testing.T, cr *v1alpha1.Cluster) {
 
 // storage1Gone waits until storage-1 was removed, five storage groups
 // remain and the cluster settled.
-func storage1Gone(t *testing.T, cr *v1alpha1.Cluster) {
+func storage1Gone(t testing.TB, cr *v1alpha1.Cluster) {
 	t.Helper()
 	eventually(t, 120*time.Second, "storage-1 gone", func() (bool, string) {
 		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)

@@ -28,7 +28,7 @@ var withoutDelete = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.M
 // depends on which processes ran when the database was created. With
 // three groups holding a, b and c bytes, the pair of a and b shares
 // (a + b - c) / 2.
-func sharingStorage(t *testing.T, db *sim.Sim) []string {
+func sharingStorage(t testing.TB, db *sim.Sim) []string {
 	t.Helper()
 	st, err := db.Status(context.Background())
 	if err != nil {
@@ -126,7 +126,7 @@ func TestNothingUnreachableIsRemovedWhileDataIsMissing(t *testing.T) {
 }
 
 // deleteCluster deletes a Cluster with Delete and waits until it is gone.
-func deleteCluster(t *testing.T, cr *v1alpha1.Cluster) {
+func deleteCluster(t testing.TB, cr *v1alpha1.Cluster) {
 	t.Helper()
 	ctx := context.Background()
 	if err := env.Client.Delete(ctx, cr); err != nil {

@@ -33,7 +33,7 @@ func tripleCluster(ns string) *v1alpha1.Cluster {
 }
 
 // createReady creates the Cluster and waits until it is Ready.
-func createReady(t *testing.T, cr *v1alpha1.Cluster) {
+func createReady(t testing.TB, cr *v1alpha1.Cluster) {
 	t.Helper()
 	if err := env.Client.Create(context.Background(), cr); err != nil {
 		t.Fatal(err)
@@ -45,7 +45,7 @@ func createReady(t *testing.T, cr *v1alpha1.Cluster) {
 }
 
 // update changes the Cluster with mutate, retrying on conflicts.
-func update(t *testing.T, cr *v1alpha1.Cluster, mutate func(*v1alpha1.Cluster)) {
+func update(t testing.TB, cr *v1alpha1.Cluster, mutate func(*v1alpha1.Cluster)) {
 	t.Helper()
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		get(t, cr)
@@ -57,7 +57,7 @@ func update(t *testing.T, cr *v1alpha1.Cluster, mutate func(*v1alpha1.Cluster)) 
 }
 
 // ready waits until the cluster is Ready and up to date.
-func ready(t *testing.T, cr *v1alpha1.Cluster, timeout time.Duration) {
+func ready(t testing.TB, cr *v1alpha1.Cluster, timeout time.Duration) {
 	t.Helper()
 	eventually(t, timeout, "cluster Ready", func() (bool, string) {
 		get(t, cr)
@@ -93,7 +93,7 @@ func TestBootstrapTripleCluster(t *testing.T) {
 	}
 	zoneOf := map[string]string{}
 	for _, pg := range groups.Items {
-		for _, a := range pg.Status.AtProvider.Addresses {
+		for _, a := range fdb.AddressNames(pg.Status.AtProvider.DNSName, pg.Status.AtProvider.Addresses...) {
 			zoneOf[a] = pg.Status.AtProvider.FaultDomain
 		}
 	}
@@ -130,7 +130,7 @@ func TestBootstrapTripleCluster(t *testing.T) {
 }
 
 // groupsOf lists the cluster's ProcessGroups.
-func groupsOf(t *testing.T, cr *v1alpha1.Cluster) []v1alpha1.ProcessGroup {
+func groupsOf(t testing.TB, cr *v1alpha1.Cluster) []v1alpha1.ProcessGroup {
 	t.Helper()
 	list := &v1alpha1.ProcessGroupList{}
 	if err := env.Client.List(context.Background(), list, client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
@@ -150,7 +150,7 @@ func countClass(groups []v1alpha1.ProcessGroup, class v1alpha1.ProcessClass) int
 }
 
 // setStorage changes the cluster's storage process count.
-func setStorage(t *testing.T, cr *v1alpha1.Cluster, n int) {
+func setStorage(t testing.TB, cr *v1alpha1.Cluster, n int) {
 	t.Helper()
 	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.ProcessCounts.Storage = n })
 }
@@ -283,14 +283,14 @@ func TestRemovingACoordinatorMovesItFirst(t *testing.T) {
 	}
 	var victim *v1alpha1.ProcessGroup
 	for _, pg := range groupsOf(t, cr) {
-		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage && coordinators[pg.Status.AtProvider.Addresses[0]] {
+		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage && coordinators[coordinatorName(&pg)] {
 			victim = pg.DeepCopy()
 		}
 	}
 	if victim == nil {
 		t.Fatalf("no storage group is a coordinator: %v", cr.Status.AtProvider.Coordinators)
 	}
-	addr := victim.Status.AtProvider.Addresses[0]
+	addr := coordinatorName(victim)
 	if err := env.Client.Delete(ctx, victim); err != nil {
 		t.Fatal(err)
 	}
@@ -318,6 +318,16 @@ func TestRemovingACoordinatorMovesItFirst(t *testing.T) {
 	}
 }
 
+// coordinatorName is the name a coordinator on pg's first process has in
+// the cluster file: its DNS address when the group has a DNS name.
+func coordinatorName(pg *v1alpha1.ProcessGroup) string {
+	at := pg.Status.AtProvider
+	if at.DNSName == "" {
+		return at.Addresses[0]
+	}
+	return string(fdb.HostAddress(at.DNSName, at.Addresses[0]))
+}
+
 // smallCluster is a double-redundancy cluster of three groups per class
 // that comes up quickly.
 func smallCluster(ns string, policies xpv2.ManagementPolicies) *v1alpha1.Cluster {
@@ -329,7 +339,7 @@ func smallCluster(ns string, policies xpv2.ManagementPolicies) *v1alpha1.Cluster
 }
 
 // targetObjects counts the cluster's pods, volume claims and ConfigMaps.
-func targetObjects(t *testing.T, cr *v1alpha1.Cluster) (pods, pvcs, cms int) {
+func targetObjects(t testing.TB, cr *v1alpha1.Cluster) (pods, pvcs, cms int) {
 	t.Helper()
 	ctx, in, sel := context.Background(), client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}
 	p, v, c := &corev1.PodList{}, &corev1.PersistentVolumeClaimList{}, &corev1.ConfigMapList{}
@@ -405,7 +415,7 @@ func TestDeleteAndImport(t *testing.T) {
 }
 
 // podUIDs are the UIDs of the pods of the cluster's groups, by pod name.
-func podUIDs(t *testing.T, cr *v1alpha1.Cluster) map[string]string {
+func podUIDs(t testing.TB, cr *v1alpha1.Cluster) map[string]string {
 	t.Helper()
 	uids := map[string]string{}
 	for _, pg := range groupsOf(t, cr) {
@@ -519,7 +529,8 @@ func TestUpgradeWaitsForOldClients(t *testing.T) {
 // TestPodTemplateRolloutUnderMaintenance changes the pod template, which
 // recreates every pod one fault domain at a time: each zone is under
 // FoundationDB's maintenance while its pods are down by the roll, and the
-// provider ends the maintenance once the roll is done.
+// provider ends the maintenance once the roll is done. With DNS names in
+// the cluster file (the default) no coordinator changes.
 func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 	start(t)
 	ctx := context.Background()
@@ -528,6 +539,7 @@ func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 	createReady(t, cr)
 	db := h.Sim(t, cr)
 	uids := podUIDs(t, cr)
+	cs := db.ConnectionString()
 	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {PodTemplate: &corev1.PodTemplateSpec{
 			Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "dedicated", Value: "fdb", Effect: corev1.TaintEffectNoSchedule}}},
@@ -565,6 +577,14 @@ func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 	h.WaitEvents(t, cr, want...)
 	if cr.Status.AtProvider.MaintenanceZone != "" {
 		t.Errorf("the Cluster still records maintenance of %q", cr.Status.AtProvider.MaintenanceZone)
+	}
+	// The cluster file names the coordinators by DNS name: a recreated
+	// pod, with a new IP, is the same coordinator.
+	if got := db.ConnectionString(); got != cs || !strings.Contains(cs, ".svc.cluster.local:") {
+		t.Errorf("coordinators %s before the rollout, %s after: want the same DNS names", cs, got)
+	}
+	if n := eventCount(t, cr, "ChangedCoordinators"); n != 1 {
+		t.Errorf("%d coordinator events, want only the initial choice: %v", n, events(t, cr))
 	}
 }
 

@@ -91,7 +91,7 @@ func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		policy.DetailClientsAcknowledged:  cr.GetAnnotations()[policy.AnnotationAllowUnsupportedClients] == version,
 	}
 	if v, err := fdb.ParseVersion(version); err == nil {
-		if n, sample, known := fdb.ClientsWithout(o.status, v, policy.ProviderLogGroup); known {
+		if n, sample, known := fdb.ClientsWithout(o.status, v, fdb.ToolsLogGroup); known {
 			details[policy.DetailUnsupportedClientCount], details[policy.DetailUnsupportedClients] = n, append([]string{}, sample...)
 		}
 	}

@@ -73,7 +73,7 @@ func podPending(id string) mutation {
 // libraries of versions, and the provider's own tools.
 func clients(versions ...string) mutation {
 	return func(_ *v1alpha1.Cluster, o *observation) {
-		app, tools := fdb.ConnectedClient{Address: "10.9.0.1:40001", LogGroup: "app"}, fdb.ConnectedClient{Address: "10.0.0.2:50001", LogGroup: policy.ProviderLogGroup}
+		app, tools := fdb.ConnectedClient{Address: "10.9.0.1:40001", LogGroup: "app"}, fdb.ConnectedClient{Address: "10.0.0.2:50001", LogGroup: fdb.ToolsLogGroup}
 		o.status.Cluster.Clients = &fdb.ClientsStatus{Count: 2}
 		for _, v := range versions {
 			o.status.Cluster.Clients.SupportedVersions = append(o.status.Cluster.Clients.SupportedVersions,

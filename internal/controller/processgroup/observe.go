@@ -172,6 +172,7 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 	prev := pg.Status.AtProvider
 	at := v1alpha1.ProcessGroupObservation{
 		FaultDomain:        o.zone(workload.FaultDomainKey(e.cluster)),
+		DNSName:            workload.DNSName(e.cluster, o.id),
 		ExclusionTime:      prev.ExclusionTime,
 		RemovalTime:        prev.RemovalTime,
 		LastPolicyDecision: prev.LastPolicyDecision,
@@ -194,7 +195,7 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 	if o.status != nil {
 		// Addresses it had before count too: a group whose pod is gone may
 		// still be a coordinator.
-		o.drain = fdb.DrainOf(o.status, o.id, pg.Spec.ForProvider.ProcessesPerPod, append(slices.Clone(at.Addresses), prev.Addresses...))
+		o.drain = fdb.DrainOf(o.status, o.id, pg.Spec.ForProvider.ProcessesPerPod, fdb.AddressNames(at.DNSName, append(slices.Clone(at.Addresses), prev.Addresses...)...))
 		at.Excluded, at.Roles = o.drain.Excluded, o.drain.Roles
 	}
 	stamp := metav1.NewTime(now)

@@ -176,9 +176,10 @@ func (c *Client) tool(ctx context.Context, tool string, args func(clusterFile st
 	return c.run(ctx, tool, tool+" "+argv[0], MaxTimeout, true, argv)
 }
 
-// cliArgs renders the fdbcli command line for one --exec.
+// cliArgs renders the fdbcli command line for one --exec. The log group
+// names the provider among the database's clients.
 func cliArgs(clusterFile, command string, timeout time.Duration, logDir string) []string {
-	args := []string{"-C", clusterFile, "--exec", command, "--timeout", strconv.Itoa(int(timeout / time.Second))}
+	args := []string{"-C", clusterFile, "--exec", command, "--timeout", strconv.Itoa(int(timeout / time.Second)), "--log-group", fdb.ToolsLogGroup}
 	if logDir != "" {
 		args = append(args, "--log", "--log-dir", logDir, "--trace_format", "json")
 	}

@@ -67,7 +67,7 @@ func newTestClient(t *testing.T, r Runner, logDir string) *Client {
 func TestCommands(t *testing.T) {
 	ctx := context.Background()
 	cli := func(command, timeout string) []string {
-		return []string{"/fdb/7.1/fdbcli", "-C", "<cluster-file>", "--exec", command, "--timeout", timeout}
+		return []string{"/fdb/7.1/fdbcli", "-C", "<cluster-file>", "--exec", command, "--timeout", timeout, "--log-group", "provider-foundationdb"}
 	}
 	backupStatus := `{"Status": {"Name": "Running", "Running": true}}`
 	cases := map[string]struct {

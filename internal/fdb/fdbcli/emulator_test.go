@@ -19,7 +19,7 @@ import (
 var errExit = errors.New("exit status 1")
 
 // valueFlags are the flags of the three tools that take a value.
-var valueFlags = []string{"-C", "--exec", "--timeout", "-d", "-t", "-s", "-r", "--dest_cluster_file", "-v", "-k", "--log-dir", "--logdir", "--trace_format"}
+var valueFlags = []string{"-C", "--exec", "--timeout", "--log-group", "-d", "-t", "-s", "-r", "--dest_cluster_file", "-v", "-k", "--log-dir", "--logdir", "--trace_format"}
 
 // invocation is a parsed command line.
 type invocation struct {

@@ -192,7 +192,8 @@ func (s *Sim) applyExclusions(recovers func(p *process) bool) {
 
 // Kill implements fdb.Client: the processes restart at once with their
 // group's current version and command line (a version the pod has not
-// staged does not start). Killing a process of the
+// staged does not start). Like fdbcli's kill it knows processes by IP:port
+// only: a DNS name is not found. Killing a process of the
 // transaction system causes one recovery per call. A kill injected with
 // PartialKillNext restarts only half of them and fails.
 func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
@@ -209,7 +210,7 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 			return errors.Errorf("%s: %s %q", errKill, reasonKillLocality, t)
 		}
 		p, ok := s.processAt(t)
-		if !ok {
+		if !ok || t.IsHostname() {
 			return errors.Wrapf(fdb.ErrNotFound, "%s: %s %s", errKill, reasonUnreachable, t)
 		}
 		victims = append(victims, p)
@@ -227,9 +228,11 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	return errors.Wrap(err, errKill)
 }
 
-// ChangeCoordinators implements fdb.Client. The description is kept, the ID
-// changes and a recovery follows. Once the coordinated state is lost
-// (CoordinatorStateLost) it fails with ErrUnavailable.
+// ChangeCoordinators implements fdb.Client. Each address, IP:port or DNS
+// name and port, must resolve to an up process (processAt), a different
+// one for each. The connection string keeps the addresses as given and the
+// description; the ID changes and a recovery follows. Once the coordinated
+// state is lost (CoordinatorStateLost) it fails with ErrUnavailable.
 func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress) (string, error) {
 	if err := s.beginAvailable(ctx, OpCoordinators, errChangeCoordinators); err != nil {
 		return "", err
@@ -244,10 +247,16 @@ func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress
 	case len(sorted) != len(addrs):
 		return "", errors.Errorf("%s: %s in %v", errChangeCoordinators, reasonDuplicate, addrs)
 	}
+	named := map[string]fdb.ProcessAddress{} // process ID: the address naming it
 	for _, a := range sorted {
-		if _, ok := s.processAt(a); !ok {
+		p, ok := s.processAt(a)
+		if !ok {
 			return "", errors.Errorf("%s: %s %s", errChangeCoordinators, reasonUnreachable, a)
 		}
+		if other, dup := named[p.id]; dup {
+			return "", errors.Errorf("%s: %s: %s and %s both name process %s", errChangeCoordinators, reasonDuplicate, other, a, p.id)
+		}
+		named[p.id] = a
 	}
 	if slices.Equal(sorted, fdb.SortedAddresses(s.conn.Coordinators)) {
 		return s.conn.String(), nil
@@ -384,5 +393,20 @@ func (s *Sim) quorumReachable() bool {
 }
 
 func (s *Sim) isCoordinator(p *process) bool {
-	return slices.Contains(s.conn.Coordinators, fdb.ProcessAddress(p.address))
+	return len(s.servedCoordinators(p)) > 0
+}
+
+// servedCoordinators returns the coordinators of the connection string,
+// in its address form and sorted, that p serves: those naming one of p's
+// names, so a coordinator named by DNS name stays on its process when the
+// pod's IP changes.
+func (s *Sim) servedCoordinators(p *process) []fdb.ProcessAddress {
+	var out []fdb.ProcessAddress
+	names := p.names()
+	for _, c := range s.conn.Coordinators {
+		if slices.Contains(names, string(c)) {
+			out = append(out, c)
+		}
+	}
+	return fdb.SortedAddresses(out)
 }

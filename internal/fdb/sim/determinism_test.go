@@ -46,6 +46,12 @@ func scenario(t *testing.T, seed uint64, poll bool) []string {
 		func() { must(c.Sim.SetMovementRate(8 << 20)) },
 		func() { must(c.Sim.Kill(ctx, []fdb.ProcessAddress{"10.3.0.2:4501", "10.2.0.4:4501"})) },
 		func() {
+			c.SetGroups(t, withDNSNames(c.Groups))
+			_, err := c.Sim.ChangeCoordinators(ctx, dnsAddresses("log-1", "log-2", "stateless-1"))
+			must(err)
+		},
+		func() { recreatePods(t, c, false, "log-1") },
+		func() {
 			_, err := c.Sim.ChangeCoordinators(ctx, []fdb.ProcessAddress{"10.1.0.2:4501", "10.1.0.3:4501", "10.1.0.4:4501"})
 			must(err)
 		},

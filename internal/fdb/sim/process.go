@@ -6,9 +6,11 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
@@ -50,6 +52,12 @@ type ProcessGroup struct {
 	Zone string
 	// IP is the pod IP. Changing it restarts the processes on the new IP.
 	IP string
+	// DNSName is the pod's DNS name (its hostname under a headless
+	// Service); empty when it has none. While the group runs, a
+	// coordinator address naming it resolves to the group's process on
+	// that address's port, whatever the IP. Changing it restarts the
+	// processes, like a new IP.
+	DNSName string
 	// ProcessesPerPod is the number of processes in the pod (1 when zero).
 	ProcessesPerPod int
 	// Version is the FoundationDB version the pod's binaries run; running
@@ -68,8 +76,8 @@ type ProcessGroup struct {
 	// when the pod does not say, and any version starts.
 	Staged string
 	// Stopped means the pod is not running but its volume is kept: the
-	// processes are down and keep their data. IP, ProcessesPerPod and
-	// Version are ignored (and may be empty) while a group is stopped.
+	// processes are down and keep their data. IP, DNSName, ProcessesPerPod
+	// and Version are ignored (and may be empty) while a group is stopped.
 	Stopped bool
 }
 
@@ -94,10 +102,12 @@ type process struct {
 
 	// Values taken from the group when the process last started.
 	address     string
+	dnsName     string // the pod's DNS name; see names
 	class       string
 	zone        string
 	version     string
 	commandLine string
+	dnsLocality string // the dns_name locality commandLine sets
 	started     time.Time
 
 	running   bool      // the OS process runs
@@ -112,6 +122,31 @@ func processAddress(ip string, index int) string {
 	return net.JoinHostPort(ip, strconv.Itoa(fdb.ProcessPort(index)))
 }
 
+// localityDNSNameFlag is the fdbserver argument that sets the dns_name
+// locality.
+const localityDNSNameFlag = "--locality_" + fdb.LocalityDNSName + "="
+
+// dnsLocality returns the dns_name locality commandLine sets, empty when it
+// sets none; the last of several wins.
+func dnsLocality(commandLine string) string {
+	v := ""
+	for _, arg := range strings.Fields(commandLine) {
+		if name, ok := strings.CutPrefix(arg, localityDNSNameFlag); ok {
+			v = name
+		}
+	}
+	return v
+}
+
+// names returns the addresses a coordinator served by p may have in a
+// connection string: the IP:port p listens on and, when its pod has a DNS
+// name, the same port at that name. A process whose pod stopped keeps the
+// names it last had, so that its volume is still known to hold what it
+// held as a coordinator.
+func (p *process) names() []string {
+	return fdb.AddressNames(p.dnsName, p.address)
+}
+
 // view returns the fields exclusion targets match against.
 func (p *process) view() fdb.Process {
 	return fdb.Process{Address: p.address, Locality: fdb.Locality{
@@ -119,12 +154,14 @@ func (p *process) view() fdb.Process {
 		ProcessID:  p.id,
 		ZoneID:     p.zone,
 		MachineID:  p.zone,
+		DNSName:    p.dnsLocality,
 	}}
 }
 
 // start (re)starts p with the group's current settings.
 func (p *process) start(now time.Time, g ProcessGroup) {
 	p.address = processAddress(g.IP, p.index)
+	p.dnsName = g.DNSName
 	p.class = cmp.Or(g.Class, ClassUnset)
 	p.zone = g.zone()
 	p.version = g.Version
@@ -132,6 +169,7 @@ func (p *process) start(now time.Time, g ProcessGroup) {
 	if p.index <= len(g.CommandLines) {
 		p.commandLine = g.CommandLines[p.index-1]
 	}
+	p.dnsLocality = dnsLocality(p.commandLine)
 	p.started = now
 }
 
@@ -155,8 +193,9 @@ func (p *process) storageClass() bool {
 // ProcessesPerPod, disappear together with their data: their volume is
 // deleted on purpose, which is checked against the promise never to remove
 // what still holds needed data (RemovedHeldData, RemovedLogData,
-// RemovedCoordinator). Changing a group's IP restarts its processes on the
-// new address.
+// RemovedCoordinator). Changing a group's IP or DNS name restarts its
+// processes on the new address. Two running groups may share neither an IP
+// nor a DNS name.
 //
 // A process is named by fdb.ProcessID when it is first created: the group
 // ID when its pod runs one process, <group>-<n> when it runs more. It keeps
@@ -169,7 +208,7 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 	s.lock()
 	defer s.mu.Unlock()
 	next := map[string]ProcessGroup{}
-	addrs := map[string]string{}
+	addrs, dnsNames := map[string]string{}, map[string]string{}
 	for _, g := range groups {
 		if err := validateGroup(g); err != nil {
 			return errors.Wrap(err, errSetProcessGroups)
@@ -177,13 +216,17 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 		if _, dup := next[g.ID]; dup {
 			return errors.Errorf("%s: duplicate ID %q", errSetProcessGroups, g.ID)
 		}
-		if other, dup := addrs[g.IP]; dup && !g.Stopped {
+		next[g.ID] = g
+		if g.Stopped {
+			continue
+		}
+		if other, dup := addrs[g.IP]; dup {
 			return errors.Errorf("%s: groups %q and %q share IP %s", errSetProcessGroups, other, g.ID, g.IP)
 		}
-		next[g.ID] = g
-		if !g.Stopped {
-			addrs[g.IP] = g.ID
+		if other, dup := dnsNames[g.DNSName]; dup && g.DNSName != "" {
+			return errors.Errorf("%s: groups %q and %q share DNS name %s", errSetProcessGroups, other, g.ID, g.DNSName)
 		}
+		addrs[g.IP], dnsNames[g.DNSName] = g.ID, g.ID
 	}
 	added, err := s.addedProcesses(groups, next)
 	if err != nil {
@@ -197,7 +240,7 @@ func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
 			removed = append(removed, id)
 			continue
 		}
-		if p.running && !g.Stopped && g.IP != s.groups[p.group].IP {
+		if old := s.groups[p.group]; p.running && !g.Stopped && (g.IP != old.IP || g.DNSName != old.DNSName) {
 			s.restart(p, g)
 		}
 	}
@@ -258,6 +301,8 @@ func validateGroup(g ProcessGroup) error {
 		return nil
 	case net.ParseIP(g.IP) == nil:
 		return errors.Errorf("process group %q: invalid IP %q", g.ID, g.IP)
+	case g.DNSName != "" && (net.ParseIP(g.DNSName) != nil || len(validation.IsDNS1123Subdomain(g.DNSName)) > 0):
+		return errors.Errorf("process group %q: invalid DNS name %q", g.ID, g.DNSName)
 	case g.ProcessesPerPod > maxProcessesPerPod:
 		return errors.Errorf("process group %q: more than %d processes per pod", g.ID, maxProcessesPerPod)
 	}
@@ -294,7 +339,9 @@ func (s *Sim) refreshProcesses() {
 		p.up = up
 		p.excluded = s.isExcluded(p)
 		if up {
-			s.upByAddress[p.address] = p
+			for _, name := range p.names() {
+				s.upByAddress[name] = p
+			}
 		}
 	}
 }
@@ -351,7 +398,10 @@ func (s *Sim) upProcesses() []*process {
 	return out
 }
 
-// processAt returns the up process listening on addr.
+// processAt returns the up process addr resolves to: the one listening on
+// addr when its host is an IP; when its host is a DNS name, the one on its
+// port of the running group with that DNSName. Both directions of the
+// resolution (this lookup and servedCoordinators) rest on process.names.
 func (s *Sim) processAt(addr fdb.ProcessAddress) (*process, bool) {
 	p, ok := s.upByAddress[string(addr)]
 	return p, ok

@@ -2,10 +2,11 @@
 // implements fdb.Client. It models process groups (pods) and their
 // processes, role recruitment, recoveries and the log generations they
 // leave, shards with zone-aware replica placement and data movement,
-// exclusions, coordinators and their coordinated state, backups and
-// restores, and injected faults of the processes and of the admin
-// interface; it reports the state as `status json` and checks invariants,
-// above all that nothing holding needed data is removed.
+// exclusions, coordinators (named by IP or by DNS name) and their
+// coordinated state, backups and restores, and injected faults of the
+// processes and of the admin interface; it reports the state as `status
+// json` and checks invariants, above all that nothing holding needed data
+// is removed.
 //
 // Time comes from an injected clock and advances in whole virtual seconds
 // (ticks): every call first catches the model up to the clock, jumping from
@@ -87,7 +88,8 @@ type Sim struct {
 	groups  map[string]ProcessGroup
 	procs   map[string]*process
 	procIDs []string // sorted keys of procs
-	// upByAddress indexes the up processes by address.
+	// upByAddress indexes the up processes by each of their names: IP
+	// address and, when their pod has one, DNS address.
 	upByAddress map[string]*process
 	conn        fdb.ConnectionString
 	// forwarded are the connection strings the coordinators had before:

@@ -102,12 +102,7 @@ func (s *Sim) checkRemovedLogs(ids []string) {
 // checkRemovedCoordinators records a RemovedCoordinator violation for every
 // group among ids that ran a coordinator of the current connection string.
 func (s *Sim) checkRemovedCoordinators(ids []string) {
-	held := byGroup(s, ids, func(id string) []string {
-		if p := s.procs[id]; s.isCoordinator(p) {
-			return []string{p.address}
-		}
-		return nil
-	})
+	held := byGroup(s, ids, func(id string) []fdb.ProcessAddress { return s.servedCoordinators(s.procs[id]) })
 	for _, g := range slices.Sorted(maps.Keys(held)) {
 		s.violate(RemovedCoordinator, fmt.Sprintf("group %s's volume held the coordinated state of coordinators %v of the current connection string", g, held[g]))
 	}
@@ -138,9 +133,7 @@ func (s *Sim) loseLogs(ids []string, reason string) {
 // coordinators keep the coordinated state.
 func (s *Sim) loseCoordinatorState(ids []string) {
 	for _, id := range ids {
-		if p := s.procs[id]; s.isCoordinator(p) && !slices.Contains(s.coordinatorsLost, fdb.ProcessAddress(p.address)) {
-			s.coordinatorsLost = fdb.SortedAddresses(append(s.coordinatorsLost, fdb.ProcessAddress(p.address)))
-		}
+		s.coordinatorsLost = fdb.SortedAddresses(append(s.coordinatorsLost, s.servedCoordinators(s.procs[id])...))
 	}
 	n := len(s.conn.Coordinators)
 	if kept := n - len(s.coordinatorsLost); !s.stateLost && kept < quorum(n) {
