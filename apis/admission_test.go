@@ -94,6 +94,7 @@ func TestRoundTrip(t *testing.T) {
 	version := int64(42)
 	cls := "fast"
 	size := resource.MustParse("32Gi")
+	no := false
 	blob := fdbv1alpha1.BlobStore{
 		AccountName:          "key@blob.example.com:443",
 		Bucket:               "bucket-1",
@@ -133,6 +134,7 @@ func TestRoundTrip(t *testing.T) {
 					}},
 					Image:           fdbv1alpha1.ImageSettings{Repository: "registry.example.com/fdb", PullPolicy: corev1.PullAlways, PullSecrets: []corev1.LocalObjectReference{{Name: "pull"}}},
 					TargetNamespace: "fdb",
+					Routing:         fdbv1alpha1.Routing{UseDNSInClusterFile: &no, DNSDomain: "cluster.example"},
 					Safety:          fdbv1alpha1.SafetySettings{Policies: []string{"storage-exclusions"}, Params: params},
 					Automation:      fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 2, FailureDetectionTimeSeconds: 600, MinimumUptimeSecondsForBounce: 60, StuckRemovalSeconds: 1800},
 				}},
@@ -157,6 +159,7 @@ func TestRoundTrip(t *testing.T) {
 					StorageServersPerPod:  1,
 					FaultDomain:           fdbv1alpha1.FaultDomain{Key: "topology.kubernetes.io/zone"},
 					Image:                 fdbv1alpha1.ImageSettings{Repository: "foundationdb/fdb-kubernetes-monitor", PullPolicy: corev1.PullIfNotPresent},
+					Routing:               fdbv1alpha1.Routing{DNSDomain: "cluster.local"},
 					Automation:            fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 1, FailureDetectionTimeSeconds: 7200, MinimumUptimeSecondsForBounce: 600, StuckRemovalSeconds: 600},
 				},
 			},

@@ -431,9 +431,12 @@ func (r *run) logData(dbs map[string]*database) {
 	}
 }
 
-// log appends a line to the run's trace.
+// log appends a line to the run's trace. The run's namespace, which is
+// unique to the run and part of its pods' DNS names, reads "<ns>": a replay
+// of the seed in another namespace traces the same.
 func (r *run) log(format string, args ...any) {
-	r.trace = append(r.trace, fmt.Sprintf("%d ", r.step)+fmt.Sprintf(format, args...))
+	line := fmt.Sprintf("%d ", r.step) + fmt.Sprintf(format, args...)
+	r.trace = append(r.trace, strings.ReplaceAll(line, "."+r.ns+".", ".<ns>."))
 }
 
 // teardown deletes what the run left in its namespace that the stand-in

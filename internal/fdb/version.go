@@ -100,6 +100,17 @@ func RunningVersion(s *Status) string {
 	return best
 }
 
+// LeftBehind reports whether a process at one of addresses was left behind
+// by an upgrade to version: the database runs version, and the process is
+// among the status's incompatible connections, so it runs another protocol
+// and cannot join (e.g. a kill that did not reach it). A process cannot be
+// killed from the database it is not part of: its pod must be recreated.
+func LeftBehind(s *Status, version string, addresses []string) bool {
+	return s != nil && RunningVersion(s) == version && slices.ContainsFunc(addresses, func(a string) bool {
+		return slices.Contains(s.Cluster.IncompatibleConnections, a)
+	})
+}
+
 // ClientsWithout reports the connected clients that loaded no client library
 // of version's protocol (its major.minor) and so cannot talk to the
 // database once it runs version: how many, and their addresses with their

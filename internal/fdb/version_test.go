@@ -122,3 +122,29 @@ func TestClientsWithout(t *testing.T) {
 		})
 	}
 }
+
+func TestLeftBehind(t *testing.T) {
+	status := func(running string, incompatible ...string) *fdb.Status {
+		s := &fdb.Status{}
+		s.Cluster.Processes = map[string]fdb.Process{"a": {Address: "10.0.0.1:4501", Version: running}}
+		s.Cluster.IncompatibleConnections = incompatible
+		return s
+	}
+	group := []string{"10.0.0.9:4501", "10.0.0.9:4503"}
+	cases := map[string]struct {
+		status *fdb.Status
+		want   bool
+	}{
+		"NoStatus":        {},
+		"Compatible":      {status: status("7.4.1", "10.9.0.1:40001")},
+		"LeftBehind":      {status: status("7.4.1", "10.9.0.1:40001", "10.0.0.9:4503"), want: true},
+		"AheadMidUpgrade": {status: status("7.3.63", "10.0.0.9:4501")},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := fdb.LeftBehind(tc.status, "7.4.1", group); got != tc.want {
+				t.Errorf("LeftBehind() = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

@@ -241,7 +241,8 @@ func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string
 }
 
 // disruptionMembers are the groups as the disruption grant sees them: a group wants
-// a disruption when its pod's spec drifted (never one being removed); it is
+// a disruption when its pod's spec drifted or its processes were left
+// behind by an upgrade (fdb.LeftBehind; never one being removed); it is
 // disrupted when its pod is missing, not running or terminating, or its
 // processes do not report in the status. A group being removed counts
 // until it is gone: one that is down holds its domain's grant, and keeps
@@ -258,7 +259,8 @@ func (o *observation) disruptionMembers(cr *v1alpha1.Cluster) []disruption.Membe
 		out = append(out, disruption.Member{
 			Group: id,
 			Zone:  pg.Zone(),
-			Wants: !deleting(pg) && pod != nil && pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec],
+			Wants: !deleting(pg) && pod != nil && (pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec] ||
+				fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses)),
 			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
 				reporting[id] == 0,
 		})

@@ -974,6 +974,13 @@ func TestPlanMembers(t *testing.T) {
 			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.Version = "7.3.69" }},
 			want:   all(func([]disruption.Member) {}),
 		},
+		"LeftBehind": {
+			reason: "A group whose process an upgrade left behind (an incompatible connection of a database on the spec's version) is disrupted and wants its pod recreated.",
+			mutate: []mutation{notReporting("storage-3"), func(_ *v1alpha1.Cluster, o *observation) {
+				o.status.Cluster.IncompatibleConnections = groupNamed(o, "storage-3").Status.AtProvider.Addresses
+			}},
+			want: all(func(ms []disruption.Member) { ms[2].Disrupted, ms[2].Wants = true, true }),
+		},
 		"PodMissing": {
 			reason: "A group without a pod is disrupted and wants nothing: there is no pod to replace.",
 			mutate: []mutation{func(cr *v1alpha1.Cluster, o *observation) { delete(o.pods, workload.PodName(cr, "storage-3")) }},

@@ -483,6 +483,61 @@ func TestUpgradeInPlace(t *testing.T) {
 	}
 }
 
+// TestUpgradeKillThatMissedSome: the upgrade's kill restarts only half of
+// the processes, in address order, and times out. Whichever protocol the
+// coordinators settle on, the upgrade ends with every process reporting
+// the new version: processes still on the old one are killed again, and
+// processes left behind on it once the database runs the new one (which
+// no kill reaches) have their pods recreated, one fault domain at a time.
+func TestUpgradeKillThatMissedSome(t *testing.T) {
+	start(t)
+	const version = "7.4.1"
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "upgrade-partial"), nil)
+	createReady(t, cr)
+	db := h.Sim(t, cr)
+	before, err := db.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PartialKillNext(2, fdb.ErrTimeout); err != nil {
+		t.Fatal(err)
+	}
+	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
+	eventually(t, 180*time.Second, "every process runs "+version, func() (bool, string) {
+		get(t, cr)
+		st, err := db.Status(context.Background())
+		if err != nil {
+			return false, err.Error()
+		}
+		on := 0
+		for _, p := range st.Cluster.Processes {
+			if p.Version == version {
+				on++
+			}
+		}
+		return on == len(before.Cluster.Processes) && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+			fmt.Sprintf("%d of %d processes on %s, incompatible %v; %s; events %v", on, len(before.Cluster.Processes), version,
+				st.Cluster.IncompatibleConnections, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
+	})
+	// Kills of 3 of the 6 processes, then of 2 of the 3 left on the old
+	// version: in this cluster the second brings the coordinators'
+	// majority to the new one, and the last old process is left behind.
+	var recreated []string
+	for _, pg := range groupsOf(t, cr) {
+		if containsAny(events(t, &pg), "RecreatingPod: deleted pod "+workload.PodName(cr, pg.ID())+": its processes were left behind") {
+			recreated = append(recreated, pg.ID())
+		}
+	}
+	ev := events(t, cr)
+	if len(recreated) != 1 || !containsAny(ev, "SetMaintenance: put zone") || !containsAny(ev, "ResetMaintenance: ended the maintenance") {
+		t.Errorf("recreated the pods of %v, want one left behind, under maintenance; cluster events %v", recreated, ev)
+	}
+	if v := db.Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+}
+
 // TestUpgradeWaitsForOldClients: an upgrade to another protocol is denied
 // while a client that loaded no library of it is connected, with the
 // client named, and goes ahead once the client is gone or the Cluster

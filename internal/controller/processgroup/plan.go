@@ -76,8 +76,9 @@ type groupStep struct {
 // gated: it stages binaries and restarts no fdbserver; the Cluster
 // restarts every process on the new version, gated as Upgrade, once every
 // pod staged it). Otherwise missing pods and volume claims are created,
-// and a pod whose spec drifted is recreated under the disruption grant,
-// gated as DeletePod.
+// and a pod whose spec drifted, or whose processes an upgrade left behind
+// on a version the database no longer speaks (fdb.LeftBehind: no kill can
+// reach them), is recreated under the disruption grant, gated as DeletePod.
 func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) groupStep {
 	id, class := o.id, string(pg.Spec.ForProvider.ProcessClass)
 	switch {
@@ -110,12 +111,17 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		return groupStep{Kind: kindUnchanged}
 	case o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil):
 		return groupStep{Kind: kindEnsure, Step: step.Step{Reason: reasonCreated, Message: "created the group's missing pod or volume claim"}}
-	case !slices.ContainsFunc(o.at.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == v1alpha1.IncorrectPodSpec }):
-		return groupStep{Kind: kindUnchanged}
-	case o.grantWhy != "":
+	}
+	why, msg := "pod spec changed", "deleted pod %s to recreate it with the new spec"
+	if !o.has(v1alpha1.IncorrectPodSpec) {
+		if !fdb.LeftBehind(o.status, o.version, o.at.Addresses) {
+			return groupStep{Kind: kindUnchanged}
+		}
+		why, msg = "left behind by the upgrade to "+o.version, "deleted pod %s: its processes were left behind on a version the database no longer speaks, and restart on "+o.version+" with the new pod"
+	}
+	if o.grantWhy != "" {
 		return groupStep{Kind: kindWait, Step: step.Wait("waiting to recreate the pod: %s", o.grantWhy)}
 	}
-	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{id}, ProcessClass: class, Reason: "pod spec changed"}
-	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonRecreate, Action: a,
-		Message: fmt.Sprintf("deleted pod %s to recreate it with the new spec", o.pod.Name)}}
+	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{id}, ProcessClass: class, Reason: why}
+	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonRecreate, Action: a, Message: fmt.Sprintf(msg, o.pod.Name)}}
 }

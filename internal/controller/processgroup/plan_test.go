@@ -146,6 +146,16 @@ func TestPlanPod(t *testing.T) {
 		}
 		return o
 	}
+	staged := func(p *corev1.Pod) { workload.SetSidecarImage(p, workload.Image(upgraded)) }
+	// leftBehind makes the database run running, without the group's
+	// process, which is an incompatible connection.
+	leftBehind := func(o *observation, running string) *observation {
+		o.at.Addresses = []string{"10.0.0.9:4501"}
+		o.status = &fdb.Status{}
+		o.status.Cluster.Processes = map[string]fdb.Process{"other": {Address: "10.0.0.8:4501", Version: running}}
+		o.status.Cluster.IncompatibleConnections = []string{"10.0.0.9:4501", "10.9.0.1:40001"}
+		return o
+	}
 	withoutSidecar := func(p *corev1.Pod) { p.Spec.Containers = p.Spec.Containers[:1] }
 	deleting := func(p *corev1.Pod) { p.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)}) }
 	cases := map[string]struct {
@@ -179,6 +189,22 @@ func TestPlanPod(t *testing.T) {
 			reason: "A pod from before the sidecar is recreated like any drifted pod, under the grant.",
 			o:      obs(upgraded, withoutSidecar, v1alpha1.IncorrectPodSpec),
 			want:   want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 to recreate it with the new spec"},
+		},
+		"LeftBehind": {
+			reason: "The database runs the new version and the group's process is an incompatible connection (a kill missed it): no kill reaches it, the pod is recreated, gated.",
+			o:      leftBehind(obs(upgraded, staged), "7.3.69"),
+			want: want{kindRecreate, apiv1alpha1.ActionDeletePod,
+				"deleted pod db-storage-1: its processes were left behind on a version the database no longer speaks, and restart on 7.3.69 with the new pod"},
+		},
+		"LeftBehindWithoutGrant": {
+			reason: "A left-behind pod waits for its domain's grant like a drifted one.",
+			o:      leftBehind(obs(upgraded, staged), "7.3.69"), grantWhy: msgNoGrant,
+			want: want{kind: kindWait, msg: "waiting to recreate the pod: " + msgNoGrant},
+		},
+		"IncompatibleMidUpgrade": {
+			reason: "While the database still runs the old version an incompatible process is ahead, not behind: the upgrade's kill brings the others to it.",
+			o:      leftBehind(obs(upgraded, staged), "7.3.63"),
+			want:   want{kind: kindUnchanged},
 		},
 		"DriftedWithoutGrant": {
 			reason: "A drifted pod waits for its domain's grant.",
