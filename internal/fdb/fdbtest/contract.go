@@ -31,6 +31,7 @@ func RunContract(t *testing.T, factory Factory) {
 		{"Kill", contractKill},
 		{"ChangeCoordinators", contractChangeCoordinators},
 		{"Maintenance", contractMaintenance},
+		{"Clients", contractClients},
 		{"Backup", contractBackup},
 		{"Restore", contractRestore},
 		{"QuorumLoss", contractQuorumLoss},
@@ -179,6 +180,40 @@ func contractMaintenance(t *testing.T, c *Cluster, client fdb.Client) {
 	c.WaitFor(t, time.Hour, func(s *fdb.Status) bool { return s.Cluster.Data.State.Healthy })
 	if err := client.SetMaintenance(ctx, "", 60); err == nil {
 		t.Error("SetMaintenance without a zone succeeded")
+	}
+}
+
+// contractClients connects an application that loaded only an old client
+// library and one that also loaded the new one: the status lists both
+// under their libraries, with their log groups, so that the one an upgrade
+// to the new protocol would cut off is found; once it disconnects, none is.
+func contractClients(t *testing.T, c *Cluster, client fdb.Client) {
+	c.Create(t, fdb.RedundancyTriple)
+	target := fdb.Version{Major: 7, Minor: 4, Patch: 1}
+	if err := c.Sim.ConnectClient("10.9.0.1:40001", "app", "7.3.63"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sim.ConnectClient("10.9.0.2:40001", "batch", "7.3.63", "7.4.1"); err != nil {
+		t.Fatal(err)
+	}
+	s := mustStatus(t, client)
+	if s.Cluster.Clients == nil || s.Cluster.Clients.Count != 2 {
+		t.Fatalf("clients in the status: %+v, want 2", s.Cluster.Clients)
+	}
+	type without struct {
+		Count  int
+		Sample []string
+		Known  bool
+	}
+	var got without
+	got.Count, got.Sample, got.Known = fdb.ClientsWithout(s, target)
+	if diff := cmp.Diff(without{1, []string{"10.9.0.1:40001 (app)"}, true}, got); diff != "" {
+		t.Errorf("clients without %s (-want +got):\n%s", target, diff)
+	}
+	c.Sim.DisconnectClient("10.9.0.1:40001")
+	got.Count, got.Sample, got.Known = fdb.ClientsWithout(mustStatus(t, client), target)
+	if diff := cmp.Diff(without{0, nil, true}, got); diff != "" {
+		t.Errorf("clients without %s after the old one left (-want +got):\n%s", target, diff)
 	}
 }
 
