@@ -418,11 +418,7 @@ func TestDNSCoordinatorVolumes(t *testing.T) {
 			c.Create(t, fdb.RedundancyTriple)
 			tc.run(t, c)
 			c.Clock.Step(time.Minute)
-			var got []string
-			for _, v := range c.Sim.Check() {
-				got = append(got, string(v.Kind)+": "+v.Detail)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, violations(c)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
 		})

@@ -291,15 +291,20 @@ func TestViolationMessages(t *testing.T) {
 			c := fdbtest.NewCluster(t, tp, sim.Options{Seed: 5, Shards: 2, TotalKVBytes: 1 << 30})
 			c.Create(t, fdb.RedundancyDouble)
 			tc.run(t, c)
-			var got []string
-			for _, v := range c.Sim.Check() {
-				got = append(got, string(v.Kind)+": "+v.Detail)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, violations(c)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
 		})
 	}
+}
+
+// violations are the simulator's violations of c, as "<kind>: <detail>".
+func violations(c *fdbtest.Cluster) []string {
+	var out []string
+	for _, v := range c.Sim.Check() {
+		out = append(out, string(v.Kind)+": "+v.Detail)
+	}
+	return out
 }
 
 // TestRemovalFlaggedIffStatusShowsItInUse removes an excluded storage or
