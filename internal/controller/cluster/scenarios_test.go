@@ -3,11 +3,14 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -483,58 +486,92 @@ func TestUpgradeInPlace(t *testing.T) {
 	}
 }
 
-// TestUpgradeKillThatMissedSome: the upgrade's kill restarts only half of
-// the processes, in address order, and times out. Whichever protocol the
-// coordinators settle on, the upgrade ends with every process reporting
-// the new version: processes still on the old one are killed again, and
-// processes left behind on it once the database runs the new one (which
-// no kill reaches) have their pods recreated, one fault domain at a time.
+// TestUpgradeKillThatMissedSome: the upgrade's kill misses some processes
+// and times out. Whichever protocol the coordinators settle on, the upgrade
+// ends with every process reporting the new version. When it missed a
+// majority of the coordinators, the database still runs the old version
+// and the processes left on it are killed again: no pod is recreated. When
+// it missed a process that is no coordinator, the database runs the new
+// version and that process, left behind on the old protocol where no kill
+// reaches it, has its pod recreated under maintenance, and only it.
 func TestUpgradeKillThatMissedSome(t *testing.T) {
 	start(t)
 	const version = "7.4.1"
-	h.Flow(true)
-	cr := smallCluster(namespace(t, "upgrade-partial"), nil)
-	createReady(t, cr)
-	db := h.Sim(t, cr)
-	before, err := db.Status(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.PartialKillNext(2, fdb.ErrTimeout); err != nil {
-		t.Fatal(err)
-	}
-	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
-	eventually(t, 180*time.Second, "every process runs "+version, func() (bool, string) {
-		get(t, cr)
-		st, err := db.Status(context.Background())
-		if err != nil {
-			return false, err.Error()
-		}
-		on := 0
-		for _, p := range st.Cluster.Processes {
-			if p.Version == version {
-				on++
+	for name, tc := range map[string]struct {
+		miss       func(coordinators, others []fdb.Process) []fdb.Process
+		leftBehind bool
+	}{
+		"CoordinatorMajority": {miss: func(c, _ []fdb.Process) []fdb.Process { return c[:2] }},
+		"OneNonCoordinator":   {miss: func(_, o []fdb.Process) []fdb.Process { return o[:1] }, leftBehind: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h.Flow(true)
+			cr := smallCluster(namespace(t, "upgrade-missed-"+strings.ToLower(name)), nil)
+			createReady(t, cr)
+			db := h.Sim(t, cr)
+			before, err := db.Status(context.Background())
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		return on == len(before.Cluster.Processes) && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
-			fmt.Sprintf("%d of %d processes on %s, incompatible %v; %s; events %v", on, len(before.Cluster.Processes), version,
-				st.Cluster.IncompatibleConnections, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
-	})
-	// Kills of 3 of the 6 processes, then of 2 of the 3 left on the old
-	// version: in this cluster the second brings the coordinators'
-	// majority to the new one, and the last old process is left behind.
-	var recreated []string
-	for _, pg := range groupsOf(t, cr) {
-		if containsAny(events(t, &pg), "RecreatingPod: deleted pod "+workload.PodName(cr, pg.ID())+": its processes were left behind") {
-			recreated = append(recreated, pg.ID())
-		}
-	}
-	ev := events(t, cr)
-	if len(recreated) != 1 || !containsAny(ev, "SetMaintenance: put zone") || !containsAny(ev, "ResetMaintenance: ended the maintenance") {
-		t.Errorf("recreated the pods of %v, want one left behind, under maintenance; cluster events %v", recreated, ev)
-	}
-	if v := db.Check(); len(v) != 0 {
-		t.Errorf("the simulator reports %v", v)
+			var coordinators, others []fdb.Process
+			for _, p := range before.Cluster.Processes {
+				if p.HasRole(fdb.RoleCoordinator) {
+					coordinators = append(coordinators, p)
+				} else {
+					others = append(others, p)
+				}
+			}
+			byAddress := func(a, b fdb.Process) int { return strings.Compare(a.Address, b.Address) }
+			slices.SortFunc(coordinators, byAddress)
+			slices.SortFunc(others, byAddress)
+			missed := tc.miss(coordinators, others)
+			var addrs []fdb.ProcessAddress
+			var missedIDs []string
+			for _, p := range missed {
+				addrs = append(addrs, fdb.ProcessAddress(p.Address))
+				missedIDs = append(missedIDs, p.Locality.InstanceID)
+			}
+			if err := db.MissInNextKill(addrs, fdb.ErrTimeout); err != nil {
+				t.Fatal(err)
+			}
+			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
+			eventually(t, 180*time.Second, "every process runs "+version, func() (bool, string) {
+				get(t, cr)
+				st, err := db.Status(context.Background())
+				if err != nil {
+					return false, err.Error()
+				}
+				on := 0
+				for _, p := range st.Cluster.Processes {
+					if p.Version == version {
+						on++
+					}
+				}
+				return on == len(before.Cluster.Processes) && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+					fmt.Sprintf("%d of %d processes on %s, incompatible %v; %s; events %v", on, len(before.Cluster.Processes), version,
+						st.Cluster.IncompatibleConnections, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
+			})
+			var recreated []string
+			for _, pg := range groupsOf(t, cr) {
+				if containsAny(events(t, &pg), "RecreatingPod: deleted pod "+workload.PodName(cr, pg.ID())+": its processes were left behind") {
+					recreated = append(recreated, pg.ID())
+				}
+			}
+			var want []string
+			if tc.leftBehind {
+				want = missedIDs
+			}
+			if diff := cmp.Diff(want, recreated, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("groups whose pods were recreated as left behind (-want +got):\n%s", diff)
+			}
+			ev := events(t, cr)
+			if maintained := containsAny(ev, "SetMaintenance: put zone") && containsAny(ev, "ResetMaintenance: ended the maintenance"); maintained != tc.leftBehind {
+				t.Errorf("zone maintenance set and reset: %t, want %t; cluster events %v", maintained, tc.leftBehind, ev)
+			}
+			if v := db.Check(); len(v) != 0 {
+				t.Errorf("the simulator reports %v", v)
+			}
+		})
 	}
 }
 

@@ -66,6 +66,8 @@ type faults struct {
 	withoutRoles      int // status reads left without process roles
 	partialKills      int // kills left that restart half of their targets
 	partialKillErr    error
+	killMisses        map[string]bool // addresses the next kill does not restart
+	killMissErr       error
 	exclusionsStalled bool
 }
 
@@ -171,9 +173,34 @@ func (s *Sim) PartialKillNext(n int, err error) error {
 	return nil
 }
 
+// MissInNextKill makes the next kill restart every target but the
+// processes at addrs (IP:port) and then fail with err (wrapped), like a
+// kill whose message some processes never received. It lets a test choose
+// which processes a failed upgrade kill leaves on the old version, and so
+// which protocol the coordinators settle on. No addresses clear the
+// injection.
+func (s *Sim) MissInNextKill(addrs []fdb.ProcessAddress, err error) error {
+	if err == nil && len(addrs) > 0 {
+		return errors.Errorf("%s: %s", errPartialKill, reasonNoError)
+	}
+	s.lock()
+	defer s.mu.Unlock()
+	s.faults.killMisses, s.faults.killMissErr = map[string]bool{}, err
+	for _, a := range addrs {
+		s.faults.killMisses[string(a)] = true
+	}
+	return nil
+}
+
 // partialKill returns the victims a kill restarts and the error it
 // returns: all of them and nil, unless a partial kill is injected.
 func (s *Sim) partialKill(victims []*process) ([]*process, error) {
+	if len(s.faults.killMisses) > 0 {
+		restarted := slices.DeleteFunc(slices.Clone(victims), func(p *process) bool { return s.faults.killMisses[p.address] })
+		err := errors.Wrapf(s.faults.killMissErr, reasonPartialKill, len(restarted), len(victims))
+		s.faults.killMisses = nil
+		return restarted, err
+	}
 	if s.faults.partialKills == 0 {
 		return victims, nil
 	}

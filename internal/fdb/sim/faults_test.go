@@ -444,6 +444,8 @@ func TestFaultHookErrors(t *testing.T) {
 		"OmitRolesNegative":      {err: c.Sim.OmitRolesNext(-1), wantErr: true},
 		"PartialKillNegative":    {err: c.Sim.PartialKillNext(-1, fdb.ErrTimeout), wantErr: true},
 		"PartialKillWithoutErr":  {err: c.Sim.PartialKillNext(1, nil), wantErr: true},
+		"MissWithoutErr":         {err: c.Sim.MissInNextKill([]fdb.ProcessAddress{"10.0.0.1:4501"}, nil), wantErr: true},
+		"MissCleared":            {err: c.Sim.MissInNextKill(nil, nil)},
 		"RecoverBeforeConfigure": {err: c.Sim.Recover(), wantErr: true},
 	}
 	for name, tc := range cases {
@@ -580,6 +582,36 @@ func TestPartialKill(t *testing.T) {
 	}
 	if got := c.Sim.Recoveries() - before; got != 2 {
 		t.Errorf("recoveries: %d, want one per kill", got)
+	}
+}
+
+func TestMissInNextKill(t *testing.T) {
+	ctx := context.Background()
+	c, all := runningVersion(t, "7.1.29")
+	if err := c.Sim.MissInNextKill(all[2:4], fdb.ErrTimeout); err != nil {
+		t.Fatal(err)
+	}
+	old := func() []string {
+		var out []string
+		for _, p := range c.Status(t).Cluster.Processes {
+			if p.Version != "7.1.29" {
+				out = append(out, p.Address)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if err := c.Sim.Kill(ctx, all); !errors.Is(err, fdb.ErrTimeout) {
+		t.Errorf("kill that missed two: got error %v, want %v", err, fdb.ErrTimeout)
+	}
+	if diff := cmp.Diff([]string{string(all[2]), string(all[3])}, old()); diff != "" {
+		t.Errorf("processes the kill missed (-want +got):\n%s", diff)
+	}
+	if err := c.Sim.Kill(ctx, all); err != nil {
+		t.Errorf("the kill after: %v", err)
+	}
+	if diff := cmp.Diff([]string(nil), old()); diff != "" {
+		t.Errorf("processes on the old version after the second kill (-want +got):\n%s", diff)
 	}
 }
 
