@@ -142,11 +142,17 @@ func AddressNames(dnsName string, addresses ...string) []string {
 	return out
 }
 
+// Host is the host part of a: its IP address or DNS name.
+func (a ProcessAddress) Host() string {
+	host, _ := splitAddress(string(a))
+	return host
+}
+
 // IsHostname reports whether a names its host by DNS name rather than IP.
 func (a ProcessAddress) IsHostname() bool {
 	if _, _, ok := a.Locality(); ok {
 		return false
 	}
-	host, _ := splitAddress(string(a))
+	host := a.Host()
 	return host != "" && net.ParseIP(host) == nil
 }

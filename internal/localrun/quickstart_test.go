@@ -21,6 +21,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/localrun"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -494,12 +495,13 @@ func gcProbe(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) *corev1.Confi
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: cr.Namespace, Name: cr.Name + "-gc-probe", OwnerReferences: refs}}
 }
 
-// notCoordinator returns the first group none of whose addresses is a
-// coordinator, or the first group when all are: removing a coordinator's
+// notCoordinator returns the first group none of whose names (IP and DNS
+// addresses) is a coordinator, or the first group when all are: removing a coordinator's
 // group moves the coordinators first, which is slower but as safe.
 func notCoordinator(groups []v1alpha1.ProcessGroup, coordinators []string) v1alpha1.ProcessGroup {
 	for _, g := range groups {
-		if !slices.ContainsFunc(g.Status.AtProvider.Addresses, func(a string) bool { return slices.Contains(coordinators, a) }) {
+		names := fdb.AddressNames(g.Status.AtProvider.DNSName, g.Status.AtProvider.Addresses...)
+		if !slices.ContainsFunc(names, func(a string) bool { return slices.Contains(coordinators, a) }) {
 			return g
 		}
 	}

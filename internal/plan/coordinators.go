@@ -133,8 +133,11 @@ func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[s
 // eligible, non-excluded process outside the groups being removed, at most
 // one per zone. A coordinator is found by either of its names; whether
 // the names have the form the cluster wants is CoordinatorFormProblem's
-// question.
-func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.RedundancyMode, removing map[string]bool) string {
+// question. restarting maps the DNS names of pods restarted on purpose
+// (recreated under maintenance) to their zone: a coordinator named by one
+// of them is away only until its pod is back under the same name, so it
+// counts as present in that zone.
+func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.RedundancyMode, removing map[string]bool, restarting map[string]string) string {
 	if want := CoordinatorCount(mode); len(current) != want {
 		return "the cluster has " + itoa(len(current)) + " coordinators and needs " + itoa(want)
 	}
@@ -147,6 +150,9 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.
 	zones := map[string]bool{}
 	for _, a := range current {
 		c, found := ok[a]
+		if zone, away := restarting[a.Host()]; !found && away && a.IsHostname() {
+			c, found = candidate{zone: zone}, true
+		}
 		if !found {
 			return "coordinator " + string(a) + " is missing, excluded, being removed or not eligible"
 		}

@@ -44,10 +44,13 @@ func NewGroupIDs(class string, n int, taken map[string]bool) []string {
 }
 
 // AssignZones returns a zone for each of n new groups of a class, filling
-// the zones with the fewest groups of that class first (ties by zone name)
-// so the class stays spread across fault domains. existing counts the
-// class's groups per zone.
-func AssignZones(zones []string, existing map[string]int, n int) []string {
+// the zones with the fewest groups of that class first so the class stays
+// spread across fault domains. existing counts the class's groups per zone;
+// vacated are the zones of its groups being removed or replaced. Among
+// zones with equally few groups a vacated one comes first, so that a
+// replacement takes over its predecessor's zone (which may be the only one
+// a coordinator can move to), then by zone name.
+func AssignZones(zones []string, existing map[string]int, vacated []string, n int) []string {
 	if len(zones) == 0 {
 		return make([]string, n)
 	}
@@ -55,17 +58,28 @@ func AssignZones(zones []string, existing map[string]int, n int) []string {
 	for _, z := range zones {
 		count[z] = existing[z]
 	}
+	left := map[string]int{} // vacated places not yet taken over, per zone
+	for _, z := range vacated {
+		left[z]++
+	}
 	sorted := append([]string(nil), zones...)
 	sort.Strings(sorted)
+	better := func(z, best string) bool {
+		if count[z] != count[best] {
+			return count[z] < count[best]
+		}
+		return left[z] > 0 && left[best] == 0
+	}
 	out := make([]string, 0, n)
 	for range n {
 		best := sorted[0]
 		for _, z := range sorted[1:] {
-			if count[z] < count[best] {
+			if better(z, best) {
 				best = z
 			}
 		}
 		count[best]++
+		left[best]--
 		out = append(out, best)
 	}
 	return out

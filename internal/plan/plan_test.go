@@ -111,27 +111,34 @@ func TestCoordinatorProblem(t *testing.T) {
 	s := status(p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("storage-1", "z3", "10.0.0.3"),
 		excluded("storage-2", "z4", "10.0.0.4"), p("storage-3", "z3", "10.0.0.5"), p("stateless-1", "z5", "10.0.0.6"))
 	good := []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.3:4501"}
+	restarting := map[string]string{"storage-9.db": "z3", "storage-8.db": "z1"}
 	cases := map[string]struct {
-		current  []fdb.ProcessAddress
-		removing map[string]bool
-		want     string
+		current    []fdb.ProcessAddress
+		removing   map[string]bool
+		restarting map[string]string
+		want       string
 	}{
-		"Valid":         {current: good},
-		"TooFew":        {current: good[:2], want: "the cluster has 2 coordinators and needs 3"},
-		"Excluded":      {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501"}, want: "coordinator 10.0.0.4:4501 is missing, excluded"},
-		"Missing":       {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.9.9.9:4501"}, want: "coordinator 10.9.9.9:4501 is missing"},
-		"BeingRemoved":  {current: good, removing: map[string]bool{"log-2": true}, want: "coordinator 10.0.0.2:4501 is missing, excluded, being removed"},
-		"Stateless":     {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.6:4501"}, want: "not eligible"},
-		"SharedZone":    {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.5:4501"}, want: "two coordinators share zone z3"},
-		"NoneAtAllYet":  {want: "the cluster has 0 coordinators and needs 3"},
-		"ByDNSName":     {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-1.db:4501"}},
-		"DNSNameGone":   {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, want: "coordinator storage-9.db:4501 is missing"},
-		"MixedNames":    {current: []fdb.ProcessAddress{"log-1.db:4501", "10.0.0.2:4501", "storage-1.db:4501"}},
-		"ExactlyNeeded": {current: good, removing: map[string]bool{"storage-3": true}},
+		"Valid":             {current: good},
+		"TooFew":            {current: good[:2], want: "the cluster has 2 coordinators and needs 3"},
+		"Excluded":          {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501"}, want: "coordinator 10.0.0.4:4501 is missing, excluded"},
+		"Missing":           {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.9.9.9:4501"}, want: "coordinator 10.9.9.9:4501 is missing"},
+		"BeingRemoved":      {current: good, removing: map[string]bool{"log-2": true}, want: "coordinator 10.0.0.2:4501 is missing, excluded, being removed"},
+		"Stateless":         {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.6:4501"}, want: "not eligible"},
+		"SharedZone":        {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.5:4501"}, want: "two coordinators share zone z3"},
+		"NoneAtAllYet":      {want: "the cluster has 0 coordinators and needs 3"},
+		"ByDNSName":         {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-1.db:4501"}},
+		"DNSNameGone":       {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, want: "coordinator storage-9.db:4501 is missing"},
+		"MixedNames":        {current: []fdb.ProcessAddress{"log-1.db:4501", "10.0.0.2:4501", "storage-1.db:4501"}},
+		"ExactlyNeeded":     {current: good, removing: map[string]bool{"storage-3": true}},
+		"DNSNameRestarting": {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, restarting: restarting},
+		"RestartingSharesZone": {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-8.db:4501"}, restarting: restarting,
+			want: "two coordinators share zone z1"},
+		"IPOfRestartingPod": {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "10.9.9.9:4501"}, restarting: map[string]string{"10.9.9.9": "z3"},
+			want: "coordinator 10.9.9.9:4501 is missing"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyDouble, tc.removing)
+			got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyDouble, tc.removing, tc.restarting)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
 			}
@@ -174,16 +181,22 @@ func TestAssignZones(t *testing.T) {
 	cases := map[string]struct {
 		zones    []string
 		existing map[string]int
+		vacated  []string
 		n        int
 		want     []string
 	}{
 		"SpreadEvenly":         {zones: []string{"c", "a", "b"}, n: 5, want: []string{"a", "b", "c", "a", "b"}},
 		"FillTheEmptiestFirst": {zones: []string{"a", "b", "c"}, existing: map[string]int{"a": 2, "b": 1}, n: 3, want: []string{"c", "b", "c"}},
 		"NoZonesKnown":         {n: 2, want: []string{"", ""}},
+		"ReplacementTakesOverItsZone": {zones: []string{"a", "b", "c", "d", "e"}, existing: map[string]int{"b": 1, "c": 1}, vacated: []string{"e"}, n: 1,
+			want: []string{"e"}},
+		"VacatedOnlyAmongTheEmptiest": {zones: []string{"a", "b", "c"}, existing: map[string]int{"a": 1, "c": 1}, vacated: []string{"c", "c"}, n: 3,
+			want: []string{"b", "c", "a"}},
+		"VacatedZoneGone": {zones: []string{"a", "b"}, existing: map[string]int{"b": 1}, vacated: []string{"x"}, n: 1, want: []string{"a"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, AssignZones(tc.zones, tc.existing, tc.n)); diff != "" {
+			if diff := cmp.Diff(tc.want, AssignZones(tc.zones, tc.existing, tc.vacated, tc.n)); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
 		})

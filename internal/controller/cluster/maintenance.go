@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // Maintenance of a planned restart: how long one is set for, and how little
@@ -37,6 +38,25 @@ func (o *observation) plannedZone(cr *v1alpha1.Cluster) string {
 		}
 	}
 	return ""
+}
+
+// restarting maps the DNS names of the pods the provider recreates on
+// purpose now (those of the planned zone's groups that are not being
+// removed) to that zone; nil without DNS names in the cluster file, where
+// a recreated pod comes back under another address.
+func (o *observation) restarting(cr *v1alpha1.Cluster) map[string]string {
+	zone := o.plannedZone(cr)
+	if zone == "" || !workload.UseDNS(cr) {
+		return nil
+	}
+	removing := o.removing()
+	out := map[string]string{}
+	for _, m := range o.members {
+		if m.Zone == zone && !removing[m.Group] {
+			out[workload.DNSName(cr, m.Group)] = zone
+		}
+	}
+	return out
 }
 
 // maintenanceStep puts the zone whose pods the provider restarts on

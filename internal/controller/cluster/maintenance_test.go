@@ -68,6 +68,19 @@ func TestPlanMaintenance(t *testing.T) {
 			mutate: []mutation{podDown("storage-5"), notReporting("storage-5"), granted("c", 1), maintenance("c", 500, "c")},
 			want:   grantWait,
 		},
+		"CoordinatorKeepsItsDNSName": {
+			reason: "A coordinator named by DNS name whose pod is recreated on purpose comes back under that name: no coordinator change.",
+			mutate: []mutation{dnsNames(true), coordinators("storage-1", "storage-2", "storage-3"),
+				podDown("storage-3"), notReporting("storage-3"), granted("a", 1), maintenance("a", 500, "a")},
+			want: waiting("fault domain a may recreate its pods (disruption grant of generation 1)"),
+		},
+		"FailedCoordinatorIsMissing": {
+			reason: "The same coordinator down by a failure is missing: the coordinators must change (here they cannot: zone a has no other process).",
+			mutate: []mutation{dnsNames(true), coordinators("storage-1", "storage-2", "storage-3"),
+				podDown("storage-3"), notReporting("storage-3"), granted("a", 1)},
+			want: waiting("coordinators must change (coordinator db-storage-3.db.ns.svc.cluster.local:4501 is missing, excluded, being removed or not eligible) " +
+				"but cannot choose coordinators: 3 needed in distinct zones, 2 eligible zones"),
+		},
 		"FailureIsNoPlannedRestart": {
 			reason: "A zone disrupted by a failure, not by the provider, gets no maintenance: its data must heal.",
 			mutate: []mutation{podDown("storage-5"), notReporting("storage-5"), granted("c", 1)},

@@ -246,8 +246,14 @@ func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		for _, pg := range active {
 			perZone[pg.Spec.ForProvider.FaultDomain]++
 		}
+		var vacated []string
+		for i := range o.groups {
+			if pg := &o.groups[i]; pg.Spec.ForProvider.ProcessClass == class && (deleting(pg) || pg.Replacing()) {
+				vacated = append(vacated, pg.Spec.ForProvider.FaultDomain)
+			}
+		}
 		ids := plan.NewGroupIDs(string(class), missing, taken)
-		zones := plan.AssignZones(o.zones, perZone, missing)
+		zones := plan.AssignZones(o.zones, perZone, vacated, missing)
 		s := &clusterStep{
 			Step: step.Step{
 				Reason:  reasonCreateGroups,
@@ -530,7 +536,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
 	procs := plan.Processes(o.status)
-	problem := plan.CoordinatorProblem(procs, cs.Coordinators, mode, o.removing())
+	problem := plan.CoordinatorProblem(procs, cs.Coordinators, mode, o.removing(), o.restarting(cr))
 	rename := problem == ""
 	if rename {
 		problem = plan.CoordinatorFormProblem(cs.Coordinators, workload.UseDNS(cr))

@@ -170,7 +170,12 @@ func coordinators(ids ...string) mutation {
 	return func(_ *v1alpha1.Cluster, o *observation) {
 		var addrs []fdb.ProcessAddress
 		for _, id := range ids {
-			addrs = append(addrs, fdb.ProcessAddress(groupNamed(o, id).Status.AtProvider.Addresses[0]))
+			at := groupNamed(o, id).Status.AtProvider
+			a := fdb.ProcessAddress(at.Addresses[0])
+			if at.DNSName != "" {
+				a = fdb.HostAddress(at.DNSName, at.Addresses[0])
+			}
+			addrs = append(addrs, a)
 		}
 		cs := fdb.ConnectionString{Description: "db", ID: "01234567", Coordinators: fdb.SortedAddresses(addrs)}.String()
 		o.status.Cluster.ConnectionString, o.clusterFile, o.configMap[workload.KeyClusterFile] = cs, cs, cs
@@ -434,14 +439,14 @@ func TestPlanSteps(t *testing.T) {
 			},
 		},
 		"CreateGroupsReplaceRemoval": {
-			reason: "A group being removed no longer counts but keeps its ID; its replacement goes to the emptiest zone.",
+			reason: "A group being removed no longer counts but keeps its ID; its replacement goes to the emptiest zone, its predecessor's among equals.",
 			mutate: []mutation{removing("storage-5")},
 			want: &clusterStep{
 				Step: step.Step{
 					Reason: "CreatedProcessGroups", Message: "created storage process groups storage-6",
 					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-6"}, ProcessClass: "storage"},
 				},
-				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-6@a"),
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-6@c"),
 			},
 		},
 		"CreateGroupsOneClassAtATime": {

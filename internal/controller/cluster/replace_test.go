@@ -223,12 +223,12 @@ func TestPlanReplacements(t *testing.T) {
 			want:   replacing(false, 0, 1, "replacing storage process groups storage-4 (requested)", []string{"requested"}, "storage-4"),
 		},
 		"MarkedGetsItsReplacementFirst": {
-			reason: "A marked group no longer counts: its replacement is created first, in the emptiest zone.",
+			reason: "A marked group no longer counts: its replacement is created first, in the emptiest zone, its predecessor's among equals.",
 			mutate: []mutation{toReplace("storage-2"), marked("storage-2", "requested")},
 			want: &clusterStep{
 				Step: step.Step{Reason: reasonCreateGroups, Message: "created storage process groups storage-6",
 					Action: &policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup, Targets: []string{"storage-6"}, ProcessClass: "storage"}},
-				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-6@a"),
+				Kind: kindCreateGroups, Groups: refs(v1alpha1.ProcessClassStorage, "storage-6@c"),
 			},
 		},
 		"ReplacedIDsAreNotReused": {
