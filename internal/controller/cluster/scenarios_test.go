@@ -452,13 +452,15 @@ func TestDeleteAndImport(t *testing.T) {
 	})
 }
 
-// podUIDs are the UIDs of the pods of the cluster's groups, by pod name.
+// podUIDs are the UIDs of the cluster's pods that exist now, by pod name.
 func podUIDs(t testing.TB, cr *v1alpha1.Cluster) map[string]string {
 	t.Helper()
+	pods := &corev1.PodList{}
+	if err := env.Client.List(context.Background(), pods, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
+		t.Fatal(err)
+	}
 	uids := map[string]string{}
-	for _, pg := range groupsOf(t, cr) {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, pg.ID()), Namespace: workload.Namespace(cr)}}
-		get(t, pod)
+	for _, pod := range pods.Items {
 		uids[pod.Name] = string(pod.UID)
 	}
 	return uids
