@@ -6,6 +6,8 @@
 package plan
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -66,6 +68,70 @@ func Processes(s *fdb.Status) []Process {
 			Address: fdb.ProcessAddress(p.Address), DNSName: p.Locality.DNSName, Class: p.ClassType, Zone: p.Locality.ZoneID,
 			InstanceID: p.Locality.InstanceID, ProcessID: p.Locality.ProcessID, Excluded: p.Excluded,
 		})
+	}
+	return out
+}
+
+// CoordinatorEligible reports whether processes of class may serve as
+// coordinators.
+func CoordinatorEligible(class string) bool {
+	_, ok := coordinatorPriority(class)
+	return ok
+}
+
+// CoverCoordinatorZones moves new groups of a coordinator-eligible class
+// into zones no eligible process covers, while the covered zones are fewer
+// than the coordinators mode needs: without it a class whose groups are
+// fewer than the zones fills the same zones as the classes before it, and
+// no coordinators can be chosen although the zones exist. picks are the
+// zones AssignZones chose for the new groups; existing counts the class's
+// groups per zone before them, eligible the groups of every eligible class
+// per zone before them. A pick moves only from a zone another eligible
+// group still covers, and only to a zone with fewer groups of the class,
+// so the class stays spread; the last picks move first, the emptiest
+// uncovered zone (then the first by name) gets one. The result is a copy.
+func CoverCoordinatorZones(zones, picks []string, existing, eligible map[string]int, mode fdb.RedundancyMode) []string {
+	out := slices.Clone(picks)
+	count, cover := maps.Clone(existing), maps.Clone(eligible)
+	if count == nil {
+		count = map[string]int{}
+	}
+	if cover == nil {
+		cover = map[string]int{}
+	}
+	for _, z := range out {
+		count[z]++
+		cover[z]++
+	}
+	sorted := slices.Sorted(slices.Values(zones))
+	covered := 0
+	for _, z := range sorted {
+		if cover[z] > 0 {
+			covered++
+		}
+	}
+	for ; covered < CoordinatorCount(mode); covered++ {
+		to := ""
+		for _, z := range sorted {
+			if cover[z] == 0 && (to == "" || count[z] < count[to]) {
+				to = z
+			}
+		}
+		from := -1
+		for i := len(out) - 1; i >= 0 && to != ""; i-- {
+			if z := out[i]; cover[z] > 1 && count[z] > count[to] {
+				from = i
+				break
+			}
+		}
+		if from < 0 {
+			return out
+		}
+		count[out[from]]--
+		cover[out[from]]--
+		out[from] = to
+		count[to]++
+		cover[to]++
 	}
 	return out
 }

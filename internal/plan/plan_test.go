@@ -203,6 +203,41 @@ func TestAssignZones(t *testing.T) {
 	}
 }
 
+func TestCoverCoordinatorZones(t *testing.T) {
+	five := []string{"a", "b", "c", "d", "e"}
+	logsAtoD := map[string]int{"a": 1, "b": 1, "c": 1, "d": 1}
+	cases := map[string]struct {
+		zones    []string
+		picks    []string
+		existing map[string]int
+		eligible map[string]int
+		mode     fdb.RedundancyMode
+		want     []string
+	}{
+		"FewerStorageThanZones": {zones: five, picks: []string{"a", "b", "c"}, eligible: logsAtoD, mode: fdb.RedundancyTriple,
+			want: []string{"a", "b", "e"}},
+		"EveryZoneCoveredAlready": {zones: five, picks: []string{"a", "b", "c", "d", "e"}, eligible: logsAtoD, mode: fdb.RedundancyTriple,
+			want: []string{"a", "b", "c", "d", "e"}},
+		"NoZoneLeftUncovered": {zones: five, picks: []string{"a", "b", "c", "d"}, mode: fdb.RedundancyTriple,
+			want: []string{"a", "b", "c", "d"}},
+		"ReplacementCoversAZone": {zones: five, picks: []string{"a"}, existing: map[string]int{"b": 1, "c": 1},
+			eligible: map[string]int{"a": 1, "b": 2, "c": 2, "d": 1}, mode: fdb.RedundancyTriple, want: []string{"e"}},
+		"TwoZonesToCover": {zones: five, picks: []string{"a", "b", "c"}, eligible: map[string]int{"a": 1, "b": 1, "c": 1}, mode: fdb.RedundancyTriple,
+			want: []string{"a", "e", "d"}},
+		"DoubleNeedsThree": {zones: []string{"a", "b", "c"}, picks: []string{"a", "b"}, eligible: map[string]int{"a": 1, "b": 1}, mode: fdb.RedundancyDouble,
+			want: []string{"a", "c"}},
+		"FewerZonesThanCoordinators": {zones: []string{"a", "b"}, picks: []string{"a", "b"}, eligible: map[string]int{"a": 1}, mode: fdb.RedundancyTriple,
+			want: []string{"a", "b"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, CoverCoordinatorZones(tc.zones, tc.picks, tc.existing, tc.eligible, tc.mode)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestChooseRemovals(t *testing.T) {
 	groups := []Group{
 		{ID: "storage-1", Zone: "a", Coordinator: true}, {ID: "storage-2", Zone: "b"}, {ID: "storage-3", Zone: "c"},

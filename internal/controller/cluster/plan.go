@@ -215,6 +215,20 @@ func (o *observation) active(class v1alpha1.ProcessClass) []*v1alpha1.ProcessGro
 	return out
 }
 
+// eligibleZones counts the active groups of coordinator-eligible classes
+// per zone.
+func (o *observation) eligibleZones() map[string]int {
+	out := map[string]int{}
+	for _, class := range v1alpha1.ProcessClasses {
+		if plan.CoordinatorEligible(string(class)) {
+			for _, pg := range o.active(class) {
+				out[pg.Spec.ForProvider.FaultDomain]++
+			}
+		}
+	}
+	return out
+}
+
 func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if o.database && o.status == nil && missingGroups(cr, o) {
 		// IDs still in the exclusion list are never reused; without it no
@@ -254,6 +268,10 @@ func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		}
 		ids := plan.NewGroupIDs(string(class), missing, taken)
 		zones := plan.AssignZones(o.zones, perZone, vacated, missing)
+		if plan.CoordinatorEligible(string(class)) {
+			mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
+			zones = plan.CoverCoordinatorZones(o.zones, zones, perZone, o.eligibleZones(), mode)
+		}
 		s := &clusterStep{
 			Step: step.Step{
 				Reason:  reasonCreateGroups,

@@ -3,6 +3,7 @@ package processgroup
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 
@@ -119,9 +120,35 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		}
 		why, msg = "left behind by the upgrade to "+o.version, "deleted pod %s: its processes were left behind on a version the database no longer speaks, and restart on "+o.version+" with the new pod"
 	}
+	if kept := dataInPod(pg, o); kept != "" {
+		return groupStep{Kind: kindWait, Step: step.Wait("waiting to recreate the pod: %s", kept)}
+	}
 	if o.grantWhy != "" {
 		return groupStep{Kind: kindWait, Step: step.Wait("waiting to recreate the pod: %s", o.grantWhy)}
 	}
 	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{id}, ProcessClass: class, Reason: why}
 	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonRecreate, Action: a, Message: fmt.Sprintf(msg, o.pod.Name)}}
+}
+
+// dataInPod says why deleting the pod of a group without a volume would
+// destroy data FoundationDB still needs, or returns "" (always for a group
+// with a volume, which outlives its pod). A stateless process may serve a
+// transaction log, recruited while log processes were missing, whose data
+// lives only in the pod until a recovery recruits the logs elsewhere; and
+// a status that is incomplete, or shows old log generations still active,
+// cannot show that the pod keeps none.
+func dataInPod(pg *v1alpha1.ProcessGroup, o *observation) string {
+	if pg.Spec.ForProvider.ProcessClass.IsStateful() {
+		return ""
+	}
+	held := slices.DeleteFunc(slices.Clone(o.drain.Roles), func(r string) bool { return r != fdb.RoleLog && r != fdb.RoleStorage })
+	switch {
+	case len(held) > 0:
+		return fmt.Sprintf("its processes serve %s, whose data this pod without a volume keeps until FoundationDB recruits the role elsewhere", strings.Join(held, ", "))
+	case o.status == nil:
+		return "the pod has no volume and without the status nothing shows that it keeps no log data"
+	case !o.drain.Complete:
+		return "the pod has no volume and the status cannot show that it keeps no log data: " + o.drain.Why
+	}
+	return ""
 }

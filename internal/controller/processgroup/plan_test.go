@@ -156,14 +156,22 @@ func TestPlanPod(t *testing.T) {
 		o.status.Cluster.IncompatibleConnections = []string{"10.0.0.9:4501", "10.9.0.1:40001"}
 		return o
 	}
+	// serving gives the observation a complete status in which the
+	// group's process serves roles.
+	serving := func(o *observation, roles ...string) *observation {
+		o.status = &fdb.Status{}
+		o.drain = fdb.Drain{Complete: true, Reporting: true, Roles: roles}
+		return o
+	}
 	withoutSidecar := func(p *corev1.Pod) { p.Spec.Containers = p.Spec.Containers[:1] }
 	deleting := func(p *corev1.Pod) { p.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)}) }
 	cases := map[string]struct {
-		reason   string
-		o        *observation
-		grantWhy string
-		removing bool
-		want     want
+		reason    string
+		o         *observation
+		grantWhy  string
+		removing  bool
+		stateless bool
+		want      want
 	}{
 		"Current": {
 			reason: "Nothing to do.",
@@ -206,6 +214,26 @@ func TestPlanPod(t *testing.T) {
 			o:      leftBehind(obs(upgraded, staged), "7.3.63"),
 			want:   want{kind: kindUnchanged},
 		},
+		"StatelessServingALog": {
+			reason: "A stateless pod has no volume: while its process serves a log (recruited while log processes were missing) the pod keeps needed data.",
+			o:      serving(obs(c, nil, v1alpha1.IncorrectPodSpec), fdb.RoleLog, "proxy"), stateless: true,
+			want: want{kind: kindWait, msg: "waiting to recreate the pod: its processes serve log, whose data this pod without a volume keeps until FoundationDB recruits the role elsewhere"},
+		},
+		"StatelessWithoutStatus": {
+			reason: "Without the status nothing shows that a pod without a volume keeps no log data.",
+			o:      obs(c, nil, v1alpha1.IncorrectPodSpec), stateless: true,
+			want: want{kind: kindWait, msg: "waiting to recreate the pod: the pod has no volume and without the status nothing shows that it keeps no log data"},
+		},
+		"StatelessStateless": {
+			reason: "A stateless pod whose process serves no data role is recreated like any drifted pod.",
+			o:      serving(obs(c, nil, v1alpha1.IncorrectPodSpec), "proxy"), stateless: true,
+			want: want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 to recreate it with the new spec"},
+		},
+		"StorageServingStorage": {
+			reason: "A storage pod's data is on its volume, which outlives the pod.",
+			o:      serving(obs(c, nil, v1alpha1.IncorrectPodSpec), fdb.RoleStorage),
+			want:   want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 to recreate it with the new spec"},
+		},
 		"DriftedWithoutGrant": {
 			reason: "A drifted pod waits for its domain's grant.",
 			o:      obs(c, nil, v1alpha1.IncorrectPodSpec), grantWhy: msgNoGrant,
@@ -218,6 +246,9 @@ func TestPlanPod(t *testing.T) {
 			pg := pg.DeepCopy()
 			if tc.removing {
 				pg.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)})
+			}
+			if tc.stateless {
+				pg.Spec.ForProvider.ProcessClass = v1alpha1.ProcessClassStateless
 			}
 			s := next(pg, tc.o, false, false)
 			if diff := cmp.Diff(tc.want, plannedOf(s), cmp.AllowUnexported(want{})); diff != "" {

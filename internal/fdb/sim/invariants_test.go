@@ -363,6 +363,43 @@ func TestCoordinatorStateLostIsUnrecoverable(t *testing.T) {
 	}
 }
 
+// TestLogsMoveBackToLogProcesses: logs recruited on stateless processes
+// while log processes are down move back to log processes a minute after
+// the database is fully recovered with them back, in one recovery.
+func TestLogsMoveBackToLogProcesses(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 5})
+	c.Create(t, fdb.RedundancyDouble)
+	moveCoordinators(t, c, "stateless-1", "stateless-2", "log-4")
+	logClasses := func() map[string]int {
+		out := map[string]int{}
+		for _, p := range c.Status(t).Cluster.Processes {
+			if p.HasRole(fdb.RoleLog) {
+				out[p.ClassType]++
+			}
+		}
+		return out
+	}
+	for _, id := range []string{"log-1", "log-2", "log-3"} {
+		must(t, c.Sim.LosePod(id, 2*time.Minute))
+	}
+	c.Clock.Step(time.Minute)
+	if got := logClasses(); got[sim.ClassStateless] == 0 {
+		t.Fatalf("with three of four log processes down, logs by class %v: want some on stateless processes", got)
+	}
+	c.Clock.Step(90 * time.Second)
+	recoveries := c.Sim.Recoveries()
+	c.Clock.Step(2 * time.Minute)
+	if got := logClasses(); got[sim.ClassStateless] > 0 || got[sim.ClassLog] == 0 {
+		t.Errorf("logs by class once log processes are back: %v, want all on log processes", got)
+	}
+	if got := c.Sim.Recoveries() - recoveries; got != 1 {
+		t.Errorf("%d recoveries to move the logs back, want 1", got)
+	}
+	if v := violations(c); len(v) != 0 {
+		t.Errorf("violations: %v", v)
+	}
+}
+
 // TestOldLogGenerationHoldsRecovery loses two of three logs of a double
 // database: the recovery recruits new logs at once but stays in
 // all_logs_recruited, with two generations, until the old logs' data can
@@ -413,7 +450,7 @@ func TestOldLogGenerationHoldsRecovery(t *testing.T) {
 			if diff := cmp.Diff(tc.want, observe(c)); diff != "" {
 				t.Errorf("while the old logs are down (-want +got):\n%s", diff)
 			}
-			c.Clock.Step(2 * time.Minute)
+			c.Clock.Step(90 * time.Second)
 			if diff := cmp.Diff(tc.then, observe(c)); diff != "" {
 				t.Errorf("once they are back (-want +got):\n%s", diff)
 			}

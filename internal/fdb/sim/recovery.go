@@ -204,6 +204,9 @@ func (s *Sim) logReplicas() int {
 
 // recoveryEvent returns when the recovery next changes phase.
 func (s *Sim) recoveryEvent() (time.Time, bool) {
+	if s.created && s.rec.phase == phaseFullyRecovered && s.now.Before(s.rec.enteredAt.Add(betterLogsDelay)) {
+		return s.rec.enteredAt.Add(betterLogsDelay), true
+	}
 	if !s.created || !s.canLeave(s.rec.phase) {
 		return time.Time{}, false
 	}
@@ -247,9 +250,38 @@ func (s *Sim) checkTransactionSystem() {
 		p := s.procs[id]
 		lost = lost || p == nil || !p.up
 	})
-	if lost {
+	if lost || s.betterLogsExist() {
 		s.triggerRecovery()
 	}
+}
+
+// betterLogsDelay is how long the database stays fully recovered before
+// the cluster controller re-recruits logs onto better-fit processes.
+const betterLogsDelay = time.Minute
+
+// betterLogsExist reports whether, betterLogsDelay after the database was
+// fully recovered, its transaction logs could sit on better-fit processes
+// than they do (a log on a stateless process recruited while log processes
+// were missing, and log processes are back): FoundationDB's cluster
+// controller then starts a recovery to recruit them, which also frees the
+// worse-fit processes of the log data they kept.
+func (s *Sim) betterLogsExist() bool {
+	if s.rec.phase != phaseFullyRecovered || s.now.Before(s.rec.enteredAt.Add(betterLogsDelay)) {
+		return false
+	}
+	now, ok := s.recruit()
+	return ok && s.worstLogFitness(now.logs) < s.worstLogFitness(s.roles.logs)
+}
+
+// worstLogFitness is the worst log fitness among processes ids.
+func (s *Sim) worstLogFitness(ids []string) int {
+	worst := 0
+	for _, id := range ids {
+		if p := s.procs[id]; p != nil {
+			worst = max(worst, logFitness(p))
+		}
+	}
+	return worst
 }
 
 // eligible reports whether process id may serve a role.
