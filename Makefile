@@ -12,7 +12,7 @@ all: build
 build: ## Build the provider and the fdbpolicy CLI into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
-generate: ## Regenerate deepcopy methods, method sets and CRDs from apis/.
+generate: ## Regenerate deepcopy methods, method sets and CRDs from apis/, and the provider's ClusterRole from the RBAC markers.
 	cd apis && $(GO) generate -tags generate ./...
 
 check-generated: ## Fail when generated files are stale.

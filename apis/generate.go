@@ -9,3 +9,7 @@ package apis
 //go:generate rm -rf ../package/crds
 //go:generate go tool controller-gen object:headerFile=../hack/boilerplate.go.txt paths=./... crd:crdVersions=v1 output:artifacts:config=../package/crds
 //go:generate go run ../hack/methodsets ./foundationdb/v1alpha1 ./v1alpha1
+
+// Collect the provider's ClusterRole from the +kubebuilder:rbac markers next
+// to the code that needs each permission.
+//go:generate go tool controller-gen rbac:roleName=provider-foundationdb,fileName=clusterrole.yaml,headerFile=../hack/clusterrole.header.yaml paths=../cmd/provider paths=../internal/... output:rbac:artifacts:config=../examples/provider

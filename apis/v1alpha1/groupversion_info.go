@@ -42,6 +42,11 @@ var (
 	SafetyPolicyGroupVersionKind            = SchemeGroupVersion.WithKind(SafetyPolicyKind)
 )
 
+// SafetyPolicyCRDName is the name of the SafetyPolicy CRD, and of the
+// ManagedResourceDefinition Crossplane makes of it: the name a
+// ManagedResourceActivationPolicy activates.
+const SafetyPolicyCRDName = "safetypolicies." + Group
+
 func init() {
 	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{})
 	SchemeBuilder.Register(&ClusterProviderConfig{}, &ClusterProviderConfigList{})

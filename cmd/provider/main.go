@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	changelogsv1alpha1 "github.com/crossplane/crossplane-runtime/v2/apis/changelogs/proto/v1alpha1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	safestart "github.com/crossplane/crossplane-runtime/v2/pkg/gate"
@@ -17,8 +18,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -41,17 +45,21 @@ import (
 // flags are the provider's command-line flags, named as in other Crossplane
 // providers.
 type flags struct {
-	debug            bool
-	leaderElection   bool
-	syncInterval     time.Duration
-	pollInterval     time.Duration
-	pollStateMetric  time.Duration
-	maxReconcileRate int
-	metricsAddress   string
-	healthAddress    string
-	fdbBackend       string
-	fdbBinaryDir     string
-	printVersion     bool
+	debug                bool
+	leaderElection       bool
+	syncInterval         time.Duration
+	pollInterval         time.Duration
+	minPollInterval      time.Duration
+	pollJitterPercentage uint
+	pollStateMetric      time.Duration
+	maxReconcileRate     int
+	metricsAddress       string
+	healthAddress        string
+	enableChangeLogs     bool
+	changeLogsSocketPath string
+	fdbBackend           string
+	fdbBinaryDir         string
+	printVersion         bool
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -61,10 +69,14 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.leaderElection, "leader-election", true, "Use leader election for the controller manager, so that only one provider pod acts at a time; turn it off only for a single local run.")
 	fs.DurationVar(&f.syncInterval, "sync", time.Hour, "How often all resources are resynced from the cache.")
 	fs.DurationVar(&f.pollInterval, "poll", time.Minute, "How often each managed resource is checked for drift.")
+	fs.DurationVar(&f.minPollInterval, "min-poll-interval", 15*time.Second, "The shortest poll interval of a Ready managed resource: a shorter crossplane.io/poll-interval annotation is raised to it, and --poll must not be shorter.")
+	fs.UintVar(&f.pollJitterPercentage, "poll-jitter-percentage", 10, "Percentage of the poll interval by which each poll is moved at random, in either direction; 0 disables jitter, and it must be less than 100.")
 	fs.DurationVar(&f.pollStateMetric, "poll-state-metric", 5*time.Second, "How often the managed-resource state metrics are recorded.")
 	fs.IntVar(&f.maxReconcileRate, "max-reconcile-rate", 10, "The global maximum rate per second at which resources may be checked for drift.")
 	fs.StringVar(&f.metricsAddress, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to.")
 	fs.StringVar(&f.healthAddress, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to.")
+	fs.BoolVar(&f.enableChangeLogs, "enable-changelogs", false, "Send a change log entry for every create, update and delete of an external resource to the change-logs sidecar.")
+	fs.StringVar(&f.changeLogsSocketPath, "changelogs-socket-path", "/var/run/changelogs/changelogs.sock", "Unix socket of the change-logs sidecar, with --enable-changelogs.")
 	fs.StringVar(&f.fdbBackend, "fdb-backend", "real", "How FoundationDB is reached: real (fdbcli, fdbbackup, fdbrestore) or sim (the deterministic simulator).")
 	fs.StringVar(&f.fdbBinaryDir, "fdb-binary-dir", envOr("FDB_BINARY_DIR", "/usr/bin/fdb"), "Directory with one sub-directory of fdbcli, fdbbackup and fdbrestore per major.minor version (real backend).")
 	fs.BoolVar(&f.printVersion, "version", false, "Print the version and exit.")
@@ -76,6 +88,15 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if f.maxReconcileRate < 1 {
 		return f, fmt.Errorf("--max-reconcile-rate must be at least 1, not %d", f.maxReconcileRate)
+	}
+	if f.pollInterval < f.minPollInterval {
+		return f, fmt.Errorf("--poll must be at least --min-poll-interval (%s), not %s", f.minPollInterval, f.pollInterval)
+	}
+	if f.pollJitterPercentage >= 100 {
+		return f, fmt.Errorf("--poll-jitter-percentage must be less than 100, not %d", f.pollJitterPercentage)
+	}
+	if f.pollStateMetric <= 0 {
+		return f, fmt.Errorf("--poll-state-metric must be positive, not %s", f.pollStateMetric)
 	}
 	return f, nil
 }
@@ -106,12 +127,47 @@ func run(f flags) error {
 	if err != nil {
 		return fmt.Errorf("cannot get API server rest config: %w", err)
 	}
-
-	s, err := scheme.New()
+	changeLogs, conn, err := newChangeLogs(f)
 	if err != nil {
 		return err
 	}
+	if conn != nil {
+		defer func() { _ = conn.Close() }()
+	}
+	mgr, err := newManager(cfg, f, log, changeLogs)
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
 
+// newChangeLogs returns, with --enable-changelogs, the options that send
+// change log entries to the change-logs sidecar on --changelogs-socket-path
+// and the connection to close once the manager stopped; nil and nil without.
+// The connection is made with the first entry.
+func newChangeLogs(f flags) (*controller.ChangeLogOptions, *grpc.ClientConn, error) {
+	if !f.enableChangeLogs {
+		return nil, nil, nil
+	}
+	conn, err := grpc.NewClient("unix:"+f.changeLogsSocketPath, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot create the change-logs client: %w", err)
+	}
+	logger := managed.NewGRPCChangeLogger(changelogsv1alpha1.NewChangeLogServiceClient(conn), managed.WithProviderVersion(version.Version))
+	return &controller.ChangeLogOptions{ChangeLogger: logger}, conn, nil
+}
+
+// newManager returns the manager of the provider on the API server of cfg,
+// configured by f, with every controller set up (the managed kinds behind
+// crossplane-runtime's safe-start) and the managed-resource metrics
+// registered with controller-runtime's registry, which allows it once per
+// process. changeLogs, when not nil, receives the managed reconcilers'
+// change log entries.
+func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *controller.ChangeLogOptions) (ctrl.Manager, error) {
+	s, err := scheme.New()
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
 		Scheme:                     s,
 		LeaderElection:             f.leaderElection,
@@ -129,13 +185,13 @@ func run(f flags) error {
 		HealthProbeBindAddress: f.healthAddress,
 	})
 	if err != nil {
-		return fmt.Errorf("cannot create controller manager: %w", err)
+		return nil, fmt.Errorf("cannot create controller manager: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return fmt.Errorf("cannot add health check: %w", err)
+		return nil, fmt.Errorf("cannot add health check: %w", err)
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return fmt.Errorf("cannot add readiness check: %w", err)
+		return nil, fmt.Errorf("cannot add readiness check: %w", err)
 	}
 
 	mrMetrics := managed.NewMRMetricRecorder()
@@ -153,9 +209,10 @@ func run(f flags) error {
 	features.Enable(feature.EnableBetaManagementPolicies)
 	engine, err := policy.NewEngine()
 	if err != nil {
-		return fmt.Errorf("cannot create the safety-policy engine: %w", err)
+		return nil, fmt.Errorf("cannot create the safety-policy engine: %w", err)
 	}
-	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()}}
+	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()},
+		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage}
 	o.Options = controller.Options{
 		Logger:                  log,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),
@@ -167,17 +224,18 @@ func run(f flags) error {
 			MRMetrics:               mrMetrics,
 			MRStateMetrics:          stateMetrics,
 		},
+		ChangeLogOptions: changeLogs,
 		// crossplane-runtime's safe-start: managed kinds start once their
 		// CRD is established.
 		Gate: new(safestart.Gate[schema.GroupVersionKind]),
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
-		return fmt.Errorf("cannot set up the CRD gate: %w", err)
+		return nil, fmt.Errorf("cannot set up the CRD gate: %w", err)
 	}
 	if err := fdbcontroller.Setup(mgr, o); err != nil {
-		return fmt.Errorf("cannot set up controllers: %w", err)
+		return nil, fmt.Errorf("cannot set up controllers: %w", err)
 	}
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr, nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -11,9 +11,9 @@ import (
 func TestParseFlags(t *testing.T) {
 	t.Setenv("FDB_BINARY_DIR", "")
 	defaults := flags{
-		syncInterval: time.Hour, pollInterval: time.Minute, pollStateMetric: 5 * time.Second,
+		syncInterval: time.Hour, pollInterval: time.Minute, minPollInterval: 15 * time.Second, pollJitterPercentage: 10, pollStateMetric: 5 * time.Second,
 		maxReconcileRate: 10, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
-		leaderElection: true,
+		leaderElection: true, changeLogsSocketPath: "/var/run/changelogs/changelogs.sock",
 	}
 	cases := map[string]struct {
 		args    []string
@@ -22,10 +22,20 @@ func TestParseFlags(t *testing.T) {
 	}{
 		"Defaults": {want: defaults},
 		"CrossplaneStyleFlags": {
-			args: []string{"--debug", "--leader-election", "--poll=10s", "--max-reconcile-rate=3", "--fdb-backend=sim"},
+			args: []string{"--debug", "--leader-election", "--poll=30s", "--poll-jitter-percentage=5", "--max-reconcile-rate=3", "--fdb-backend=sim",
+				"--enable-changelogs", "--changelogs-socket-path=/run/cl.sock"},
 			want: func() flags {
 				f := defaults
-				f.debug, f.leaderElection, f.pollInterval, f.maxReconcileRate, f.fdbBackend = true, true, 10*time.Second, 3, "sim"
+				f.debug, f.leaderElection, f.pollInterval, f.pollJitterPercentage, f.maxReconcileRate, f.fdbBackend = true, true, 30*time.Second, 5, 3, "sim"
+				f.enableChangeLogs, f.changeLogsSocketPath = true, "/run/cl.sock"
+				return f
+			}(),
+		},
+		"LowerMinimumPollInterval": {
+			args: []string{"--poll=10s", "--min-poll-interval=5s", "--poll-jitter-percentage=0"},
+			want: func() flags {
+				f := defaults
+				f.pollInterval, f.minPollInterval, f.pollJitterPercentage = 10*time.Second, 5*time.Second, 0
 				return f
 			}(),
 		},
@@ -33,10 +43,14 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"--leader-election=false"},
 			want: func() flags { f := defaults; f.leaderElection = false; return f }(),
 		},
-		"UnknownBackend":  {args: []string{"--fdb-backend=mock"}, wantErr: `--fdb-backend must be real or sim, not "mock"`},
-		"ZeroRate":        {args: []string{"--max-reconcile-rate=0"}, wantErr: "--max-reconcile-rate must be at least 1"},
-		"UnknownFlag":     {args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
-		"BadPollDuration": {args: []string{"--poll=soon"}, wantErr: `invalid value "soon" for flag -poll`},
+		"UnknownBackend":   {args: []string{"--fdb-backend=mock"}, wantErr: `--fdb-backend must be real or sim, not "mock"`},
+		"ZeroRate":         {args: []string{"--max-reconcile-rate=0"}, wantErr: "--max-reconcile-rate must be at least 1"},
+		"UnknownFlag":      {args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
+		"BadPollDuration":  {args: []string{"--poll=soon"}, wantErr: `invalid value "soon" for flag -poll`},
+		"PollBelowMinimum": {args: []string{"--poll=10s"}, wantErr: "--poll must be at least --min-poll-interval (15s), not 10s"},
+		"JitterTooLarge":   {args: []string{"--poll-jitter-percentage=100"}, wantErr: "--poll-jitter-percentage must be less than 100, not 100"},
+		"NegativeJitter":   {args: []string{"--poll-jitter-percentage=-1"}, wantErr: `invalid value "-1" for flag -poll-jitter-percentage`},
+		"NoStateMetric":    {args: []string{"--poll-state-metric=0s"}, wantErr: "--poll-state-metric must be positive, not 0s"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

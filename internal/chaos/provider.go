@@ -41,7 +41,7 @@ type provider struct {
 // start builds a provider incarnation on the run's world.
 func (r *run) start() (*provider, error) {
 	p := &provider{step: func() int { return r.step }, syncedAt: r.step + r.crashes.IntN(3)}
-	p.client = &providerClient{Client: r.kube, view: newView(r.hist), crash: r.crashNow}
+	p.client = &providerClient{Client: r.asProvider, view: newView(r.hist), crash: r.crashNow}
 	engine, err := policy.NewEngine(policy.WithClock(r.clock))
 	if err != nil {
 		return nil, errors.Wrap(err, errEngine)
@@ -59,7 +59,7 @@ func (r *run) start() (*provider, error) {
 		Policies: p,
 		Journal:  r.journalEntry,
 	}
-	mgr := &driverManager{client: p.client, reader: r.kube, scheme: r.env.Scheme}
+	mgr := &driverManager{client: p.client, reader: r.asProvider, scheme: r.env.Scheme}
 	if p.reconcilers, err = fdbcontroller.Reconcilers(mgr, o); err != nil {
 		return nil, errors.Wrap(err, errReconciler)
 	}

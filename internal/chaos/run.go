@@ -43,6 +43,7 @@ import (
 
 const (
 	errNamespace = "cannot create the run's namespace"
+	errClient    = "cannot create the provider's client"
 	errNodes     = "cannot create the stand-in nodes"
 	errStart     = "cannot start the provider"
 	errOp        = "cannot run the workload's operation"
@@ -69,7 +70,11 @@ type run struct {
 	env *testenv.Env
 	// kube is the harness's client: the API server, writes recorded.
 	kube *recorder
-	seed uint64
+	// asProvider is the provider's: the API server as the provider's
+	// ServiceAccount with exactly its shipped permissions
+	// (testenv.Env.Provider), writes recorded.
+	asProvider *recorder
+	seed       uint64
 	// Independent seeded streams, so that a decision of one kind never
 	// shifts those of another: what to do next, how much the caches lag,
 	// how far the clock moves, when the provider crashes, which faults.
@@ -192,6 +197,11 @@ func (r *run) setup(ctx context.Context) error {
 	}
 	r.hist = &history{live: r.env.Client, scheme: r.env.Scheme, namespace: r.ns, kinds: watchedKinds, dirty: map[schema.GroupVersionKind]bool{}}
 	r.kube = &recorder{Client: r.env.Client, h: r.hist}
+	c, err := client.New(r.env.Provider, client.Options{Scheme: r.env.Scheme})
+	if err != nil {
+		return errors.Wrap(err, errClient)
+	}
+	r.asProvider = &recorder{Client: c, h: r.hist}
 	n, err := testenv.CreateNodes(ctx, r.kube, Zones, 1)
 	if err != nil {
 		return errors.Wrap(err, errNodes)

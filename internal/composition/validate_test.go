@@ -83,7 +83,8 @@ func xrCRD(t *testing.T, xrd *unstructured.Unstructured) *apiextensionsv1.Custom
 }
 
 // TestExamplesAgainstCrossplane installs Crossplane core's CRDs, applies the
-// XRD, Composition and Function of examples/composition, checks the example
+// XRD, Composition, Function and ManagedResourceActivationPolicy of
+// examples/composition, checks the example
 // FDBDatabase against the XRD's schema, and applies what the function
 // composes for it with a server-side dry run against the provider's CRDs.
 func TestExamplesAgainstCrossplane(t *testing.T) {
@@ -93,7 +94,7 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := []string{}
-	for _, f := range []string{"xrd.yaml", "composition.yaml", "function.yaml"} {
+	for _, f := range []string{"xrd.yaml", "composition.yaml", "function.yaml", "activationpolicy.yaml"} {
 		files = append(files, filepath.Join(testenv.Root(), "examples", "composition", f))
 	}
 	objs, err := manifest.Read(files)

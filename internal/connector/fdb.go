@@ -82,6 +82,11 @@ func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cl
 // fault injection.
 func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(string(cm.GetUID())) }
 
+// The simulator learns its processes from the cluster's pods, volume claims
+// and nodes, and its backup agents from the agents' Deployments.
+// +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;nodes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch
+
 // simGroups turns the cluster's pods and claims into simulator process
 // groups: a Running pod with an IP on a Ready node runs its processes (a
 // failed node runs nothing) and resolves by its DNS name, on the binary their command line names, which

@@ -39,6 +39,9 @@ type Connector struct {
 	FDB     FDB
 }
 
+// A session reads the cluster's ConfigMap.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+
 // Session records mg's use of its provider config and opens a session on
 // cluster c, the Cluster mg is or belongs to.
 func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v1alpha1.Cluster) (*Session, error) {

@@ -65,6 +65,13 @@ func NewTargets(kube client.Client, live client.Reader, newClient NewClientFn) *
 	}
 }
 
+// Finding the target records the resource's ProviderConfigUsage, reads its
+// ProviderConfig or ClusterProviderConfig and, for a remote cluster, the
+// kubeconfig Secret.
+// +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=providerconfigusages,verbs=get;list;watch;create;update
+// +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=providerconfigs;clusterproviderconfigs,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
 // Client records mg's use of its provider config and returns the target
 // cluster the config names.
 func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (Target, error) {

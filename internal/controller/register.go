@@ -9,6 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apisv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/backup"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/config"
@@ -18,45 +19,68 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 )
 
-// managedKinds are the managed-resource controllers and the kind each
-// reconciles.
+const errNoSafeStart = "cannot register the controllers: the options name no safe-start gate"
+
+// managedKinds are the managed-resource controllers, the kind each
+// reconciles and the other kinds of the provider it watches.
 var managedKinds = []struct {
 	gvk        schema.GroupVersionKind
+	watches    []schema.GroupVersionKind
 	setup      func(ctrl.Manager, options.Options) error
 	reconciler func(ctrl.Manager, options.Options) (*managed.Reconciler, error)
 }{
-	{v1alpha1.ClusterGroupVersionKind, cluster.Setup, cluster.NewReconciler},
-	{v1alpha1.ProcessGroupGroupVersionKind, processgroup.Setup, processgroup.NewReconciler},
-	{v1alpha1.BackupGroupVersionKind, backup.Setup, backup.NewReconciler},
-	{v1alpha1.RestoreGroupVersionKind, restore.Setup, restore.NewReconciler},
+	{v1alpha1.ClusterGroupVersionKind, []schema.GroupVersionKind{v1alpha1.ProcessGroupGroupVersionKind}, cluster.Setup, cluster.NewReconciler},
+	{v1alpha1.ProcessGroupGroupVersionKind, []schema.GroupVersionKind{v1alpha1.ClusterGroupVersionKind}, processgroup.Setup, processgroup.NewReconciler},
+	{v1alpha1.BackupGroupVersionKind, nil, backup.Setup, backup.NewReconciler},
+	{v1alpha1.RestoreGroupVersionKind, nil, restore.Setup, restore.NewReconciler},
 }
 
-// Setup adds every controller to the manager. With crossplane-runtime's
-// safe-start in the options (its controller.Options.Gate, the only "gate"
-// here that is not the safety-policy gate), the controller of each managed
-// kind starts only once its CRD is established; without it, all start at
-// once.
-func Setup(mgr ctrl.Manager, o options.Options) error {
-	if err := config.Setup(mgr, o.Options); err != nil {
-		return err
+// A gated controller starts once the CRDs of the kinds it watches are
+// established.
+type gated struct {
+	kinds []schema.GroupVersionKind
+	setup func(ctrl.Manager, options.Options) error
+}
+
+// controllers are every controller of the provider: the config kinds', the
+// SafetyPolicy controller and the managed kinds'.
+func controllers() []gated {
+	var out []gated
+	for _, k := range config.Kinds {
+		out = append(out, gated{
+			kinds: []schema.GroupVersionKind{k, apisv1alpha1.ProviderConfigUsageGroupVersionKind},
+			setup: func(mgr ctrl.Manager, o options.Options) error { return config.Setup(mgr, o.Options, k) },
+		})
 	}
-	if err := safetypolicy.Setup(mgr, o); err != nil {
-		return err
+	out = append(out, gated{kinds: []schema.GroupVersionKind{apisv1alpha1.SafetyPolicyGroupVersionKind}, setup: safetypolicy.Setup})
+	for _, k := range managedKinds {
+		out = append(out, gated{kinds: append([]schema.GroupVersionKind{k.gvk}, k.watches...), setup: k.setup})
+	}
+	return out
+}
+
+// Setup registers every controller with crossplane-runtime's safe-start
+// gate in the options (its controller.Options.Gate, the only "gate" here
+// that is not the safety-policy gate): each starts only once the CRDs of the
+// kinds it watches are established, so a kind Crossplane has not activated
+// (it makes a ManagedResourceDefinition of every CRD of the package but the
+// ProviderConfig kinds, SafetyPolicy included) starts no controller that
+// would wait for its informer, and stop the provider, for ever. The safety
+// gates do without the SafetyPolicy controller (see safetypolicy.Source).
+// The gate opens as crossplane-runtime's customresourcesgate controller
+// sees the CRDs.
+func Setup(mgr ctrl.Manager, o options.Options) error {
+	safeStart := o.Options.Gate
+	if safeStart == nil {
+		return errors.New(errNoSafeStart)
 	}
 	log := o.Logger.WithValues("component", "safe-start")
-	safeStart := o.Options.Gate
-	for _, k := range managedKinds {
-		if safeStart == nil {
-			if err := k.setup(mgr, o); err != nil {
-				return errors.Wrapf(err, "cannot set up the %s controller", k.gvk.Kind)
-			}
-			continue
-		}
+	for _, c := range controllers() {
 		safeStart.Register(func() {
-			if err := k.setup(mgr, o); err != nil {
-				log.Info("cannot set up controller", "kind", k.gvk.Kind, "error", err)
+			if err := c.setup(mgr, o); err != nil {
+				log.Info("cannot set up controller", "kind", c.kinds[0].Kind, "error", err)
 			}
-		}, k.gvk)
+		}, c.kinds...)
 	}
 	return nil
 }

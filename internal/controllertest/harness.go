@@ -14,14 +14,17 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	safestart "github.com/crossplane/crossplane-runtime/v2/pkg/gate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	xpmeta "github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
@@ -29,6 +32,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -58,20 +62,35 @@ type Harness struct {
 	// Nodes stand in for the scheduler and kubelets; SetReady fails a node.
 	Nodes   *testenv.Nodes
 	flowing atomic.Bool
+
+	// started is when the provider started; stopped is closed once it
+	// stopped, with stopErr saying why.
+	started time.Time
+	stopped chan struct{}
+	stopErr error
 }
 
-// Start runs all controllers with the simulator on env, creates the nodes
-// and the default ClusterProviderConfig. Call it once per test binary.
+// CacheSyncTimeout is how long a controller of the harness may wait for its
+// caches before it stops the provider: with controller-runtime's two
+// minutes, a controller that watches a kind without a CRD would stop it
+// only after most tests ended.
+const CacheSyncTimeout = 15 * time.Second
+
+// Start runs all controllers with the simulator on env, acting as the
+// provider's ServiceAccount with exactly its shipped permissions
+// (testenv.Env.Provider), creates the nodes and the default
+// ClusterProviderConfig. Call it once per test binary.
 func Start(env *testenv.Env) (*Harness, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	testenv.OnStop(cancel)
-	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
+	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), stopped: make(chan struct{})}
 	h.Backend = connector.SimFDB{Registry: sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30})}
 
 	// Tests count events, so client-go's spam filter (25 per object, then
 	// one per five minutes) must not drop them.
 	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events}) //lint:ignore SA1019 the only way to tune the spam filter
+	mgr, err := ctrl.NewManager(env.Provider, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events, //lint:ignore SA1019 the only way to tune the spam filter
+		Controller: config.Controller{CacheSyncTimeout: CacheSyncTimeout}})
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +106,8 @@ func Start(env *testenv.Env) (*Harness, error) {
 			// As many as the provider runs with by default
 			// (--max-reconcile-rate), so scenarios see the same concurrency.
 			MaxConcurrentReconciles: 10,
+			// crossplane-runtime's safe-start, as the provider runs.
+			Gate: new(safestart.Gate[schema.GroupVersionKind]),
 		},
 		FDB:         h.Backend,
 		Clock:       h.Clock,
@@ -95,10 +116,17 @@ func Start(env *testenv.Env) (*Harness, error) {
 		ActivePoll:  100 * time.Millisecond,
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
 	}
+	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
+		return nil, err
+	}
 	if err := fdbcontroller.Setup(mgr, o); err != nil {
 		return nil, err
 	}
-	go func() { _ = mgr.Start(ctx) }()
+	h.started = time.Now()
+	go func() {
+		h.stopErr = mgr.Start(ctx)
+		close(h.stopped)
+	}()
 	if h.Nodes, err = testenv.StartNodes(ctx, env.Client, Zones, 2); err != nil {
 		return nil, err
 	}
@@ -122,6 +150,23 @@ func Start(env *testenv.Env) (*Harness, error) {
 		}
 	}()
 	return h, nil
+}
+
+// Running fails the test if the provider stopped, e.g. because a
+// controller's caches did not sync. It first waits until twice
+// CacheSyncTimeout passed since the provider started: by then every
+// controller that started with it has synced its caches or stopped it.
+func (h *Harness) Running(t testing.TB) {
+	t.Helper()
+	select {
+	case <-h.stopped:
+	case <-time.After(time.Until(h.started.Add(2 * CacheSyncTimeout))):
+	}
+	select {
+	case <-h.stopped:
+		t.Fatalf("the provider stopped: %v", h.stopErr)
+	default:
+	}
 }
 
 // Flow starts or stops the passing of virtual time.

@@ -36,18 +36,28 @@ type Member struct {
 	Zone      string // "" when unknown
 	Wants     bool   // needs a disruption: its pod's spec drifted
 	Disrupted bool   // its pod is missing, not running or terminating, or its processes do not report
+	// Volatile means the group has no volume: what its processes keep
+	// (a transaction log recruited onto one) lives only as long as its pod.
+	Volatile bool
 }
 
 // A Grant lets the groups of one fault domain disrupt their pods.
 type Grant struct {
 	Domain     string
 	Generation int64 // the Cluster's metadata.generation the grant was made under
+	// VolatileFirst lets only the domain's volatile members disrupt their
+	// pods, while one of them still wants a disruption: a volatile pod is
+	// deleted while the other pods of its domain run, so that no recovery
+	// their restart causes recruits a transaction log onto it just before
+	// it goes, taking the log's data with it.
+	VolatileFirst bool
 }
 
 // domainState is what Next needs to know of one fault domain.
 type domainState struct {
-	wants     bool // some member wants a disruption
-	disrupted bool // some member is disrupted
+	wants         bool // some member wants a disruption
+	disrupted     bool // some member is disrupted
+	volatileWants bool // some volatile member wants a disruption
 }
 
 // Next returns the grant the Cluster should hold after this reconcile and,
@@ -66,12 +76,17 @@ type domainState struct {
 //     disrupted, the lowest-sorting domain with a member that wants a
 //     disruption is granted. When no member wants one, the result is
 //     (nil, "").
-//  4. The result depends on the members, not on their order.
+//  4. A grant is VolatileFirst while a volatile member of its domain
+//     wants a disruption.
+//  5. The result depends on the members, not on their order.
 func Next(current *Grant, members []Member, generation int64) (*Grant, string) {
 	domains := domainStates(members)
+	grant := func(domain string) *Grant {
+		return &Grant{Domain: domain, Generation: generation, VolatileFirst: domains[domain].volatileWants}
+	}
 	if current != nil {
 		if d := domains[current.Domain]; d.wants || d.disrupted {
-			return &Grant{Domain: current.Domain, Generation: generation}, ""
+			return grant(current.Domain), ""
 		}
 	}
 	wanting := domainsWhere(domains, func(d domainState) bool { return d.wants })
@@ -85,9 +100,9 @@ func Next(current *Grant, members []Member, generation int64) (*Grant, string) {
 	case len(disrupted) == 1 && !domains[disrupted[0]].wants:
 		return nil, fmt.Sprintf("waiting for fault domain %s to recover before disrupting another", disrupted[0])
 	case len(disrupted) == 1:
-		return &Grant{Domain: disrupted[0], Generation: generation}, ""
+		return grant(disrupted[0]), ""
 	}
-	return &Grant{Domain: wanting[0], Generation: generation}, ""
+	return grant(wanting[0]), ""
 }
 
 // domainStates groups members into their fault domains.
@@ -98,6 +113,7 @@ func domainStates(members []Member) map[string]domainState {
 		d := domains[key]
 		d.wants = d.wants || m.Wants
 		d.disrupted = d.disrupted || m.Disrupted
+		d.volatileWants = d.volatileWants || (m.Volatile && m.Wants)
 		domains[key] = d
 	}
 	return domains
@@ -115,12 +131,13 @@ func domainsWhere(domains map[string]domainState, keep func(domainState) bool) [
 	return names
 }
 
-// Allows reports whether a group of domain may disrupt its pod under grant
-// g, read fresh from the API server together with the Cluster's generation
-// gen, when the group planned against a Cluster of generation planned. A
-// grant made under an older generation, or a plan made against one, allows
-// nothing: the Cluster has not yet seen the current spec, or the group has
-// not.
-func Allows(g *Grant, gen, planned int64, domain string) bool {
-	return g != nil && g.Domain == domain && g.Generation == gen && gen == planned
+// Allows reports whether a group of domain, volatile or not, may disrupt
+// its pod under grant g, read fresh from the API server together with the
+// Cluster's generation gen, when the group planned against a Cluster of
+// generation planned. A grant made under an older generation, or a plan
+// made against one, allows nothing: the Cluster has not yet seen the
+// current spec, or the group has not. A VolatileFirst grant allows only
+// volatile groups.
+func Allows(g *Grant, gen, planned int64, domain string, volatile bool) bool {
+	return g != nil && g.Domain == domain && g.Generation == gen && gen == planned && (volatile || !g.VolatileFirst)
 }

@@ -66,6 +66,25 @@ func TestNext(t *testing.T) {
 			},
 			generation: 1,
 		},
+		"VolatileFirst": {
+			reason: "A domain whose volatile member wants a disruption is granted for its volatile members first.",
+			members: []Member{
+				{Group: "log-1", Zone: "zone-a", Wants: true},
+				{Group: "stateless-1", Zone: "zone-a", Wants: true, Volatile: true},
+			},
+			generation: 1,
+			want:       want{grant: &Grant{Domain: "zone-a", Generation: 1, VolatileFirst: true}},
+		},
+		"VolatileDoneThenTheRest": {
+			reason:  "Once the domain's volatile members want nothing more (even while one is still starting), the grant covers every member.",
+			current: &Grant{Domain: "zone-a", Generation: 1, VolatileFirst: true},
+			members: []Member{
+				{Group: "log-1", Zone: "zone-a", Wants: true},
+				{Group: "stateless-1", Zone: "zone-a", Disrupted: true, Volatile: true},
+			},
+			generation: 1,
+			want:       want{grant: &Grant{Domain: "zone-a", Generation: 1}},
+		},
 		"LowestWantingDomain": {
 			reason: "With no domain disrupted, the lowest-sorting domain with a member that wants a disruption is granted.",
 			members: []Member{
@@ -213,12 +232,13 @@ func orders(rng *rand.Rand, members []Member) [][]Member {
 
 func TestAllows(t *testing.T) {
 	cases := map[string]struct {
-		reason  string
-		grant   *Grant
-		gen     int64
-		planned int64
-		domain  string
-		want    bool
+		reason   string
+		grant    *Grant
+		gen      int64
+		planned  int64
+		domain   string
+		volatile bool
+		want     bool
 	}{
 		"NoGrant": {
 			reason:  "Without a grant nothing is allowed.",
@@ -255,12 +275,28 @@ func TestAllows(t *testing.T) {
 			domain:  "zone-a",
 			want:    true,
 		},
+		"VolatileFirstHoldsTheOthers": {
+			reason:  "While the grant is for the domain's volatile groups first, a group with a volume waits.",
+			grant:   &Grant{Domain: "zone-a", Generation: 2, VolatileFirst: true},
+			gen:     2,
+			planned: 2,
+			domain:  "zone-a",
+		},
+		"VolatileFirstAllowsVolatile": {
+			reason:   "While the grant is for the domain's volatile groups first, a volatile group may go.",
+			grant:    &Grant{Domain: "zone-a", Generation: 2, VolatileFirst: true},
+			gen:      2,
+			planned:  2,
+			domain:   "zone-a",
+			volatile: true,
+			want:     true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Allows(tc.grant, tc.gen, tc.planned, tc.domain)
+			got := Allows(tc.grant, tc.gen, tc.planned, tc.domain, tc.volatile)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("\n%s\nAllows(%v, %d, %d, %q): -want, +got:\n%s", tc.reason, tc.grant, tc.gen, tc.planned, tc.domain, diff)
+				t.Errorf("\n%s\nAllows(%v, %d, %d, %q, %v): -want, +got:\n%s", tc.reason, tc.grant, tc.gen, tc.planned, tc.domain, tc.volatile, diff)
 			}
 		})
 	}

@@ -223,9 +223,9 @@ func (m *model) mayDelete(i int, c cluster, pods []pod) bool {
 	domain, live := DomainOf(m.groups[i].zone, m.groups[i].id), m.live()
 	switch m.variant.groups {
 	case grantLive:
-		return live.pods[i].uid == pods[i].uid && Allows(live.cluster.grant, live.cluster.generation, c.generation, domain)
+		return live.pods[i].uid == pods[i].uid && Allows(live.cluster.grant, live.cluster.generation, c.generation, domain, false)
 	case grantCached:
-		return Allows(c.grant, c.generation, c.generation, domain)
+		return Allows(c.grant, c.generation, c.generation, domain, false)
 	}
 	return m.zoneFree(i, c, pods)
 }

@@ -1,7 +1,8 @@
 // Package localrun is `make run`: the whole product on one machine. It
 // starts a local Kubernetes cluster (internal/localcluster), installs the
-// provider's CRDs and the default ClusterProviderConfig, builds the provider
-// and runs it against that cluster with the FoundationDB simulator, applies
+// provider's CRDs, its permissions (examples/provider) and the default
+// ClusterProviderConfig, builds the provider and runs it against that
+// cluster, as its ServiceAccount, with the FoundationDB simulator, applies
 // the quickstart (a triple-redundancy Cluster and a Backup) and reports each
 // resource's progress. Stop undoes all of it; Cleanup (`make stop`) undoes
 // what a killed run left behind.
@@ -91,6 +92,8 @@ type Run struct {
 	cluster *localcluster.Cluster
 	stopBg  context.CancelFunc
 	bgDone  chan struct{}
+	// providerUser is the user the provider acts as: its ServiceAccount.
+	providerUser string
 	// providerExit receives the provider's exit.
 	providerExit chan error
 	// closeLog closes kwokctl's log once the cluster is deleted.
@@ -165,7 +168,7 @@ func Start(ctx context.Context, o Options) (r *Run, err error) {
 	}); err != nil {
 		return r, err
 	}
-	if err := step(o.Out, fmt.Sprintf("creating %d fake nodes in %d zones; installing CRDs and the default ClusterProviderConfig", o.Zones*o.NodesPerZone, o.Zones), func() error {
+	if err := step(o.Out, fmt.Sprintf("creating %d fake nodes in %d zones; installing CRDs, the provider's permissions and the default ClusterProviderConfig", o.Zones*o.NodesPerZone, o.Zones), func() error {
 		return r.install(ctx)
 	}); err != nil {
 		return r, err
@@ -185,7 +188,8 @@ func Start(ctx context.Context, o Options) (r *Run, err error) {
 
 // install connects to the cluster, creates its nodes and its default
 // storage class (zone-wide volumes), starts the stand-in volume provisioner
-// and installs the CRDs and the ClusterProviderConfig.
+// and installs the CRDs, the provider's ServiceAccount, ClusterRole and
+// binding, and the ClusterProviderConfig.
 func (r *Run) install(ctx context.Context) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig())
 	if err != nil {
@@ -211,6 +215,9 @@ func (r *Run) install(ctx context.Context) error {
 		localcluster.ProvisionVolumes(bg, r.Client, 500*time.Millisecond)
 	}()
 	if err := manifest.InstallCRDs(ctx, r.Client, filepath.Join(r.opts.Root, "package", "crds")); err != nil {
+		return err
+	}
+	if r.providerUser, err = manifest.InstallProviderRBAC(ctx, r.Client, r.example("provider")); err != nil {
 		return err
 	}
 	cpc, err := manifest.Read([]string{r.example("providerconfig.yaml")}, "ClusterProviderConfig")
@@ -239,10 +246,15 @@ func (r *Run) applyQuickstart(ctx context.Context) error {
 	return manifest.Apply(ctx, r.Client, objs)
 }
 
-// startProvider runs the provider binary against the cluster. It gets its
-// own process group, so a Ctrl-C reaches the run, which stops it in order,
-// and it dies with the run (Pdeathsig) if the run is killed.
+// startProvider runs the provider binary against the cluster, acting as its
+// ServiceAccount (providerKubeconfig). It gets its own process group, so a
+// Ctrl-C reaches the run, which stops it in order, and it dies with the run
+// (Pdeathsig) if the run is killed.
 func (r *Run) startProvider() error {
+	kubeconfig, err := r.providerKubeconfig()
+	if err != nil {
+		return err
+	}
 	log, err := os.Create(r.st.providerLog())
 	if err != nil {
 		return fmt.Errorf("cannot create provider log: %w", err)
@@ -251,7 +263,7 @@ func (r *Run) startProvider() error {
 	// The run starts a single replica, which needs no leader election.
 	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--leader-election=false", "--poll=15s",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+r.Kubeconfig())
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
@@ -260,6 +272,23 @@ func (r *Run) startProvider() error {
 	r.providerExit = make(chan error, 1)
 	go func() { r.providerExit <- cmd.Wait() }()
 	return writePID(r.st.providerPIDFile(), cmd.Process.Pid)
+}
+
+// providerKubeconfig writes the cluster's kubeconfig with every user acting
+// as the provider's ServiceAccount, so that the provider runs with exactly
+// the permissions it ships, and returns its path.
+func (r *Run) providerKubeconfig() (string, error) {
+	cfg, err := clientcmd.LoadFromFile(r.Kubeconfig())
+	if err != nil {
+		return "", fmt.Errorf("cannot load kubeconfig: %w", err)
+	}
+	for _, u := range cfg.AuthInfos {
+		u.Impersonate = r.providerUser
+	}
+	if err := clientcmd.WriteToFile(*cfg, r.st.providerKubeconfig()); err != nil {
+		return "", fmt.Errorf("cannot write the provider's kubeconfig: %w", err)
+	}
+	return r.st.providerKubeconfig(), nil
 }
 
 // WaitReady reports progress until the quickstart Cluster is Ready.

@@ -12,20 +12,21 @@ import (
 )
 
 // state is the directory one run keeps everything in: kwokctl's work
-// directory, the provider binary and log, and the pid files that let a later
-// `make stop` find what a killed run left behind.
+// directory, the provider binary, kubeconfig and log, and the pid files
+// that let a later `make stop` find what a killed run left behind.
 type state string
 
 func (s state) path(elem ...string) string {
 	return filepath.Join(append([]string{string(s)}, elem...)...)
 }
 
-func (s state) kwokDir() string         { return s.path("kwok") }
-func (s state) providerBin() string     { return s.path("bin", "provider") }
-func (s state) providerLog() string     { return s.path("provider.log") }
-func (s state) clusterLog() string      { return s.path("kwokctl.log") }
-func (s state) runPIDFile() string      { return s.path("run.pid") }
-func (s state) providerPIDFile() string { return s.path("provider.pid") }
+func (s state) kwokDir() string            { return s.path("kwok") }
+func (s state) providerBin() string        { return s.path("bin", "provider") }
+func (s state) providerLog() string        { return s.path("provider.log") }
+func (s state) providerKubeconfig() string { return s.path("provider.kubeconfig") }
+func (s state) clusterLog() string         { return s.path("kwokctl.log") }
+func (s state) runPIDFile() string         { return s.path("run.pid") }
+func (s state) providerPIDFile() string    { return s.path("provider.pid") }
 
 // writePID records a process id with the process's start time, so that a
 // later reader never mistakes another process that got the same id for it.

@@ -1,6 +1,6 @@
 // Package manifest reads Kubernetes manifests from YAML files and applies
-// them server-side: the CRDs, examples and compositions that `make run` and
-// the tests install.
+// them server-side: the CRDs, examples, compositions and the provider's
+// permissions that `make run` and the tests install.
 package manifest
 
 import (
@@ -72,6 +72,41 @@ func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 		}
 	}
 	return nil
+}
+
+// InstallProviderRBAC applies the provider's ServiceAccount, ClusterRole and
+// ClusterRoleBinding from the install manifests in dir (examples/provider),
+// with the ServiceAccount's namespace, and returns the user name the API
+// server knows that ServiceAccount by: a client that impersonates it has
+// exactly the provider's permissions.
+func InstallProviderRBAC(ctx context.Context, c client.Client, dir string) (string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return "", fmt.Errorf("cannot find the provider's install manifests in %s", dir)
+	}
+	objs, err := Read(files, "ServiceAccount", "ClusterRole", "ClusterRoleBinding")
+	if err != nil {
+		return "", err
+	}
+	var sa []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "ServiceAccount" {
+			sa = append(sa, o)
+		}
+	}
+	if len(sa) != 1 {
+		return "", fmt.Errorf("cannot find the provider's ServiceAccount: %s has %d", dir, len(sa))
+	}
+	ns := &unstructured.Unstructured{}
+	ns.SetAPIVersion("v1")
+	ns.SetKind("Namespace")
+	ns.SetName(sa[0].GetNamespace())
+	if err := Apply(ctx, c, append([]*unstructured.Unstructured{ns}, objs...)); err != nil {
+		return "", err
+	}
+	// The user name of a ServiceAccount, as the API server authenticates
+	// its tokens.
+	return "system:serviceaccount:" + sa[0].GetNamespace() + ":" + sa[0].GetName(), nil
 }
 
 // InstallCRDs applies every CRD in dir and waits until the API server serves

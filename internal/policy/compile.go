@@ -10,10 +10,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 )
 
-const (
-	errCompilePolicy = "cannot compile SafetyPolicy %s"
-	errMissingPolicy = "SafetyPolicy %s is selected by the cluster but does not exist"
-)
+const errCompilePolicy = "cannot compile SafetyPolicy %s"
 
 // A Policy is a SafetyPolicy as the engine sees it.
 type Policy struct {
@@ -25,9 +22,9 @@ type Policy struct {
 	// Spec is the policy's spec.
 	Spec v1alpha1.SafetyPolicySpec
 
-	// missing marks a policy a cluster selects that does not exist; it
-	// denies every action.
-	missing bool
+	// missing, when set, marks a policy a cluster selects that does not
+	// exist, and says why; it denies every action with that message.
+	missing string
 }
 
 // Compiled is a policy compiled into CEL programs. A policy that did not
@@ -83,8 +80,8 @@ func (c *Compiled) enforcement() v1alpha1.Enforcement {
 // compile compiles a policy; problems end up in the result's Err.
 func (e *Engine) compile(p Policy) *Compiled {
 	c := &Compiled{Policy: p}
-	if p.missing {
-		c.err = errors.Errorf(errMissingPolicy, p.Name)
+	if p.missing != "" {
+		c.err = errors.New(p.missing)
 		return c
 	}
 	var problems []string

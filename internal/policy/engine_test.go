@@ -154,8 +154,14 @@ func TestCompile(t *testing.T) {
 		},
 		"Missing": {
 			reason: "A selected policy that does not exist does not compile.",
-			policy: Policy{Name: "gone", missing: true},
+			policy: Assemble(nil, nil, []string{"gone"})[0],
 			want:   "SafetyPolicy gone is selected by the cluster but does not exist",
+		},
+		"Inactive": {
+			reason: "A selected policy while the SafetyPolicy kind is not active does not compile, and says how to activate the kind.",
+			policy: AssembleInactive(nil, []string{"gone"})[0],
+			want: "SafetyPolicy gone is selected by the cluster but cannot exist: the SafetyPolicy kind foundationdb.crossplane.io/v1alpha1 is not active: " +
+				"activate safetypolicies.foundationdb.crossplane.io with a ManagedResourceActivationPolicy, or install its CRD",
 		},
 	}
 	e := newTestEngine(t)

@@ -16,9 +16,18 @@ import (
 )
 
 const (
-	errParseManifest = "cannot parse SafetyPolicy manifest"
-	errNotPolicy     = "manifest is a %s %s, not a %s"
+	errParseManifest  = "cannot parse SafetyPolicy manifest"
+	errNotPolicy      = "manifest is a %s %s, not a %s"
+	errMissingPolicy  = "SafetyPolicy %s is selected by the cluster but does not exist"
+	errInactivePolicy = "SafetyPolicy %s is selected by the cluster but cannot exist: %s"
 )
+
+// ErrKindInactive says that the SafetyPolicy kind is not active: its CRD is
+// not installed or not established, as Crossplane leaves it until a
+// ManagedResourceActivationPolicy activates it. No SafetyPolicy object can
+// exist then. A source of policies returns it (see AssembleInactive).
+var ErrKindInactive = errors.Errorf("the SafetyPolicy kind %s is not active: activate %s with a ManagedResourceActivationPolicy, or install its CRD",
+	v1alpha1.SchemeGroupVersion, v1alpha1.SafetyPolicyCRDName)
 
 // FromObject returns the policy of a SafetyPolicy object, keyed by its UID
 // and generation (by content when it has no UID).
@@ -58,6 +67,26 @@ func fromContent(sp *v1alpha1.SafetyPolicy) Policy {
 //   - for a selected name with no object, a policy that denies every action,
 //     so that a typo cannot silently drop a guard.
 func Assemble(defaults, objects []Policy, selected []string) []Policy {
+	return assemble(defaults, objects, selected, func(name string) Policy {
+		return absent(name, "missing:"+name, fmt.Sprintf(errMissingPolicy, name))
+	})
+}
+
+// AssembleInactive returns the policies in effect for a cluster while the
+// SafetyPolicy kind is not active (ErrKindInactive), so that no SafetyPolicy
+// object exists: every default and, for each other name the cluster
+// selects, a policy that denies every action and says that the kind is not
+// active. A cluster that selects a policy is held until the kind is
+// activated and the policy created, never run without it.
+func AssembleInactive(defaults []Policy, selected []string) []Policy {
+	return assemble(defaults, nil, selected, func(name string) Policy {
+		return absent(name, "inactive:"+name, fmt.Sprintf(errInactivePolicy, name, ErrKindInactive))
+	})
+}
+
+// assemble is Assemble, with the policy that stands in for a selected name
+// without an object made by missing.
+func assemble(defaults, objects []Policy, selected []string, missing func(name string) Policy) []Policy {
 	byName := make(map[string]Policy, len(defaults)+len(objects))
 	for _, p := range defaults {
 		byName[p.Name] = p
@@ -72,7 +101,7 @@ func Assemble(defaults, objects []Policy, selected []string) []Policy {
 	}
 	for _, name := range selected {
 		if _, ok := byName[name]; !ok {
-			byName[name] = Policy{Name: name, Key: "missing:" + name, Spec: v1alpha1.SafetyPolicySpec{Actions: []v1alpha1.ActionType{v1alpha1.ActionAll}}, missing: true}
+			byName[name] = missing(name)
 		}
 	}
 	out := make([]Policy, 0, len(byName))
@@ -81,6 +110,12 @@ func Assemble(defaults, objects []Policy, selected []string) []Policy {
 	}
 	slices.SortFunc(out, func(a, b Policy) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// absent is a policy that stands in for a selected name without an object:
+// it applies to every action and denies it, saying why.
+func absent(name, key, why string) Policy {
+	return Policy{Name: name, Key: key, Spec: v1alpha1.SafetyPolicySpec{Actions: []v1alpha1.ActionType{v1alpha1.ActionAll}}, missing: why}
 }
 
 // Static is a fixed list of SafetyPolicy objects, e.g. read from files; it

@@ -12,12 +12,19 @@ import (
 func TestAssemble(t *testing.T) {
 	def := func(name string) Policy { return Policy{Name: name, Key: "default:" + name} }
 	obj := func(name string) Policy { return Policy{Name: name, Key: "object:" + name} }
+	all := v1alpha1.SafetyPolicySpec{Actions: []v1alpha1.ActionType{v1alpha1.ActionAll}}
 	missing := func(name string) Policy {
-		return Policy{Name: name, Key: "missing:" + name, Spec: v1alpha1.SafetyPolicySpec{Actions: []v1alpha1.ActionType{v1alpha1.ActionAll}}, missing: true}
+		return Policy{Name: name, Key: "missing:" + name, Spec: all, missing: "SafetyPolicy " + name + " is selected by the cluster but does not exist"}
+	}
+	inactive := func(name string) Policy {
+		return Policy{Name: name, Key: "inactive:" + name, Spec: all, missing: "SafetyPolicy " + name + " is selected by the cluster but cannot exist: " +
+			"the SafetyPolicy kind foundationdb.crossplane.io/v1alpha1 is not active: activate safetypolicies.foundationdb.crossplane.io with a ManagedResourceActivationPolicy, or install its CRD"}
 	}
 	type args struct {
 		defaults, objects []Policy
 		selected          []string
+		// inactive assembles with AssembleInactive, without objects.
+		inactive bool
 	}
 	cases := map[string]struct {
 		reason string
@@ -54,10 +61,23 @@ func TestAssemble(t *testing.T) {
 			args:   args{defaults: []Policy{def("a")}, selected: []string{"a"}},
 			want:   []Policy{def("a")},
 		},
+		"InactiveNoneSelected": {
+			reason: "While the kind is not active, a cluster that selects nothing gets the defaults.",
+			args:   args{defaults: []Policy{def("b"), def("a")}, inactive: true},
+			want:   []Policy{def("a"), def("b")},
+		},
+		"InactiveSelected": {
+			reason: "While the kind is not active, a selected name that is not a default becomes a policy that denies every action and says the kind is not active; one of another key than a missing object's, so that the engine does not confuse their messages.",
+			args:   args{defaults: []Policy{def("a")}, selected: []string{"a", "team"}, inactive: true},
+			want:   []Policy{def("a"), inactive("team")},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got := Assemble(tc.args.defaults, tc.args.objects, tc.args.selected)
+			if tc.args.inactive {
+				got = AssembleInactive(tc.args.defaults, tc.args.selected)
+			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(Policy{})); diff != "" {
 				t.Errorf("\n%s\nAssemble(...): -want, +got:\n%s", tc.reason, diff)
 			}

@@ -1,6 +1,13 @@
 // Package testenv starts a real Kubernetes control plane (kube-apiserver and
-// etcd, built by hack/controlplane.sh) with the provider's CRDs installed,
-// for integration tests.
+// etcd, built by hack/controlplane.sh) with the provider's CRDs and
+// permissions installed, for integration tests.
+//
+// The API server authorizes with RBAC and enforces owner-reference
+// permissions, as OpenShift does. Test code acts as an administrator
+// (Env.Config, Env.Client); the provider's controllers run with
+// Env.Provider, which acts as the provider's ServiceAccount bound to the
+// ClusterRole shipped in examples/provider, so a permission the provider
+// uses but does not ship fails the test that needs it.
 //
 // The binaries are found through KUBEBUILDER_ASSETS, which `make test` sets.
 // Without it the tests that need a control plane skip, unless
@@ -28,6 +35,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
 )
 
@@ -39,9 +47,15 @@ const (
 
 // Env is a running control plane.
 type Env struct {
+	// Config and Client are an administrator's, for test code.
 	Config *rest.Config
 	Client client.Client
-	Scheme *kruntime.Scheme
+	// Provider is what the provider's controllers run with: it acts as
+	// ProviderUser, the provider's ServiceAccount, with the permissions of
+	// its install manifests (ProviderManifests).
+	Provider     *rest.Config
+	ProviderUser string
+	Scheme       *kruntime.Scheme
 
 	env *envtest.Environment
 }
@@ -51,6 +65,11 @@ func Root() string {
 	_, file, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
+
+// ProviderManifests is the directory of the provider's install manifests:
+// its ServiceAccount, ClusterRole (generated from the code) and
+// ClusterRoleBinding.
+func ProviderManifests() string { return filepath.Join(Root(), "examples", "provider") }
 
 // Available reports whether the control-plane binaries are configured; when
 // they are not, it says why.
@@ -67,8 +86,8 @@ func Available() (bool, string) {
 	return true, ""
 }
 
-// Start starts a control plane with the provider's CRDs installed. The caller
-// must Stop it.
+// Start starts a control plane with the provider's CRDs and permissions
+// installed. The caller must Stop it.
 func Start() (*Env, error) {
 	s, err := scheme.New()
 	if err != nil {
@@ -80,6 +99,9 @@ func Start() (*Env, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s,
 	}
+	// A provider that sets itself as the controller of an object must be
+	// allowed to update the owner's finalizers.
+	env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("cannot start control plane: %w", err)
@@ -89,7 +111,14 @@ func Start() (*Env, error) {
 		_ = env.Stop()
 		return nil, fmt.Errorf("cannot create client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: s, env: env}, nil
+	user, err := manifest.InstallProviderRBAC(context.Background(), c, ProviderManifests())
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("cannot install the provider's permissions: %w", err)
+	}
+	provider := rest.CopyConfig(cfg)
+	provider.Impersonate = rest.ImpersonationConfig{UserName: user}
+	return &Env{Config: cfg, Client: c, Provider: provider, ProviderUser: user, Scheme: s, env: env}, nil
 }
 
 // Stop stops the control plane.
@@ -143,14 +172,15 @@ func Require(t testing.TB, env *Env) {
 	}
 }
 
-// RunController starts a manager on the control plane with the controller
-// setup adds, using crossplane-runtime's default controller options with a
-// silent logger, and stops it when the test ends.
+// RunController starts a manager on the control plane, acting as the
+// provider (Env.Provider), with the controller setup adds, using
+// crossplane-runtime's default controller options with a silent logger, and
+// stops it when the test ends.
 func (e *Env) RunController(t *testing.T, setup func(ctrl.Manager, controller.Options) error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	mgr, err := ctrl.NewManager(e.Config, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(e.Provider, ctrl.Options{Scheme: e.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}

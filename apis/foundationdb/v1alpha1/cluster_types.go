@@ -378,6 +378,11 @@ type DisruptionGrant struct {
 	// under: a group acts only while the Cluster it planned against is of
 	// that generation.
 	Generation int64 `json:"generation"`
+	// VolatileFirst is true while only the domain's groups without a
+	// volume may recreate their pods (some of them still want to): the
+	// others wait, so that no transaction log is recruited onto a pod about
+	// to go.
+	VolatileFirst bool `json:"volatileFirst,omitempty"`
 	// Since is when the domain was granted.
 	Since metav1.Time `json:"since"`
 }

@@ -25,19 +25,13 @@ import (
 // right after it was created need not wait out the grace period to be let
 // go.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	return managedkind.Setup(mgr, o, v1alpha1.BackupGroupVersionKind, &v1alpha1.Backup{}, connect, nil, reconcilerOptions()...)
+	return managedkind.Setup(mgr, o, v1alpha1.BackupGroupVersionKind, &v1alpha1.Backup{}, &v1alpha1.BackupList{}, connect, nil, managedkind.IdempotentCreate)
 }
 
 // NewReconciler returns the Backup's managed reconciler as Setup wires it,
 // without a controller: for a driver that calls Reconcile itself.
 func NewReconciler(mgr ctrl.Manager, o options.Options) (*managed.Reconciler, error) {
-	return managedkind.NewReconciler(mgr, o, v1alpha1.BackupGroupVersionKind, connect, reconcilerOptions()...)
-}
-
-// reconcilerOptions are the Backup's own managed-reconciler options: no
-// creation grace period (see Setup).
-func reconcilerOptions() []managed.ReconcilerOption {
-	return []managed.ReconcilerOption{managed.WithCreationGracePeriod(0)}
+	return managedkind.NewReconciler(mgr, o, v1alpha1.BackupGroupVersionKind, connect, managedkind.IdempotentCreate)
 }
 
 func connect(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.Backup] {

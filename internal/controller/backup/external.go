@@ -304,6 +304,9 @@ func (e *external) Delete(ctx context.Context, b *v1alpha1.Backup) (managed.Exte
 // Disconnect releases nothing: sessions hold no connections.
 func (e *external) Disconnect(context.Context) error { return nil }
 
+// A Backup reads, creates, updates and deletes its agents Deployment.
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;delete
+
 func (e *external) createAgents(ctx context.Context, b *v1alpha1.Backup) error {
 	if err := client.IgnoreAlreadyExists(e.session.Target.Create(ctx, e.obs.want.DeepCopy())); err != nil {
 		return errors.Wrap(err, errCreateAgents)

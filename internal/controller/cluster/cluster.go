@@ -36,7 +36,7 @@ import (
 // force-deleted at once; Clusters whose target is another cluster see its
 // nodes at their next poll.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	return managedkind.Setup(mgr, o, v1alpha1.ClusterGroupVersionKind, &v1alpha1.Cluster{},
+	return managedkind.Setup(mgr, o, v1alpha1.ClusterGroupVersionKind, &v1alpha1.Cluster{}, &v1alpha1.ClusterList{},
 		connect,
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.ProcessGroup{}, handler.EnqueueRequestsFromMapFunc(clusterOf)).

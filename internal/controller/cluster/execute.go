@@ -32,6 +32,14 @@ const (
 	errUnknownStep     = "cannot take a step of unknown kind"
 )
 
+// The Cluster's mutations write its ConfigMap and headless Service, create,
+// mark and remove its ProcessGroups, force-delete the pods of failed nodes
+// and expand volume claims.
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=create;update
+// +kubebuilder:rbac:groups=foundationdb.m.crossplane.io,resources=processgroups,verbs=create;update;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=delete
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=update
+
 // execute makes the one mutation of step s; the gate already allowed it.
 func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *clusterStep) error {
 	db := e.session.FDB

@@ -110,6 +110,9 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 	return managed.ExternalDelete{}, e.Take(ctx, cr, ev, s, func(ctx context.Context) error { return e.deleteAll(ctx) })
 }
 
+// Deleting a database deletes its ConfigMap and headless Service too.
+// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=delete
+
 // deleteAll deletes the Cluster's ProcessGroups, ConfigMap and headless
 // Service.
 func (e *external) deleteAll(ctx context.Context) error {

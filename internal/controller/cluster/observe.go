@@ -89,6 +89,12 @@ func groupID(pg *v1alpha1.ProcessGroup) string { return pg.ID() }
 // deleting reports whether removal of the group began.
 func deleting(pg *v1alpha1.ProcessGroup) bool { return pg.GetDeletionTimestamp() != nil }
 
+// Observing a Cluster lists the target's nodes (which Setup also watches),
+// the cluster's pods, volume claims and the storage classes, and reads its
+// headless Service and the volumes of claims whose pod cannot run.
+// +kubebuilder:rbac:groups="",resources=nodes;pods;services;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
+
 func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observation, error) {
 	o := &observation{clusterFile: e.session.ConnectionString, database: e.session.FDB != nil,
 		recorded: cr.Status.AtProvider.ConnectionString, configuredBefore: cr.Status.AtProvider.Configured, now: e.Clock.Now()}
@@ -263,6 +269,7 @@ func (o *observation) disruptionMembers(cr *v1alpha1.Cluster) []disruption.Membe
 				fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses)),
 			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
 				reporting[id] == 0,
+			Volatile: !pg.Spec.ForProvider.ProcessClass.IsStateful(),
 		})
 	}
 	return out
@@ -338,7 +345,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 		at.MaintenanceZone = previous.MaintenanceZone
 	}
 	if g := o.grant; g != nil {
-		at.Disruption = &v1alpha1.DisruptionGrant{Domain: g.Domain, Generation: g.Generation, Since: now}
+		at.Disruption = &v1alpha1.DisruptionGrant{Domain: g.Domain, Generation: g.Generation, VolatileFirst: g.VolatileFirst, Since: now}
 		if p := previous.Disruption; p != nil && p.Domain == g.Domain {
 			at.Disruption.Since = p.Since
 		}

@@ -797,3 +797,41 @@ func TestReconfigure(t *testing.T) {
 		t.Errorf("%d recoveries for the configuration change, want 1", n)
 	}
 }
+
+// TestPodOfAGroupWithoutVolumeIsRecreatedAtOnce deletes the pod of a young
+// stateless group (no volume claim: the group is then missing altogether)
+// by hand, as an eviction would. The ProcessGroup makes it again at once:
+// its Create is idempotent, so the managed reconciler does not hold it for
+// the creation grace period (30 s of wall time after the group's first
+// Create, 8 virtual hours here, by which the group would be replaced as
+// failed).
+func TestPodOfAGroupWithoutVolumeIsRecreatedAtOnce(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "evicted"), nil)
+	cr.Spec.ForProvider.ProcessCounts.Stateless = 1
+	createReady(t, cr)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, "stateless-1"), Namespace: workload.Namespace(cr)}}
+	get(t, pod)
+	uid := pod.UID
+	if err := env.Client.Delete(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	pg := &v1alpha1.ProcessGroup{}
+	for _, g := range groupsOf(t, cr) {
+		if g.ID() == "stateless-1" {
+			pg = &g
+		}
+	}
+	eventually(t, 60*time.Second, "the stateless pod is recreated", func() (bool, string) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)
+		return err == nil && pod.UID != uid && pod.Status.Phase == corev1.PodRunning, fmt.Sprintf("%v; events %v", err, events(t, pg))
+	})
+	if n := eventCount(t, pg, "PendingExternalResource"); n != 0 {
+		t.Errorf("the group waited %d times for its last creation to show: %v", n, events(t, pg))
+	}
+	if n := eventCount(t, cr, "ReplacingProcessGroups"); n != 0 {
+		t.Errorf("a group was replaced: %v", events(t, cr))
+	}
+}

@@ -4,34 +4,42 @@ package config
 
 import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/providerconfig"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 )
 
-// Setup adds a controller for ProviderConfig and one for
-// ClusterProviderConfig. Both count the namespaced ProviderConfigUsages:
-// managed resources record the use of either kind there, so a
+const errNewConfig = "cannot create a %s object"
+
+// Kinds are the config kinds, each with a controller of its own.
+var Kinds = []schema.GroupVersionKind{v1alpha1.ProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigGroupVersionKind}
+
+// Setup adds the controller of config kind gvk, one of Kinds. It counts the
+// namespaced ProviderConfigUsages that name a config of its kind and watches
+// them: managed resources record the use of either kind there, so a
 // ClusterProviderConfig in use cannot be deleted either.
-func Setup(mgr ctrl.Manager, o controller.Options) error {
-	for _, cfg := range []struct {
-		kind string
-		obj  client.Object
-	}{
-		{v1alpha1.ProviderConfigKind, &v1alpha1.ProviderConfig{}},
-		{v1alpha1.ClusterProviderConfigKind, &v1alpha1.ClusterProviderConfig{}},
-	} {
-		if err := setup(mgr, o, cfg.kind, cfg.obj); err != nil {
-			return err
-		}
+func Setup(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind) error {
+	obj, err := mgr.GetScheme().New(gvk)
+	if err != nil {
+		return errors.Wrapf(err, errNewConfig, gvk.Kind)
 	}
-	return nil
+	return setup(mgr, o, gvk.Kind, obj.(client.Object))
 }
+
+// The config reconciler counts a config's usages (deleting those without a
+// controller), holds the config with a finalizer while it is in use,
+// reports the count in its status and records events.
+// +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=providerconfigs;clusterproviderconfigs,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=providerconfigs/status;clusterproviderconfigs/status,verbs=update
+// +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=providerconfigusages,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 func setup(mgr ctrl.Manager, o controller.Options, kind string, obj client.Object) error {
 	name := providerconfig.ControllerName(kind)

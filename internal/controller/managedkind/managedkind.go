@@ -1,8 +1,8 @@
 // Package managedkind wires the controller of one managed kind the same way
 // for every kind: an event recorder, the safety-policy gate, the session
 // connector, crossplane-runtime's managed reconciler with the provider's
-// options, and the controller-runtime controller. It also finds the Cluster
-// a resource belongs to.
+// options, the controller-runtime controller and the recorder of the kind's
+// state metrics. It also finds the Cluster a resource belongs to.
 package managedkind
 
 import (
@@ -16,6 +16,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,8 +34,9 @@ import (
 )
 
 const (
-	errGetCluster = "cannot get the resource's Cluster"
-	errListGroups = "cannot list the cluster's ProcessGroups"
+	errGetCluster       = "cannot get the resource's Cluster"
+	errListGroups       = "cannot list the cluster's ProcessGroups"
+	errAddStateRecorder = "cannot add the state-metrics recorder"
 )
 
 // Deps are what every external client of the provider works with.
@@ -54,12 +56,24 @@ type Deps struct {
 	Journal func(step.Mutation)
 }
 
+// IdempotentCreate is the reconciler option of a kind whose Create is
+// idempotent (what already exists is taken as created): no creation grace
+// period. An Observe that does not see yet what Create made then costs one
+// more idempotent Create, and what goes missing later (the pod of a group
+// without a volume, deleted to be recreated) is made again at once, not
+// after crossplane-runtime's 30 s of wall time during which it would wait
+// for the last creation to show.
+var IdempotentCreate = managed.WithCreationGracePeriod(0)
+
 // Setup adds the controller of the managed kind gvk, whose resources are
-// like obj, to mgr. newConnector receives the kind's Deps; watch may add
-// watches to the controller (nil for none); extra options go to the
-// managed reconciler after the shared ones. The kind's own events pass
-// crossplane-runtime's DesiredStateChanged filter.
-func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, obj T,
+// like obj and listed in lists like list, to mgr. newConnector receives the
+// kind's Deps; watch may add watches to the controller (nil for none);
+// extra options go to the managed reconciler after the shared ones. The
+// kind's own events pass crossplane-runtime's DesiredStateChanged filter.
+// When the options carry MR state metrics, a recorder of the kind's state
+// (crossplane_managed_resource_exists, _ready and _synced) starts with the
+// controller: behind safe-start, only once the kind's CRD is established.
+func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, obj T, list resource.ManagedList,
 	newConnector func(Deps) managed.TypedExternalConnector[T], watch func(*builder.Builder) *builder.Builder, extra ...managed.ReconcilerOption) error {
 	r, err := NewReconciler(mgr, o, gvk, newConnector, extra...)
 	if err != nil {
@@ -73,7 +87,14 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 	if watch != nil {
 		b = watch(b)
 	}
-	return b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+	if err := b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)); err != nil {
+		return err
+	}
+	if m := o.MetricOptions; m != nil && m.MRStateMetrics != nil {
+		rec := statemetrics.NewMRStateRecorder(mgr.GetClient(), o.Logger.WithValues("controller", name), m.MRStateMetrics, list, m.PollStateMetricInterval)
+		return errors.Wrap(mgr.Add(rec), errAddStateRecorder)
+	}
+	return nil
 }
 
 // NewReconciler returns the managed reconciler of kind gvk as Setup runs it

@@ -25,6 +25,9 @@ type quickResolver struct {
 	api    managed.ReferenceResolver
 }
 
+// Resolved references are patched onto the resources that have them.
+// +kubebuilder:rbac:groups=foundationdb.m.crossplane.io,resources=processgroups;backups;restores,verbs=patch
+
 // newQuickResolver returns a reference resolver that reads with c and
 // patches through crossplane-runtime's API resolver when something changed.
 func newQuickResolver(c client.Client) managed.ReferenceResolver {

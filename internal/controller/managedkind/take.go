@@ -100,6 +100,9 @@ func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Acti
 	return decision, d.persist(ctx, mg, before, decision)
 }
 
+// Recording a decision patches the resource's status.
+// +kubebuilder:rbac:groups=foundationdb.m.crossplane.io,resources=clusters/status;processgroups/status;backups/status;restores/status,verbs=patch
+
 // persist records an allowed decision in mg's status on the API server
 // before the mutation runs, so that the record survives a status write of
 // the reconcile that later loses a conflict. The patch carries the

@@ -1,10 +1,12 @@
 // Package options carries what every controller of the provider is set up
 // with: crossplane-runtime's controller options plus the FoundationDB
 // backend, the clock, the source of safety policies and the cadence of
-// reconciles while a resource converges.
+// reconciles: while a resource converges, the floor of a resource's own
+// poll interval and the jitter of both.
 package options
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -64,6 +66,22 @@ type Options struct {
 	// RateLimiter replaces crossplane-runtime's per-item backoff (1 s to
 	// 60 s); tests use it to keep waits short.
 	RateLimiter workqueue.TypedRateLimiter[reconcile.Request]
+
+	// MinPollInterval is the shortest interval at which a Ready, up-to-date
+	// resource is polled: crossplane-runtime raises a shorter
+	// crossplane.io/poll-interval annotation to it, and PollIntervalHook
+	// keeps jitter from going below it.
+	MinPollInterval time.Duration
+
+	// PollJitterPercentage is how far, in percent of the interval and in
+	// either direction, PollIntervalHook moves each poll at random, so that
+	// resources created together do not poll in lock-step; 0 for none.
+	PollJitterPercentage uint
+
+	// Rand returns a pseudo-random number in [0, 1) for the jitter;
+	// math/rand/v2's Float64 when nil. It is called from concurrent
+	// reconciles.
+	Rand func() float64
 }
 
 // ForControllerRuntime returns the controller-runtime options.
@@ -77,7 +95,12 @@ func (o Options) ForControllerRuntime() ctrlcontroller.Options {
 
 // PollIntervalHook reconciles a resource every ActivePoll until it is Ready
 // and its last Observe found it up to date (the UpToDate condition the
-// external clients set), then every poll interval.
+// external clients set), then every poll interval: PollInterval, or the
+// resource's crossplane.io/poll-interval annotation, which
+// crossplane-runtime has already raised to MinPollInterval. Both cadences
+// are jittered by PollJitterPercentage; a jittered poll interval is raised
+// to MinPollInterval, the active cadence (the provider's own, never a
+// user's) is not.
 func (o Options) PollIntervalHook() managed.PollIntervalHook {
 	active := o.ActivePoll
 	if active == 0 {
@@ -85,26 +108,44 @@ func (o Options) PollIntervalHook() managed.PollIntervalHook {
 	}
 	return func(mg resource.Managed, pollInterval time.Duration) time.Duration {
 		if mg.GetCondition(xpv2.TypeReady).Reason == xpv2.ReasonAvailable && mg.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue {
-			return pollInterval
+			return max(o.jitter(pollInterval), o.MinPollInterval)
 		}
-		return active
+		return o.jitter(active)
 	}
 }
 
+// jitter moves d by a random fraction in [-1, 1) of PollJitterPercentage
+// percent of d.
+func (o Options) jitter(d time.Duration) time.Duration {
+	if o.PollJitterPercentage == 0 {
+		return d
+	}
+	random := o.Rand
+	if random == nil {
+		random = rand.Float64
+	}
+	return d + time.Duration((2*random()-1)*float64(d)*float64(o.PollJitterPercentage)/100)
+}
+
 // ReconcilerOptions are the managed-reconciler options every managed kind
-// shares: logger, recorder, poll cadence, management policies, metrics and
+// shares: logger, recorder, poll cadence (with the floor of the
+// poll-interval annotation), management policies, metrics, change logs and
 // deterministic external names.
 func (o Options) ReconcilerOptions(name string, rec managed.ReconcilerOption) []managed.ReconcilerOption {
 	opts := []managed.ReconcilerOption{
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		rec,
 		managed.WithPollInterval(o.PollInterval),
+		managed.WithMinPollInterval(o.MinPollInterval),
 		managed.WithPollIntervalHook(o.PollIntervalHook()),
 		managed.WithManagementPolicies(),
 		managed.WithDeterministicExternalName(true),
 	}
 	if o.MetricOptions != nil && o.MetricOptions.MRMetrics != nil {
 		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+	}
+	if o.ChangeLogOptions != nil && o.ChangeLogOptions.ChangeLogger != nil {
+		opts = append(opts, managed.WithChangeLogger(o.ChangeLogOptions.ChangeLogger))
 	}
 	return opts
 }

@@ -31,6 +31,7 @@ const (
 	msgOtherDomain   = "fault domain %s holds the disruption grant, this group is in %s"
 	msgStaleGrant    = "the disruption grant (generation %d) and the Cluster this group planned against (generation %d) differ"
 	msgNoMaintenance = "zone %s holds the disruption grant but the database status does not show it under maintenance yet"
+	msgVolatileFirst = "fault domain %s holds the disruption grant for its groups without a volume first: a transaction log recruited onto one of their pods while this one is down would go with it"
 )
 
 // external works against one ProcessGroup's pod, volume and processes
@@ -110,7 +111,8 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 		return "", errors.Wrap(err, errGetCluster)
 	}
 	g, domain := disruption.FromAPI(live.Status.AtProvider.Disruption), disruption.DomainOf(pg.Zone(), o.id)
-	allowed := disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain)
+	volatile := !pg.Spec.ForProvider.ProcessClass.IsStateful()
+	allowed := disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain, volatile)
 	switch {
 	case allowed && disruption.IsZone(domain) && !underMaintenance(o, domain):
 		return fmt.Sprintf(msgNoMaintenance, domain), nil
@@ -120,6 +122,8 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 		return msgNoGrant, nil
 	case g.Domain != domain:
 		return fmt.Sprintf(msgOtherDomain, g.Domain, domain), nil
+	case disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain, true):
+		return fmt.Sprintf(msgVolatileFirst, domain), nil
 	}
 	return fmt.Sprintf(msgStaleGrant, g.Generation, e.cluster.GetGeneration()), nil
 }
@@ -159,6 +163,11 @@ func (e *external) take(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
 	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status}
 	return e.Take(ctx, pg, ev, e.step.Step, func(ctx context.Context) error { return e.execute(ctx, pg) })
 }
+
+// A group creates its volume claim and pod, stages a version in its pod,
+// recreates a drifted pod and tears both down when it is removed.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=create;update;delete
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;delete
 
 // execute makes the mutation of the planned step; the gate allowed it.
 func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error {

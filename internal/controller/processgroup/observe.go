@@ -66,6 +66,10 @@ func get[T client.Object](ctx context.Context, c client.Client, key client.Objec
 	return obj, nil
 }
 
+// Observing a group reads its pod, volume claim and the pod's node; Setup
+// watches pods and claims for their deletion.
+// +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;nodes,verbs=get;list;watch
+
 func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*observation, error) {
 	c, id := e.cluster, pg.ID()
 	o := &observation{id: id, want: workload.Pod(c, pg, id), version: c.Spec.ForProvider.Version}

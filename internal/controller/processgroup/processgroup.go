@@ -33,16 +33,18 @@ import (
 // or volume claim in the control plane's own cluster is deleted (a pod
 // force-deleted on a failed node is recreated at once; a group being
 // removed finishes as soon as its claim is gone, not at its next poll).
-// Groups whose target is another cluster notice at their next poll.
+// Groups whose target is another cluster notice at their next poll. Create
+// is idempotent: a group whose pod was deleted to be recreated makes it
+// again at once, whatever the age of the group.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{},
+	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{}, &v1alpha1.ProcessGroupList{},
 		connect,
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())),
 				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }})).
 				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
 				Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete)
-		})
+		}, managedkind.IdempotentCreate)
 }
 
 // onDelete passes only deletions.

@@ -12,7 +12,7 @@ import (
 // NewReconciler returns the ProcessGroup's managed reconciler as Setup
 // wires it, without a controller: for a driver that calls Reconcile itself.
 func NewReconciler(mgr ctrl.Manager, o options.Options) (*managed.Reconciler, error) {
-	return managedkind.NewReconciler(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, connect)
+	return managedkind.NewReconciler(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, connect, managedkind.IdempotentCreate)
 }
 
 func connect(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.ProcessGroup] {

@@ -23,19 +23,13 @@ import (
 // seen at once — and a finished restore whose Restore is deleted right
 // after it was created need not wait out the grace period to be let go.
 func Setup(mgr ctrl.Manager, o options.Options) error {
-	return managedkind.Setup(mgr, o, v1alpha1.RestoreGroupVersionKind, &v1alpha1.Restore{}, connect, nil, reconcilerOptions()...)
+	return managedkind.Setup(mgr, o, v1alpha1.RestoreGroupVersionKind, &v1alpha1.Restore{}, &v1alpha1.RestoreList{}, connect, nil, managedkind.IdempotentCreate)
 }
 
 // NewReconciler returns the Restore's managed reconciler as Setup wires it,
 // without a controller: for a driver that calls Reconcile itself.
 func NewReconciler(mgr ctrl.Manager, o options.Options) (*managed.Reconciler, error) {
-	return managedkind.NewReconciler(mgr, o, v1alpha1.RestoreGroupVersionKind, connect, reconcilerOptions()...)
-}
-
-// reconcilerOptions are the Restore's own managed-reconciler options: no
-// creation grace period (see Setup).
-func reconcilerOptions() []managed.ReconcilerOption {
-	return []managed.ReconcilerOption{managed.WithCreationGracePeriod(0)}
+	return managedkind.NewReconciler(mgr, o, v1alpha1.RestoreGroupVersionKind, connect, managedkind.IdempotentCreate)
 }
 
 func connect(d managedkind.Deps) managed.TypedExternalConnector[*v1alpha1.Restore] {

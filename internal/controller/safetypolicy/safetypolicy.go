@@ -1,10 +1,12 @@
 // Package safetypolicy compiles SafetyPolicies as they change and reports in
 // their status whether they compiled, and is the source every safety gate
-// lists them from: the manager's cache, once it synced.
+// lists them from: the manager's cache, once it synced, or none while the
+// SafetyPolicy kind is not active.
 package safetypolicy
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -13,6 +15,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -30,6 +34,7 @@ const (
 	errGetPolicy    = "cannot get SafetyPolicy"
 	errUpdateStatus = "cannot update SafetyPolicy status"
 	errNoEngine     = "cannot set up the SafetyPolicy controller: the options name no policy engine"
+	errGetCRD       = "cannot get the SafetyPolicy CRD"
 	errInformer     = "cannot get the SafetyPolicy informer"
 	errNotSynced    = "the SafetyPolicy informer has not synced"
 	errListPolicies = "cannot list SafetyPolicies"
@@ -55,6 +60,11 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		For(&v1alpha1.SafetyPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(ratelimiter.NewReconciler(name, errors.WithSilentRequeueOnConflict(r), o.GlobalRateLimiter))
 }
+
+// The SafetyPolicy controller and the gates read SafetyPolicies; the
+// controller reports in their status whether they compiled.
+// +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=safetypolicies,verbs=get;list;watch
+// +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=safetypolicies/status,verbs=update
 
 // A Reconciler compiles SafetyPolicies and reports the outcome.
 type Reconciler struct {
@@ -107,12 +117,30 @@ func Ready(err error, generation int64) xpv2.Condition {
 // change) it fails rather than list what it has, so that the gates deny
 // instead of deciding without a stricter replacement of a default or an
 // org-wide policy.
+//
+// It reads the SafetyPolicy CRD from the same cache first, as
+// crossplane-runtime's safe-start does before it starts the SafetyPolicy
+// controller: while the kind is not active (Crossplane has not activated its
+// ManagedResourceDefinition, or the CRD is not installed) it fails with
+// policy.ErrKindInactive and never asks the cache for a kind the API server
+// does not serve.
 type Source struct {
 	Cache cache.Cache
 }
 
+// The gates read the SafetyPolicy CRD to tell whether the kind is active.
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+
 // List returns the SafetyPolicy objects as policies.
 func (s Source) List(ctx context.Context) ([]policy.Policy, error) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	err := s.Cache.Get(ctx, client.ObjectKey{Name: v1alpha1.SafetyPolicyCRDName}, crd)
+	if kerrors.IsNotFound(err) || (err == nil && !serves(crd)) {
+		return nil, policy.ErrKindInactive
+	}
+	if err != nil {
+		return nil, errors.Wrap(err, errGetCRD)
+	}
 	inf, err := s.Cache.GetInformer(ctx, &v1alpha1.SafetyPolicy{}, cache.BlockUntilSynced(false))
 	if err != nil {
 		return nil, errors.Wrap(err, errInformer)
@@ -129,4 +157,19 @@ func (s Source) List(ctx context.Context) ([]policy.Policy, error) {
 		out[i] = policy.FromObject(&list.Items[i])
 	}
 	return out, nil
+}
+
+// serves reports whether crd serves the provider's SafetyPolicy version: it
+// is established, not being deleted, and serves that version. This is when
+// crossplane-runtime's safe-start gate starts the SafetyPolicy controller.
+func serves(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	if !crd.DeletionTimestamp.IsZero() {
+		return false
+	}
+	established := slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+		return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+	})
+	return established && slices.ContainsFunc(crd.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool {
+		return v.Name == v1alpha1.Version && v.Served
+	})
 }

@@ -10,6 +10,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -136,6 +137,64 @@ func TestReconcile(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want.status, status, test.EquateConditions()); diff != "" {
 				t.Errorf("\n%s\nstatus update: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestServes(t *testing.T) {
+	type crdMod func(*apiextensionsv1.CustomResourceDefinition)
+	crd := func(mods ...crdMod) *apiextensionsv1.CustomResourceDefinition {
+		c := &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.SafetyPolicyCRDName},
+			Spec:       apiextensionsv1.CustomResourceDefinitionSpec{Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1alpha1", Served: true}}},
+			Status: apiextensionsv1.CustomResourceDefinitionStatus{Conditions: []apiextensionsv1.CustomResourceDefinitionCondition{
+				{Type: apiextensionsv1.NamesAccepted, Status: apiextensionsv1.ConditionTrue},
+				{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue},
+			}},
+		}
+		for _, m := range mods {
+			m(c)
+		}
+		return c
+	}
+	cases := map[string]struct {
+		reason string
+		crd    *apiextensionsv1.CustomResourceDefinition
+		want   bool
+	}{
+		"Established": {
+			reason: "An established CRD that serves v1alpha1 serves the kind.",
+			crd:    crd(),
+			want:   true,
+		},
+		"NotEstablished": {
+			reason: "A CRD that is not established yet does not serve the kind.",
+			crd: crd(func(c *apiextensionsv1.CustomResourceDefinition) {
+				c.Status.Conditions[1].Status = apiextensionsv1.ConditionFalse
+			}),
+		},
+		"NoConditions": {
+			reason: "A CRD without conditions does not serve the kind.",
+			crd:    crd(func(c *apiextensionsv1.CustomResourceDefinition) { c.Status.Conditions = nil }),
+		},
+		"Deleting": {
+			reason: "A CRD being deleted does not serve the kind.",
+			crd:    crd(func(c *apiextensionsv1.CustomResourceDefinition) { now := metav1.Now(); c.DeletionTimestamp = &now }),
+		},
+		"VersionNotServed": {
+			reason: "A CRD that does not serve v1alpha1 does not serve the kind as the provider reads it.",
+			crd:    crd(func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Served = false }),
+		},
+		"OtherVersion": {
+			reason: "A CRD that serves only another version does not serve the kind as the provider reads it.",
+			crd:    crd(func(c *apiextensionsv1.CustomResourceDefinition) { c.Spec.Versions[0].Name = "v1beta1" }),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, serves(tc.crd)); diff != "" {
+				t.Errorf("\n%s\nserves(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -47,7 +47,9 @@ func init() {
 }
 
 // A Source lists the SafetyPolicy objects in effect. It fails while it
-// cannot tell them all, e.g. before their informer synced.
+// cannot tell them all, e.g. before their informer synced, and with
+// policy.ErrKindInactive while the SafetyPolicy kind is not active (no
+// object can exist then).
 type Source interface {
 	List(ctx context.Context) ([]policy.Policy, error)
 }
@@ -91,9 +93,12 @@ func IsDenied(err error) bool {
 // one, and every action is denied while the SafetyPolicy objects cannot be
 // listed. Otherwise it decides with the policies in effect for the
 // cluster: the defaults, replaced or joined by SafetyPolicy objects as
-// policy.Assemble says. It sets the PolicyAllowed condition on mg, emits a
-// Warning event when the action is denied or warned about, and counts the
-// decision. It returns the record for status.atProvider.lastPolicyDecision
+// policy.Assemble says. While the SafetyPolicy kind is not active, the
+// defaults decide, and a cluster that selects a SafetyPolicy by name is
+// denied every action, with a message that names the policy and says that
+// the kind is not active (policy.AssembleInactive). It sets the
+// PolicyAllowed condition on mg, emits a Warning event when the action is
+// denied or warned about, and counts the decision. It returns the record for status.atProvider.lastPolicyDecision
 // and, when the action is denied, a *DeniedError.
 func (g *Gate) Check(ctx context.Context, mg resource.Managed, in policy.Input) (*fdbv1alpha1.PolicyDecision, error) {
 	d := g.decide(ctx, in)
@@ -115,7 +120,10 @@ func (g *Gate) decide(ctx context.Context, in policy.Input) policy.Decision {
 		return g.engine.Unobserved(in)
 	}
 	objects, err := g.source.List(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, policy.ErrKindInactive):
+		return g.engine.Decide(ctx, policy.AssembleInactive(g.defaults, in.Policies), in)
+	case err != nil:
 		return g.engine.Unloaded(in, err)
 	}
 	return g.engine.Decide(ctx, policy.Assemble(g.defaults, objects, in.Policies), in)

@@ -45,6 +45,13 @@ func (unlisted) List(context.Context) ([]policy.Policy, error) {
 	return nil, errors.New("the SafetyPolicy informer has not synced")
 }
 
+// inactive is a source while the SafetyPolicy kind is not active.
+type inactive struct{}
+
+func (inactive) List(context.Context) ([]policy.Policy, error) {
+	return nil, errors.Wrap(policy.ErrKindInactive, "cannot list SafetyPolicies")
+}
+
 func manifest(t *testing.T, doc string) policy.Policy {
 	t.Helper()
 	p, err := policy.ParseManifest([]byte(doc))
@@ -61,6 +68,9 @@ func TestCheck(t *testing.T) {
 	warned := "exclude storage-1 warned by team/quiet-hours: outside the change window"
 	unobserved := "exclude storage-1 denied by provider/status-observed: the database status could not be read in this reconcile, and no decision rests on an earlier one"
 	unloaded := "exclude storage-1 denied by provider/policies-loaded: the SafetyPolicy objects are not loaded yet: the SafetyPolicy informer has not synced"
+	held := "exclude storage-1 denied by team/(compile): SafetyPolicy team is selected by the cluster but cannot exist: the SafetyPolicy kind foundationdb.crossplane.io/v1alpha1 is not active: " +
+		"activate safetypolicies.foundationdb.crossplane.io with a ManagedResourceActivationPolicy, or install its CRD"
+	selecting := func(in policy.Input, names ...string) policy.Input { in.Policies = names; return in }
 
 	type want struct {
 		denied    bool
@@ -127,6 +137,38 @@ func TestCheck(t *testing.T) {
 				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: unloaded, ObservedGeneration: 7},
 				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(unloaded))},
 				metric:    [3]string{"provider", "Exclude", "Denied"},
+			},
+		},
+		"KindInactive": {
+			reason: "While the SafetyPolicy kind is not active, the defaults decide for a cluster that selects no policy by name.",
+			source: inactive{},
+			in:     exclude(true),
+			want: want{
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Allowed", Message: "exclude storage-1 allowed", Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyAllowed, Message: "exclude storage-1 allowed", ObservedGeneration: 7},
+				metric:    [3]string{"fdb-exclusion", "Exclude", "Allowed"},
+			},
+		},
+		"KindInactiveDefaultSelected": {
+			reason: "While the SafetyPolicy kind is not active, selecting a default by name needs no object.",
+			source: inactive{},
+			in:     selecting(exclude(true), "fdb-exclusion"),
+			want: want{
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Allowed", Message: "exclude storage-1 allowed", Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionTrue, Reason: ReasonPolicyAllowed, Message: "exclude storage-1 allowed", ObservedGeneration: 7},
+				metric:    [3]string{"fdb-exclusion", "Exclude", "Allowed"},
+			},
+		},
+		"KindInactivePolicySelected": {
+			reason: "While the SafetyPolicy kind is not active, a cluster that selects a policy by name is held, and told which policy and that the kind is not active.",
+			source: inactive{},
+			in:     selecting(exclude(true), "team"),
+			want: want{
+				denied:    true,
+				record:    &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Denied", Rule: "team/(compile)", Message: held, Time: metav1.NewTime(now)},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: held, ObservedGeneration: 7},
+				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(held))},
+				metric:    [3]string{"team", "Exclude", "Denied"},
 			},
 		},
 		"NoPolicyApplies": {

@@ -1,0 +1,79 @@
+package composition_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+)
+
+// TestProviderInstall checks examples/provider, the provider's install:
+// Crossplane's CRDs accept its DeploymentRuntimeConfig and Provider (a
+// server-side dry run of every object), and its names agree — the Provider
+// runs with the DeploymentRuntimeConfig, which runs it as the
+// ServiceAccount the binding binds to the ClusterRole generated from the
+// code.
+func TestProviderInstall(t *testing.T) {
+	dir := crossplaneCRDs(t)
+	ctx := context.Background()
+	if err := manifest.InstallCRDs(ctx, env.Client, dir); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(testenv.ProviderManifests(), "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifest.Read(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Apply(ctx, env.Client, objs, client.DryRunAll); err != nil {
+		t.Fatalf("Crossplane rejects the provider's install: %v", err)
+	}
+
+	byKind := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		if byKind[o.GetKind()] != nil {
+			t.Fatalf("examples/provider has more than one %s", o.GetKind())
+		}
+		byKind[o.GetKind()] = o
+	}
+	field := func(kind string, path ...string) string {
+		t.Helper()
+		o := byKind[kind]
+		if o == nil {
+			t.Fatalf("examples/provider has no %s", kind)
+		}
+		v, _, _ := unstructured.NestedString(o.Object, path...)
+		return v
+	}
+	subjects, _, _ := unstructured.NestedSlice(byKind["ClusterRoleBinding"].Object, "subjects")
+	var bound []string
+	for _, s := range subjects {
+		m, _ := s.(map[string]any)
+		bound = append(bound, fmt.Sprintf("%v %v/%v", m["kind"], m["namespace"], m["name"]))
+	}
+	sa := field("ServiceAccount", "metadata", "name")
+	want := map[string]any{
+		"Provider's runtime config":         field("DeploymentRuntimeConfig", "metadata", "name"),
+		"runtime config's ServiceAccount":   sa,
+		"ServiceAccounts the binding binds": []string{"ServiceAccount " + field("ServiceAccount", "metadata", "namespace") + "/" + sa},
+		"ClusterRole the binding grants":    field("ClusterRole", "metadata", "name"),
+	}
+	got := map[string]any{
+		"Provider's runtime config":         field("Provider", "spec", "runtimeConfigRef", "name"),
+		"runtime config's ServiceAccount":   field("DeploymentRuntimeConfig", "spec", "serviceAccountTemplate", "metadata", "name"),
+		"ServiceAccounts the binding binds": bound,
+		"ClusterRole the binding grants":    field("ClusterRoleBinding", "roleRef", "name"),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("examples/provider's names: -want, +got:\n%s", diff)
+	}
+}
