@@ -28,13 +28,14 @@ controlplane: ## Build (or reuse) every control-plane binary; prints their direc
 	@hack/controlplane.sh --all
 
 # Integration tests need kube-apiserver and etcd (envtest), the local cluster
-# of `make run` (the quickstart test) and Crossplane's CRDs (the composition
-# test); they fail rather than skip when any is missing.
-test: vet check-generated ## Unit and integration tests on a real API server and the local cluster.
-	@path=$$(hack/controlplane.sh --all); crds=$$(hack/crossplane.sh); \
+# of `make run` (the quickstart test), Crossplane's CRDs (the composition
+# test) and Crossplane core's command (the end-to-end lane, internal/e2e);
+# they fail rather than skip when any is missing.
+test: vet check-generated ## Unit and integration tests on a real API server, the local cluster and Crossplane.
+	@path=$$(hack/controlplane.sh --all --crossplane); crds=$$(hack/crossplane.sh); \
 	echo "control plane: $$path"; echo "crossplane CRDs: $$crds"; \
 	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path CROSSPLANE_CRDS=$$crds FDB_REQUIRE_CONTROLPLANE=1 \
-	  $(GO) test -count=1 -timeout 30m -json ./... | $(GO) run ./hack/testsummary
+	  $(GO) tool gotestsum --format pkgname --format-icons text --raw-command -- $(GO) test -json -count=1 -timeout 30m ./...
 
 SEEDS ?= 12
 FIRST ?= 1

@@ -232,7 +232,7 @@ func TestStatusRoundTrip(t *testing.T) {
 		ConnectionString: "status_cluster:abc@10.0.0.1:4501,10.0.0.2:4501,10.0.0.3:4501",
 		Configured:       true,
 		RunningVersion:   "7.3.63",
-		Health:           fdbv1alpha1.ClusterHealth{Available: true, Healthy: true, FullReplication: true, FaultTolerance: 1, RecoveryState: "fully_recovered", ActiveGenerations: 1, SecondsSinceLastRecovery: 42},
+		Health:           fdbv1alpha1.ClusterHealth{Available: true, Healthy: true, FullReplication: true, FaultTolerance: 1, RecoveryState: "fully_recovered", ActiveGenerations: 1, RecoveryGeneration: 4, LastRecoveryTime: &now},
 		Coordinators:     []string{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.3:4501"},
 		ProcessGroups:    fdbv1alpha1.ProcessGroupCounts{Total: 3, ByClass: map[string]int{"storage": 3}, Excluded: 1, Removing: 1},
 		LastPolicyDecision: &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-3"}, Result: "Denied",
@@ -401,7 +401,7 @@ func TestPrinterColumns(t *testing.T) {
 	testenv.Require(t, env)
 	managed := []string{"READY", "SYNCED", "EXTERNAL-NAME"}
 	cases := map[string][]string{
-		"clusters.foundationdb.m.crossplane.io":      append(managed, "VERSION", "AVAILABLE", "FAULT TOLERANCE", "PROCESS GROUPS", "REPLACING", "AGE"),
+		"clusters.foundationdb.m.crossplane.io":      append(managed, "VERSION", "AVAILABLE", "FAULT TOLERANCE", "PROCESS GROUPS", "REPLACING", "LAST RECOVERY", "AGE"),
 		"processgroups.foundationdb.m.crossplane.io": append(managed, "CLASS", "ADDRESS", "EXCLUDED", "REPLACING", "AGE"),
 		"backups.foundationdb.m.crossplane.io":       append(managed, "STATE", "RESTORABLE VERSION", "AGENTS", "AGE"),
 		"restores.foundationdb.m.crossplane.io":      append(managed, "STATE", "PROGRESS", "AGE"),

@@ -9,16 +9,26 @@
 #                               kubectl (hack/tools) and kwok, kwokctl
 #                               (hack/tools/kwok) for `make run`; prints both
 #                               directories as a PATH list
+#   hack/controlplane.sh --all --crossplane
+#                               also Crossplane core's command, crossplane
+#                               (hack/tools/crossplane), for the end-to-end
+#                               test; its directory ends the PATH list
 #
 # The cache is $PROVIDER_FDB_CACHE (default ~/.cache/provider-foundationdb).
 set -euo pipefail
 
 all=false
-case "${1:-}" in
-  "") ;;
-  --all) all=true ;;
-  *) echo "usage: $0 [--all]" >&2; exit 2 ;;
-esac
+crossplane=false
+for arg in "$@"; do
+  case "$arg" in
+    --all) all=true ;;
+    --crossplane) crossplane=true ;;
+    *) echo "usage: $0 [--all [--crossplane]]" >&2; exit 2 ;;
+  esac
+done
+if $crossplane && ! $all; then
+  echo "usage: $0 [--all [--crossplane]]" >&2; exit 2
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tools="$here/tools"
@@ -28,14 +38,17 @@ version_of() { # version_of <module dir> <required module>; either require form
 k8s_version=$(version_of "$tools" k8s.io/kubernetes)
 etcd_version=$(version_of "$tools" go.etcd.io/etcd/server/v3)
 kwok_version=$(version_of "$tools/kwok" sigs.k8s.io/kwok)
+crossplane_version=$(version_of "$tools/crossplane" github.com/crossplane/crossplane/v2)
 cache_root=${PROVIDER_FDB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-foundationdb}
 assets="$cache_root/controlplane/kubernetes-$k8s_version-etcd-$etcd_version"
 kwok_assets="$cache_root/controlplane/kwok-$kwok_version"
+crossplane_assets="$cache_root/controlplane/crossplane-$crossplane_version"
 
 v=k8s.io/component-base/version
 k8s_ldflags="-X $v.gitVersion=$k8s_version -X $v.gitMajor=$(echo "${k8s_version#v}" | cut -d. -f1) -X $v.gitMinor=$(echo "$k8s_version" | cut -d. -f2)"
 c=sigs.k8s.io/kwok/pkg/consts
 kwok_ldflags="-X $c.Version=$kwok_version -X $c.KubeVersion=${k8s_version#v}"
+crossplane_ldflags="-X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=$crossplane_version"
 
 # name | module dir | output dir | package | ldflags
 targets=(
@@ -50,6 +63,9 @@ if $all; then
     "kwok|$tools/kwok|$kwok_assets|sigs.k8s.io/kwok/cmd/kwok|$kwok_ldflags"
     "kwokctl|$tools/kwok|$kwok_assets|sigs.k8s.io/kwok/cmd/kwokctl|$kwok_ldflags"
   )
+fi
+if $crossplane; then
+  targets+=("crossplane|$tools/crossplane|$crossplane_assets|github.com/crossplane/crossplane/v2/cmd/crossplane|$crossplane_ldflags")
 fi
 
 missing=()
@@ -80,7 +96,9 @@ for t in "${missing[@]}"; do
   echo "controlplane: built $name in $((SECONDS - start))s" >&2
 done
 
-if $all; then
+if $crossplane; then
+  echo "$assets:$kwok_assets:$crossplane_assets"
+elif $all; then
   echo "$assets:$kwok_assets"
 else
   echo "$assets"

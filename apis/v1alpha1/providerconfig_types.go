@@ -26,6 +26,12 @@ type ProviderCredentials struct {
 	xpv2.CommonCredentialSelectors `json:",inline"`
 }
 
+// A ProviderConfigStatus is the observed state of a ProviderConfig or a
+// ClusterProviderConfig: its conditions and how many resources use it.
+type ProviderConfigStatus struct {
+	xpv2.ProviderConfigStatus `json:",inline"`
+}
+
 // +kubebuilder:object:root=true
 
 // A ProviderConfig configures how the provider reaches a target cluster, for
@@ -38,8 +44,8 @@ type ProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ProviderConfigSpec        `json:"spec"`
-	Status xpv2.ProviderConfigStatus `json:"status,omitempty"`
+	Spec   ProviderConfigSpec   `json:"spec"`
+	Status ProviderConfigStatus `json:"status,omitempty"`
 }
 
 // +kubebuilder:object:root=true
@@ -63,8 +69,8 @@ type ClusterProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ProviderConfigSpec        `json:"spec"`
-	Status xpv2.ProviderConfigStatus `json:"status,omitempty"`
+	Spec   ProviderConfigSpec   `json:"spec"`
+	Status ProviderConfigStatus `json:"status,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -68,8 +68,9 @@ var Workloads = []Workload{
 	{"rollout", []Op{bootstrap(false), rollout()}},
 }
 
-// cluster is the run's Cluster: double redundancy, three storage and three
-// log groups over the stand-in zones, with the time thresholds of the
+// cluster is the run's Cluster: double redundancy, three storage, three
+// log groups and a stateless one (no volume: its zone recreates its pod
+// first) over the stand-in zones, with the time thresholds of the
 // policies shortened so that a run takes minutes of virtual time.
 func cluster(ns string) *fdbv1alpha1.Cluster {
 	return &fdbv1alpha1.Cluster{
@@ -77,7 +78,7 @@ func cluster(ns string) *fdbv1alpha1.Cluster {
 		Spec: fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{
 			Version:               "7.3.63",
 			DatabaseConfiguration: fdbv1alpha1.DatabaseConfiguration{RedundancyMode: fdbv1alpha1.RedundancyDouble, StorageEngine: "ssd-2"},
-			ProcessCounts:         fdbv1alpha1.ProcessCounts{Storage: 3, Log: 3},
+			ProcessCounts:         fdbv1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1},
 			Automation:            fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 1, FailureDetectionTimeSeconds: 60, MinimumUptimeSecondsForBounce: 30},
 			Safety: fdbv1alpha1.SafetySettings{Params: &runtime.RawExtension{Raw: []byte(`{"minSecondsSinceRecoveryForExclude":30,"minSecondsSinceRecoveryForInclude":60,` +
 				`"minSecondsSinceRecoveryForCoordinatorChange":30,"minSecondsSinceRecoveryForConfigure":30}`)}},

@@ -2,7 +2,9 @@ package composition
 
 import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	protectionv1beta1 "github.com/crossplane/crossplane/apis/v2/protection/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
@@ -33,6 +35,9 @@ type Database struct {
 	Cluster *v1alpha1.Cluster
 	// Backup is nil unless backups are on.
 	Backup *v1alpha1.Backup
+	// Usage keeps the Cluster from being deleted before its Backup is gone;
+	// nil unless backups are on.
+	Usage *protectionv1beta1.Usage
 }
 
 // SecretName is the Secret the cluster file of a database is written to.
@@ -40,6 +45,9 @@ func SecretName(xrName string) string { return xrName + "-fdb" }
 
 // BackupName is the name of a database's Backup.
 func BackupName(xrName string) string { return xrName + "-backup" }
+
+// UsageName is the name of the Usage of a database's Cluster by its Backup.
+func UsageName(xrName string) string { return xrName + "-backup-uses-cluster" }
 
 // Compose builds the resources of the FDBDatabase name in namespace.
 func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.RedundancyMode, sh Shape) Database {
@@ -81,5 +89,26 @@ func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.Redun
 			},
 		},
 	}
+	db.Usage = usage(namespace, UsageName(name), db.Cluster, db.Backup)
 	return db
+}
+
+// usage is the Crossplane Usage of Cluster of by Backup by: while the
+// Backup exists, Crossplane's admission webhook refuses to delete the
+// Cluster, so deleting the FDBDatabase, which deletes both at once, stops
+// the backup before the database goes. With replayDeletion, Crossplane
+// deletes the Cluster again as soon as the Usage is gone instead of at the
+// garbage collector's next retry.
+func usage(namespace, name string, of *v1alpha1.Cluster, by *v1alpha1.Backup) *protectionv1beta1.Usage {
+	return &protectionv1beta1.Usage{
+		TypeMeta:   metav1.TypeMeta{APIVersion: protectionv1beta1.SchemeGroupVersion.String(), Kind: protectionv1beta1.UsageKind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: protectionv1beta1.UsageSpec{
+			Of: protectionv1beta1.NamespacedResource{APIVersion: of.APIVersion, Kind: of.Kind,
+				ResourceRef: &protectionv1beta1.NamespacedResourceRef{Name: of.GetName()}},
+			By: &protectionv1beta1.Resource{APIVersion: by.APIVersion, Kind: by.Kind,
+				ResourceRef: &protectionv1beta1.ResourceRef{Name: by.GetName()}},
+			ReplayDeletion: ptr.To(true),
+		},
+	}
 }

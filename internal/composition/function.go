@@ -23,6 +23,7 @@ import (
 const (
 	ResourceCluster = resource.Name("cluster")
 	ResourceBackup  = resource.Name("backup")
+	ResourceUsage   = resource.Name("backup-uses-cluster")
 	RequiredNodes   = "nodes"
 )
 
@@ -122,15 +123,18 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	}
 	objs := map[resource.Name]runtime.Object{ResourceCluster: db.Cluster}
 	if db.Backup != nil {
-		objs[ResourceBackup] = db.Backup
+		objs[ResourceBackup], objs[ResourceUsage] = db.Backup, db.Usage
 	}
 	for name, o := range objs {
 		cd, err := toComposed(o)
 		if err != nil {
 			return fmt.Errorf("cannot compose %s: %w", name, err)
 		}
+		// The Usage only orders deletion: the database does not wait for
+		// it (nor for Crossplane's usage controller, which runs only with
+		// its webhooks).
 		dc := &resource.DesiredComposed{Resource: cd, Ready: resource.ReadyFalse}
-		if oc, ok := observed[name]; ok && oc.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue {
+		if oc, ok := observed[name]; name == ResourceUsage || (ok && oc.Resource.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue) {
 			dc.Ready = resource.ReadyTrue
 		}
 		desired[name] = dc

@@ -2,6 +2,7 @@ package composition_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -107,6 +108,7 @@ type outcome struct {
 	Policies           []any
 	Secret             string
 	Backup             string // the Backup's blob-store backupName, "" without one
+	Usage              string // the Usage of the Cluster by the Backup, "" without one
 	ClusterReady       fnv1.Ready
 	Status             map[string]any
 }
@@ -134,6 +136,18 @@ func outcomeOf(rsp *fnv1.RunFunctionResponse) outcome {
 	if b := rsp.GetDesired().GetResources()[string(composition.ResourceBackup)]; b != nil {
 		o.Backup, _, _ = unstructured.NestedString(b.GetResource().AsMap(), "spec", "forProvider", "blobStore", "backupName")
 	}
+	if u := rsp.GetDesired().GetResources()[string(composition.ResourceUsage)]; u != nil {
+		m := u.GetResource().AsMap()
+		ref := func(side string) string {
+			v, _, _ := unstructured.NestedString(m, "spec", side, "apiVersion")
+			k, _, _ := unstructured.NestedString(m, "spec", side, "kind")
+			n, _, _ := unstructured.NestedString(m, "spec", side, "resourceRef", "name")
+			return v + " " + k + " " + n
+		}
+		md := &unstructured.Unstructured{Object: m}
+		replay, _, _ := unstructured.NestedBool(m, "spec", "replayDeletion")
+		o.Usage = fmt.Sprintf("%s %s/%s: %s uses %s (replayDeletion %t, %s)", md.GetKind(), md.GetNamespace(), md.GetName(), ref("by"), ref("of"), replay, u.GetReady())
+	}
 	o.Status, _, _ = unstructured.NestedMap(rsp.GetDesired().GetComposite().GetResource().AsMap(), "status")
 	return o
 }
@@ -149,6 +163,8 @@ func observedCluster(mode any) map[string]any {
 
 func TestRunFunction(t *testing.T) {
 	policies := []any{"storage-exclusions"}
+	// A Backup keeps its Cluster from being deleted before it is gone.
+	usage := "Usage default/orders-backup-uses-cluster: foundationdb.m.crossplane.io/v1alpha1 Backup orders-backup uses foundationdb.m.crossplane.io/v1alpha1 Cluster orders (replayDeletion true, READY_TRUE)"
 	cases := map[string]struct {
 		call call
 		want outcome
@@ -161,7 +177,7 @@ func TestRunFunction(t *testing.T) {
 			call: call{zones: 5},
 			want: outcome{
 				Requirements: true, Redundancy: "triple", Storage: 3, Policies: policies, Secret: "orders-fdb",
-				Backup: "default-orders", ClusterReady: fnv1.Ready_READY_FALSE,
+				Backup: "default-orders", Usage: usage, ClusterReady: fnv1.Ready_READY_FALSE,
 				Status: map[string]any{"redundancy": "triple", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
 			},
 		},
@@ -188,7 +204,7 @@ func TestRunFunction(t *testing.T) {
 			}},
 			want: outcome{
 				Requirements: true, Redundancy: "triple", Storage: 6, Policies: policies, Secret: "orders-fdb",
-				Backup: "default-orders", ClusterReady: fnv1.Ready_READY_TRUE,
+				Backup: "default-orders", Usage: usage, ClusterReady: fnv1.Ready_READY_TRUE,
 				Status: map[string]any{"redundancy": "triple", "zones": float64(5), "clusterFileSecret": "orders-fdb"},
 			},
 		},

@@ -3,7 +3,6 @@ package composition_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,10 +18,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
-// CrossplaneCRDsEnv names the directory of Crossplane core's CRDs, as
-// hack/crossplane.sh prints it; `make test` sets it.
-const CrossplaneCRDsEnv = "CROSSPLANE_CRDS"
-
 var env *testenv.Env
 
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
@@ -32,14 +27,7 @@ func TestMain(m *testing.M) { testenv.Main(m, &env) }
 func crossplaneCRDs(t *testing.T) string {
 	t.Helper()
 	testenv.Require(t, env)
-	dir := os.Getenv(CrossplaneCRDsEnv)
-	if dir == "" {
-		if os.Getenv(testenv.RequireEnv) != "" {
-			t.Fatalf("%s is not set; run `make test` or export %s=$(hack/crossplane.sh)", CrossplaneCRDsEnv, CrossplaneCRDsEnv)
-		}
-		t.Skipf("%s is not set; run `make test` or export %s=$(hack/crossplane.sh)", CrossplaneCRDsEnv, CrossplaneCRDsEnv)
-	}
-	return dir
+	return testenv.Getenv(t, testenv.CrossplaneCRDsEnv, "hack/crossplane.sh")
 }
 
 // xrCRD is the CRD of the composite resource an XRD defines, as far as
@@ -86,7 +74,8 @@ func xrCRD(t *testing.T, xrd *unstructured.Unstructured) *apiextensionsv1.Custom
 // XRD, Composition, Function and ManagedResourceActivationPolicy of
 // examples/composition, checks the example
 // FDBDatabase against the XRD's schema, and applies what the function
-// composes for it with a server-side dry run against the provider's CRDs.
+// composes for it with a server-side dry run against the provider's CRDs
+// and Crossplane's (the Usage).
 func TestExamplesAgainstCrossplane(t *testing.T) {
 	dir := crossplaneCRDs(t)
 	ctx := context.Background()
@@ -134,7 +123,7 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 	}
 
 	// What the function composes is valid for the provider's CRDs, deletion
-	// protection included.
+	// protection included, and its Usage for Crossplane's.
 	fn := &composition.Function{}
 	rsp, err := fn.RunFunction(ctx, call{zones: 5, spec: map[string]any{"deletionProtection": true}}.request(t))
 	if err != nil {
@@ -146,10 +135,10 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 		t.Logf("composed %s: %s %s", name, o.GetKind(), o.GetName())
 		composed = append(composed, o)
 	}
-	if len(composed) != 2 || rsp.GetResults()[len(rsp.GetResults())-1].GetSeverity() != fnv1.Severity_SEVERITY_NORMAL {
-		t.Fatalf("composed %d resources, results %v; want a Cluster and a Backup", len(composed), rsp.GetResults())
+	if len(composed) != 3 || rsp.GetResults()[len(rsp.GetResults())-1].GetSeverity() != fnv1.Severity_SEVERITY_NORMAL {
+		t.Fatalf("composed %d resources, results %v; want a Cluster, a Backup and a Usage", len(composed), rsp.GetResults())
 	}
 	if err := manifest.Apply(ctx, env.Client, composed, client.DryRunAll); err != nil {
-		t.Errorf("the provider's CRDs reject what the function composes: %v", err)
+		t.Errorf("the CRDs reject what the function composes: %v", err)
 	}
 }

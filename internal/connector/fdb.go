@@ -87,12 +87,8 @@ func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(strin
 // +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch
 
-// simGroups turns the cluster's pods and claims into simulator process
-// groups: a Running pod with an IP on a Ready node runs its processes (a
-// failed node runs nothing) and resolves by its DNS name, on the binary their command line names, which
-// starts only once the pod's sidecar staged its version; a group whose pod is
-// not running but whose volume claim remains is stopped and keeps its data;
-// a group with neither is gone.
+// simGroups lists the cluster's pods, volume claims and the nodes and turns
+// them into simulator process groups (processGroups).
 func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) ([]sim.ProcessGroup, error) {
 	ns, sel := client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}
 	pods := &corev1.PodList{}
@@ -107,35 +103,52 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 	if err := target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
-	zoneOf, failed := map[string]string{}, map[string]bool{}
-	for _, n := range nodes.Items {
-		zoneOf[n.Name] = n.Labels[workload.FaultDomainKey(c)]
+	return processGroups(c, pods.Items, pvcs.Items, nodes.Items), nil
+}
+
+// processGroups turns the cluster's pods and claims into simulator process
+// groups: a Running pod with an IP on a Ready node runs its processes (a
+// failed node runs nothing) and resolves by its DNS name, on the binary
+// their command line names, which starts only once the pod's sidecar
+// staged its version; a group whose pod is not running but whose volume
+// claim remains is stopped and keeps its data; a group with neither is
+// gone. The processes run what the pod's monitor would start: the
+// Cluster's monitor configuration for the pod's class and process count,
+// expanded with the environment the pod's main container has. Their
+// localities, the zone included, are what those command lines say, never
+// what the node's labels say: a pod whose environment lacks a variable the
+// configuration refers to runs no process at all (the monitor refuses the
+// configuration), one whose zone variable is empty runs processes in the
+// empty zone.
+func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node) []sim.ProcessGroup {
+	failed := map[string]bool{}
+	for _, n := range nodes {
 		failed[n.Name] = !workload.NodeReady(&n)
 	}
-
 	byID := map[string]sim.ProcessGroup{}
-	for _, p := range pods.Items {
+	for _, p := range pods {
 		id := p.Labels[workload.LabelProcessGroup]
-		if id == "" || p.DeletionTimestamp != nil {
+		if id == "" || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || failed[p.Spec.NodeName] {
 			continue
 		}
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
-		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: processCount(&p), Staged: workload.StagedVersion(&p)}
-		if p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && !failed[p.Spec.NodeName] {
-			g.IP, g.Zone, g.DNSName = p.Status.PodIP, zoneOf[p.Spec.NodeName], workload.PodDNSName(c, &p)
-			for n := 1; n <= g.ProcessesPerPod; n++ {
-				g.CommandLines = append(g.CommandLines, workload.ProcessCommandLine(c, class, id, n, g.ProcessesPerPod, g.IP, g.Zone))
-			}
-			// The processes run the binary their command line names; with
-			// a Cluster that names no version (one that is gone, seen
-			// through its ConfigMap), the one their pod staged.
-			g.Version = cmp.Or(workload.BinaryVersion(g.CommandLines[0]), g.Staged, workload.ImageTag(p.Spec.Containers[0].Image))
+		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: workload.ProcessCount(&p), Staged: workload.StagedVersion(&p)}
+		lines, err := commandLines(workload.MonitorConfiguration(c, class, g.ProcessesPerPod), g.ProcessesPerPod, workload.MonitorEnvironment(&p))
+		if err != nil {
+			g.Stopped = true
 			byID[id] = g
+			continue
 		}
+		g.IP, g.DNSName, g.CommandLines = p.Status.PodIP, workload.PodDNSName(c, &p), lines
+		// The processes run the binary their command line names; with
+		// a Cluster that names no version (one that is gone, seen
+		// through its ConfigMap), the one their pod staged.
+		g.Version = cmp.Or(workload.BinaryVersion(lines[0]), g.Staged, workload.ImageTag(p.Spec.Containers[0].Image))
+		byID[id] = g
 	}
-	for _, pvc := range pvcs.Items {
+	for _, pvc := range pvcs {
 		id := pvc.Labels[workload.LabelProcessGroup]
-		if _, running := byID[id]; id == "" || running || pvc.DeletionTimestamp != nil {
+		if _, known := byID[id]; id == "" || known || pvc.DeletionTimestamp != nil {
 			continue
 		}
 		byID[id] = sim.ProcessGroup{ID: id, Class: pvc.Labels[workload.LabelProcessClass], Version: c.Spec.ForProvider.Version, Stopped: true}
@@ -145,6 +158,21 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 		out = append(out, g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// commandLines are the command lines of the processes a monitor with
+// configuration cfg and environment env starts; an error when it refuses
+// the configuration.
+func commandLines(cfg workload.MonitorConfig, processes int, env map[string]string) ([]string, error) {
+	out := make([]string, 0, processes)
+	for n := 1; n <= processes; n++ {
+		line, err := cfg.CommandLine(n, env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, line)
+	}
 	return out, nil
 }
 
@@ -164,15 +192,6 @@ func simAgents(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 		}
 	}
 	return n, nil
-}
-
-// processCount is the number of fdbserver processes a pod runs: one per
-// FoundationDB port of its main container.
-func processCount(p *corev1.Pod) int {
-	if len(p.Spec.Containers) == 0 || len(p.Spec.Containers[0].Ports) == 0 {
-		return 1
-	}
-	return len(p.Spec.Containers[0].Ports)
 }
 
 // ToolsFDB reaches real databases with the FoundationDB command line tools

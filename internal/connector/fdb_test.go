@@ -31,6 +31,14 @@ func simCluster(ns string) (*fdbv1alpha1.Cluster, *corev1.ConfigMap, SimFDB) {
 	return cr, cm, SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
 }
 
+// storageGroup is a storage process group of one process placed in fault
+// domain zone.
+func storageGroup(zone string) *fdbv1alpha1.ProcessGroup {
+	return &fdbv1alpha1.ProcessGroup{Spec: fdbv1alpha1.ProcessGroupSpec{ForProvider: fdbv1alpha1.ProcessGroupParameters{
+		ProcessClass: fdbv1alpha1.ProcessClassStorage, ProcessesPerPod: 1, FaultDomain: zone,
+	}}}
+}
+
 // simStatus reads the status of cr's simulated database as the backend
 // learns it from the API server now.
 func simStatus(t *testing.T, backend SimFDB, cr *fdbv1alpha1.Cluster, cm *corev1.ConfigMap) *fdb.Status {
@@ -58,12 +66,7 @@ func TestSimFDBLearnsBackupAgents(t *testing.T) {
 	cr, cm, backend := simCluster(ns)
 	// One running storage pod that is the coordinator, so the database
 	// answers status.
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-storage-1", Labels: workload.Labels(cr, fdbv1alpha1.ProcessClassStorage, "storage-1")},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{
-			Name: "foundationdb", Image: "foundationdb/fdb-kubernetes-monitor:7.3.63", Ports: []corev1.ContainerPort{{ContainerPort: 4501}},
-		}}},
-	}
+	pod := workload.Pod(cr, storageGroup(""), "storage-1")
 	for _, o := range []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, cm, pod} {
 		if err := c.Create(ctx, o); err != nil {
 			t.Fatal(err)
@@ -135,13 +138,10 @@ func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
 	cr, cm, backend := simCluster(ns)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "sim-failed-node"}}
 	pod := func(id, ip, node string) *corev1.Pod {
-		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-" + id, Labels: workload.Labels(cr, fdbv1alpha1.ProcessClassStorage, id)},
-			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{
-				Name: "foundationdb", Image: "foundationdb/fdb-kubernetes-monitor:7.3.63", Ports: []corev1.ContainerPort{{ContainerPort: 4501}},
-			}}},
-			Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}},
-		}
+		p := workload.Pod(cr, storageGroup(""), id)
+		p.Spec.NodeName = node
+		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}}
+		return p
 	}
 	// The coordinator runs on a node the test does not fail.
 	pods := []*corev1.Pod{pod("storage-1", "10.0.0.1", ""), pod("storage-2", "10.0.0.2", node.Name)}

@@ -121,7 +121,7 @@ func TestSafetyPolicyKindInactive(t *testing.T) {
 	}
 	controllertest.Eventually(t, 30*time.Second, "the SafetyPolicy controller started and compiled the policy", func() (bool, string) {
 		h.Get(t, team)
-		c := team.GetCondition(xpv2.TypeReady)
+		c := team.Status.GetCondition(xpv2.TypeReady)
 		return c.Status == corev1.ConditionTrue, fmt.Sprintf("Ready=%s %q", c.Status, c.Message)
 	})
 	ready(held)

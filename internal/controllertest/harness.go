@@ -62,6 +62,8 @@ type Harness struct {
 	// Nodes stand in for the scheduler and kubelets; SetReady fails a node.
 	Nodes   *testenv.Nodes
 	flowing atomic.Bool
+	// admin reaches Backend and counts the provider's admin calls.
+	admin *adminCounter
 
 	// started is when the provider started; stopped is closed once it
 	// stopped, with stopErr saying why.
@@ -78,13 +80,15 @@ const CacheSyncTimeout = 15 * time.Second
 
 // Start runs all controllers with the simulator on env, acting as the
 // provider's ServiceAccount with exactly its shipped permissions
-// (testenv.Env.Provider), creates the nodes and the default
-// ClusterProviderConfig. Call it once per test binary.
+// (testenv.Env.Provider), counting their admin calls (AdminCalls), and
+// creates the nodes and the default ClusterProviderConfig. Call it once
+// per test binary.
 func Start(env *testenv.Env) (*Harness, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	testenv.OnStop(cancel)
 	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), stopped: make(chan struct{})}
 	h.Backend = connector.SimFDB{Registry: sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30})}
+	h.admin = &adminCounter{FDB: h.Backend, calls: map[client.ObjectKey]*AdminCalls{}}
 
 	// Tests count events, so client-go's spam filter (25 per object, then
 	// one per five minutes) must not drop them.
@@ -109,7 +113,7 @@ func Start(env *testenv.Env) (*Harness, error) {
 			// crossplane-runtime's safe-start, as the provider runs.
 			Gate: new(safestart.Gate[schema.GroupVersionKind]),
 		},
-		FDB:         h.Backend,
+		FDB:         h.admin,
 		Clock:       h.Clock,
 		Engine:      engine,
 		Policies:    safetypolicy.Source{Cache: mgr.GetCache()},

@@ -107,14 +107,29 @@ type BackupRequest struct {
 // BackupState is the state name fdbbackup reports for a backup tag.
 type BackupState string
 
-// Backup states, as named by fdbbackup.
+// Backup states, as named by fdbbackup (`fdbbackup status --json`,
+// Status.Name; BackupAgentBase::getStateName in the FoundationDB sources,
+// the same in 7.1 and 7.3). A tag that never ran a backup has no state.
 const (
 	BackupSubmitted             BackupState = "Submitted"
 	BackupRunning               BackupState = "Running"
 	BackupRunningDifferentially BackupState = "RunningDifferentially"
 	BackupCompleted             BackupState = "Completed"
 	BackupAborted               BackupState = "Aborted"
+	// BackupAborting is a partially aborted backup; it still runs.
+	BackupAborting BackupState = "Aborting"
+	// BackupErrored is a backup stopped by an error.
+	BackupErrored BackupState = "Errored"
 )
+
+// Known reports whether fdbbackup names state s.
+func (s BackupState) Known() bool {
+	switch s {
+	case BackupSubmitted, BackupRunning, BackupRunningDifferentially, BackupCompleted, BackupAborted, BackupAborting, BackupErrored:
+		return true
+	}
+	return false
+}
 
 // BackupStatus is the state of the backup on one tag.
 type BackupStatus struct {
@@ -153,7 +168,10 @@ type RestoreRequest struct {
 // RestoreState is the state name fdbrestore reports for a restore tag.
 type RestoreState string
 
-// Restore states, as named by fdbrestore.
+// Restore states, as named by fdbrestore (FileBackupAgent::restoreStateText
+// in the FoundationDB sources, the same in 7.1 and 7.3). A tag without a
+// restore reports "unitialized" (sic), which the clients return as
+// ErrNotFound.
 const (
 	RestoreQueued    RestoreState = "queued"
 	RestoreStarting  RestoreState = "starting"
@@ -161,6 +179,16 @@ const (
 	RestoreCompleted RestoreState = "completed"
 	RestoreAborted   RestoreState = "aborted"
 )
+
+// Known reports whether fdbrestore names state s (for a restore that
+// exists).
+func (s RestoreState) Known() bool {
+	switch s {
+	case RestoreQueued, RestoreStarting, RestoreRunning, RestoreCompleted, RestoreAborted:
+		return true
+	}
+	return false
+}
 
 // Terminal reports whether a restore in state s will not change any more.
 func (s RestoreState) Terminal() bool {

@@ -50,3 +50,46 @@ type DatabaseConfiguration struct {
 	RemoteLogs           int            `json:"remote_logs,omitempty"`
 	StorageMigrationType string         `json:"storage_migration_type,omitempty"`
 }
+
+// reportedEngines maps the storage engine keywords `configure` takes to the
+// name cluster.configuration.storage_engine then reports, by major.minor.
+// From fdbclient/ManagementAPI.actor.cpp configForToken (keywords) and
+// DatabaseConfiguration::toJSON (names) at 7.1.67 and 7.3.79: 7.1 names the
+// pair of log and storage engines ("memory-2"), 7.3 the storage engine
+// alone ("memory"), and only 7.3 takes "ssd-redwood-1" and
+// "ssd-sharded-rocksdb".
+var reportedEngines = map[string]map[string]string{
+	"7.1": {
+		"ssd":                        "ssd-2",
+		"ssd-1":                      "ssd-1",
+		"ssd-2":                      "ssd-2",
+		"ssd-redwood-1-experimental": "ssd-redwood-1-experimental",
+		"ssd-rocksdb-v1":             "ssd-rocksdb-v1",
+		"memory":                     "memory-2",
+		"memory-2":                   "memory-2",
+		"memory-1":                   "memory-1",
+		"memory-radixtree-beta":      "memory-radixtree-beta",
+	},
+	"7.3": {
+		"ssd":                        "ssd-2",
+		"ssd-1":                      "ssd-1",
+		"ssd-2":                      "ssd-2",
+		"ssd-redwood-1":              "ssd-redwood-1",
+		"ssd-redwood-1-experimental": "ssd-redwood-1",
+		"ssd-rocksdb-v1":             "ssd-rocksdb-v1",
+		"ssd-sharded-rocksdb":        "ssd-sharded-rocksdb",
+		"memory":                     "memory",
+		"memory-2":                   "memory",
+		"memory-1":                   "memory",
+		"memory-radixtree-beta":      "memory-radixtree-beta",
+	},
+}
+
+// ReportedStorageEngine returns the storage_engine a database of version v
+// reports after `configure <keyword>`, to compare a desired engine with the
+// running one; ok is false when v's configure does not take the keyword (or
+// v is a release the table does not know).
+func ReportedStorageEngine(keyword string, v Version) (reported string, ok bool) {
+	reported, ok = reportedEngines[v.MajorMinor()][keyword]
+	return reported, ok
+}

@@ -60,7 +60,9 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 	roles := map[string]bool{}
 	unknownRoles := false
 	for _, p := range procs {
-		unknownRoles = unknownRoles || p.Roles == nil
+		// A role entry without its name could be any role, a data role
+		// included.
+		unknownRoles = unknownRoles || p.Roles == nil || slices.ContainsFunc(p.Roles, func(r ProcessRole) bool { return r.Role == "" })
 		for _, r := range p.Roles {
 			roles[r.Role] = true
 		}
@@ -98,8 +100,11 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 func incompleteBecause(s *Status) string {
 	var msgs []string
 	for _, m := range s.Cluster.Messages {
-		if m.Name == MessageStatusIncomplete || m.Name == MessageStorageServersError || m.Name == MessageLogServersError {
+		switch m.Name {
+		case MessageStatusIncomplete, MessageStorageServersError, MessageLogServersError:
 			msgs = append(msgs, m.Name)
+		case "":
+			msgs = append(msgs, "a message without a name")
 		}
 	}
 	switch {
@@ -109,6 +114,13 @@ func incompleteBecause(s *Status) string {
 		return "the status is incomplete (" + strings.Join(msgs, ", ") + ")"
 	case s.Cluster.RecoveryState.ActiveGenerations > 1:
 		return fmt.Sprintf("%d log generations are active: old logs may still hold data", s.Cluster.RecoveryState.ActiveGenerations)
+	case s.Cluster.RecoveryState.ActiveGenerations < 1 && s.Cluster.RecoveryState.Name != RecoveryConfigurationNeverCreated:
+		// FoundationDB leaves active_generations out when the cluster
+		// controller has not logged it yet, and releases older than the
+		// field (such as 6.2.15) never report it: a missing count is
+		// unknown, never "one generation". A database that was never
+		// created has no log generations.
+		return "the status does not report the active log generations: old logs may still hold data"
 	}
 	return ""
 }

@@ -99,6 +99,32 @@ func TestDrainOf(t *testing.T) {
 			}), processes: 1,
 			want: Drain{Complete: true, Reporting: true, Excluded: true, HoldsData: true, Why: "the status does not list the roles of its processes"},
 		},
+		"GenerationsNotReported": {
+			reason: "FoundationDB leaves active_generations out until the cluster controller logged it, and 6.2.15 never reports it: unknown, not one generation.",
+			status: drainStatus(func(s *Status) { s.Cluster.RecoveryState.ActiveGenerations = 0 }), processes: 1,
+			want: Drain{Reporting: true, Excluded: true, HoldsData: true, Why: "the status does not report the active log generations: old logs may still hold data"},
+		},
+		"NeverCreated": {
+			reason: "A database that was never created has no log generations to report.",
+			status: drainStatus(func(s *Status) {
+				s.Cluster.RecoveryState = RecoveryState{Name: RecoveryConfigurationNeverCreated}
+			}), processes: 1,
+			want: Drain{Drained: true, Complete: true, Reporting: true, Excluded: true},
+		},
+		"RoleWithoutName": {
+			reason: "A role entry without its name could be storage or log.",
+			status: drainStatus(func(s *Status) {
+				p := s.Cluster.Processes["p1"]
+				p.Roles = []ProcessRole{{ID: "abc"}}
+				s.Cluster.Processes["p1"] = p
+			}), processes: 1,
+			want: Drain{Complete: true, Reporting: true, Excluded: true, HoldsData: true, Roles: []string{""}, Why: "the status does not list the roles of its processes"},
+		},
+		"MessageWithoutName": {
+			reason: "A message without a name could be status_incomplete.",
+			status: drainStatus(func(s *Status) { s.Cluster.Messages = []Message{{Description: "?"}} }), processes: 1,
+			want: Drain{Reporting: true, Excluded: true, HoldsData: true, Why: "the status is incomplete (a message without a name)"},
+		},
 		"NoProcesses": {
 			reason: "A status without processes (missing fields) is never read as empty.",
 			status: &Status{}, processes: 1,

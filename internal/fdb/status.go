@@ -95,7 +95,9 @@ type Message struct {
 	Description string `json:"description,omitempty"`
 }
 
-// ClusterStatus is the cluster section.
+// ClusterStatus is the cluster section. Messages is always written, an
+// empty list when there is nothing to say, as FoundationDB writes it: a
+// cluster section without it reads as incomplete (see ParseStatus).
 type ClusterStatus struct {
 	ConnectionString        string             `json:"connection_string,omitempty"`
 	Configuration           Configuration      `json:"configuration,omitzero"`
@@ -106,7 +108,7 @@ type ClusterStatus struct {
 	Logs                    []LogGeneration    `json:"logs,omitempty"`
 	Qos                     Qos                `json:"qos,omitzero"`
 	Layers                  Layers             `json:"layers,omitzero"`
-	Messages                []Message          `json:"messages,omitempty"`
+	Messages                []Message          `json:"messages"`
 	IncompatibleConnections []string           `json:"incompatible_connections,omitempty"`
 	// MaintenanceZone is the fault domain under maintenance, "" when none;
 	// MaintenanceSecondsRemaining how long it still lasts.
@@ -140,8 +142,10 @@ type SupportedVersion struct {
 }
 
 // ToolsLogGroup is the trace log group the provider's own FoundationDB
-// tools report as clients (fdbcli --log-group): they load every client
-// version, and the upgrade gate does not count them among the clients.
+// tools report as clients (set in their environment, see fdbcli.ExecRunner:
+// fdbcli's --log-group takes effect only with --log). Each tool speaks its
+// own release's protocol and is replaced with the release's, so the upgrade
+// gate does not count them among the clients.
 const ToolsLogGroup = "provider-foundationdb"
 
 // ConnectedClient is one connected client.
@@ -372,9 +376,18 @@ type BackupTag struct {
 	MutationLogBytesWritten     int64   `json:"mutation_log_bytes_written"`
 }
 
+// descriptionNoMessages describes the status_incomplete message ParseStatus
+// adds to a cluster section that lists processes without messages.
+const descriptionNoMessages = "the cluster section has no messages: what the status lacks cannot be told"
+
 // ParseStatus parses `status json` output. Text before the first '{' (such
 // as warnings a tool prints) is skipped; anything else that is not a JSON
 // object is ErrUnexpectedOutput.
+//
+// FoundationDB reports what its status lacks in cluster.messages, which it
+// always writes: a cluster section that lists processes but no messages is
+// marked incomplete (a status_incomplete message is added), never taken
+// for a complete one.
 func ParseStatus(out []byte) (*Status, error) {
 	start := bytes.IndexByte(out, '{')
 	if start < 0 {
@@ -384,13 +397,26 @@ func ParseStatus(out []byte) (*Status, error) {
 	if err := json.Unmarshal(out[start:], s); err != nil {
 		return nil, errors.Wrapf(ErrUnexpectedOutput, "%s: %v", errParseStatus, err)
 	}
+	var present struct {
+		Cluster struct {
+			Messages json.RawMessage `json:"messages"` // "null" when null, empty when absent
+		} `json:"cluster"`
+	}
+	if err := json.Unmarshal(out[start:], &present); err != nil {
+		return nil, errors.Wrapf(ErrUnexpectedOutput, "%s: %v", errParseStatus, err)
+	}
+	if len(present.Cluster.Messages) == 0 && len(s.Cluster.Processes) > 0 {
+		s.Cluster.Messages = append(s.Cluster.Messages, Message{Name: MessageStatusIncomplete, Description: descriptionNoMessages})
+	}
 	return s, nil
 }
 
 // Incomplete reports whether the status lacks the cluster view: the cluster
-// controller could not be reached or reported status_incomplete. Decisions
-// that need the process list must not be taken on an incomplete status.
+// controller could not be reached or reported status_incomplete. A message
+// without a name cannot be told apart from status_incomplete: it counts as
+// one. Decisions that need the process list must not be taken on an
+// incomplete status.
 func (s *Status) Incomplete() bool {
 	return len(s.Cluster.Processes) == 0 ||
-		slices.ContainsFunc(s.Cluster.Messages, func(m Message) bool { return m.Name == MessageStatusIncomplete })
+		slices.ContainsFunc(s.Cluster.Messages, func(m Message) bool { return m.Name == MessageStatusIncomplete || m.Name == "" })
 }

@@ -160,6 +160,38 @@ func TestParseStatusFixtures(t *testing.T) {
 	}
 }
 
+// TestParseStatusIncomplete: FoundationDB always writes cluster.messages,
+// where it says what the status lacks; a cluster section that lists
+// processes without it, or a message without a name, reads as incomplete.
+func TestParseStatusIncomplete(t *testing.T) {
+	process := `"processes": {"p1": {"address": "10.0.0.1:4500", "roles": []}}`
+	cases := map[string]struct {
+		out  string
+		want bool
+	}{
+		"NoMessages":       {out: `{"cluster": {` + process + `}}`, want: true},
+		"NullMessages":     {out: `{"cluster": {` + process + `, "messages": null}}`},
+		"EmptyMessages":    {out: `{"cluster": {` + process + `, "messages": []}}`},
+		"StatusIncomplete": {out: `{"cluster": {` + process + `, "messages": [{"name": "status_incomplete"}]}}`, want: true},
+		"UnnamedMessage":   {out: `{"cluster": {` + process + `, "messages": [{"description": "?"}]}}`, want: true},
+		"OtherMessage":     {out: `{"cluster": {` + process + `, "messages": [{"name": "client_issues"}]}}`},
+		"NoProcesses":      {out: `{"cluster": {"messages": []}}`, want: true},
+		"NoClusterSection": {out: `{"client": {}}`, want: true},
+		"EmptyCluster":     {out: `{"cluster": {}}`, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, err := fdb.ParseStatus([]byte(tc.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Incomplete(); got != tc.want {
+				t.Errorf("Incomplete() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestParseStatusErrors(t *testing.T) {
 	cases := map[string]struct {
 		out     string

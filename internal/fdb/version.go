@@ -117,16 +117,20 @@ func LeftBehind(s *Status, version string, addresses []string) bool {
 // log groups, sorted. The status lists a sample of each library's clients
 // with their count; clients beyond the sample of a library of another
 // protocol count as unable, since nothing shows otherwise. known is false
-// when the status lists no clients section: then nothing is known about
-// them. Clients of the log groups in ignore are left out (e.g. the
-// provider's own tools, which load every version).
+// when the status lists no clients section, or counts clients without
+// listing their versions: then nothing is known about them. Clients of the
+// log groups in ignore are left out (e.g. the provider's own tools). A
+// client version is read up to a pre-release suffix ("7.1.0-rc1" speaks
+// 7.1); one that does not parse (FoundationDB reports "Unknown" for clients
+// too old to say) speaks no protocol.
 func ClientsWithout(s *Status, version Version, ignore ...string) (count int, sample []string, known bool) {
 	c := s.Cluster.Clients
-	if c == nil {
+	if c == nil || (c.Count > 0 && len(c.SupportedVersions) == 0) {
 		return 0, nil, false
 	}
 	speaks := func(sv SupportedVersion) bool {
-		v, err := ParseVersion(sv.ClientVersion)
+		release, _, _ := strings.Cut(sv.ClientVersion, "-")
+		v, err := ParseVersion(release)
 		return err == nil && v.MajorMinor() == version.MajorMinor()
 	}
 	supports := map[string]bool{}

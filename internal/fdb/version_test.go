@@ -109,6 +109,20 @@ func TestClientsWithout(t *testing.T) {
 			clients: &fdb.ClientsStatus{Count: 1, SupportedVersions: []fdb.SupportedVersion{lib("7.3.63", 1, client("10.1.0.2:50001", "provider-foundationdb"))}},
 			want:    want{Known: true},
 		},
+		"PreRelease": {
+			// 7.1.0-rc1_operator_healthy.json lists clients of "7.1.0-rc1".
+			clients: &fdb.ClientsStatus{Count: 1, SupportedVersions: []fdb.SupportedVersion{lib("7.4.0-rc1", 1, client("10.1.0.9:40001", "app"))}},
+			want:    want{Known: true},
+		},
+		"UnknownVersion": {
+			// 6.2.15_operator_backup_running.json lists clients of "Unknown".
+			clients: &fdb.ClientsStatus{Count: 1, SupportedVersions: []fdb.SupportedVersion{lib("Unknown", 1, client("10.1.0.9:40001", "default"))}},
+			want:    want{Count: 1, Sample: []string{"10.1.0.9:40001 (default)"}, Known: true},
+		},
+		"CountedNotListed": {
+			clients: &fdb.ClientsStatus{Count: 3},
+			want:    want{},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -144,6 +158,38 @@ func TestLeftBehind(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := fdb.LeftBehind(tc.status, "7.4.1", group); got != tc.want {
 				t.Errorf("LeftBehind() = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReportedStorageEngine(t *testing.T) {
+	v71, v73 := fdb.Version{Major: 7, Minor: 1, Patch: 67}, fdb.Version{Major: 7, Minor: 3, Patch: 79}
+	type got struct {
+		Reported string
+		OK       bool
+	}
+	cases := map[string]struct {
+		keyword string
+		v       fdb.Version
+		want    got
+	}{
+		// The real 7.1 documents report ssd-2 for `configure ... ssd`.
+		"SSD71":          {keyword: "ssd", v: v71, want: got{"ssd-2", true}},
+		"Memory71":       {keyword: "memory", v: v71, want: got{"memory-2", true}},
+		"Memory73":       {keyword: "memory", v: v73, want: got{"memory", true}},
+		"Redwood71":      {keyword: "ssd-redwood-1", v: v71},
+		"RedwoodExp71":   {keyword: "ssd-redwood-1-experimental", v: v71, want: got{"ssd-redwood-1-experimental", true}},
+		"RedwoodExp73":   {keyword: "ssd-redwood-1-experimental", v: v73, want: got{"ssd-redwood-1", true}},
+		"Sharded71":      {keyword: "ssd-sharded-rocksdb", v: v71},
+		"UnknownRelease": {keyword: "ssd-2", v: fdb.Version{Major: 7, Minor: 2}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var g got
+			g.Reported, g.OK = fdb.ReportedStorageEngine(tc.keyword, tc.v)
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("ReportedStorageEngine(%q, %s) (-want +got):\n%s", tc.keyword, tc.v, diff)
 			}
 		})
 	}

@@ -39,14 +39,7 @@ func FindBinaries(pathList string) (Binaries, error) {
 	b := Binaries{}
 	var missing []string
 	for _, name := range required {
-		for _, dir := range filepath.SplitList(pathList) {
-			p := filepath.Join(dir, name)
-			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-				b[name] = p
-				break
-			}
-		}
-		if b[name] == "" {
+		if b[name] = LookPath(pathList, name); b[name] == "" {
 			missing = append(missing, name)
 		}
 	}
@@ -54,6 +47,18 @@ func FindBinaries(pathList string) (Binaries, error) {
 		return nil, fmt.Errorf("cannot find %s in %q; build them with hack/controlplane.sh --all", strings.Join(missing, ", "), pathList)
 	}
 	return b, nil
+}
+
+// LookPath returns the path of the executable name in the first directory of
+// a PATH-style list that has one, "" when none has.
+func LookPath(pathList, name string) string {
+	for _, dir := range filepath.SplitList(pathList) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // Dirs are the directories that hold the binaries, in a stable order, for

@@ -57,6 +57,30 @@ func TestFindBinaries(t *testing.T) {
 	}
 }
 
+func TestLookPath(t *testing.T) {
+	first := binDir(t, "crossplane", "kwok")
+	second := binDir(t, "crossplane")
+	notExecutable := t.TempDir()
+	if err := os.WriteFile(filepath.Join(notExecutable, "crossplane"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		path, name, want string
+	}{
+		"FirstDirectoryWins":    {path: first + ":" + second, name: "crossplane", want: filepath.Join(first, "crossplane")},
+		"LaterDirectory":        {path: notExecutable + ":" + second, name: "crossplane", want: filepath.Join(second, "crossplane")},
+		"NotExecutableIsAbsent": {path: notExecutable, name: "crossplane", want: ""},
+		"Missing":               {path: second, name: "kwok", want: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, localcluster.LookPath(tc.path, tc.name)); diff != "" {
+				t.Errorf("LookPath(%q, %q) (-want +got):\n%s", tc.path, tc.name, diff)
+			}
+		})
+	}
+}
+
 func TestNodes(t *testing.T) {
 	zones := localcluster.Zones(5)
 	if diff := cmp.Diff([]string{"zone-a", "zone-b", "zone-c", "zone-d", "zone-e"}, zones); diff != "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -27,19 +26,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
-// BinPathEnv names the directories of the local cluster's binaries, as
-// hack/controlplane.sh --all prints them; `make test` sets it.
-const BinPathEnv = "FDB_LOCALRUN_PATH"
-
-// logWriter writes each line to the test log.
-type logWriter struct{ t *testing.T }
-
-func (w logWriter) Write(b []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(b), "\n"))
-	return len(b), nil
-}
-
 // TestQuickstart walks `make run`'s path headless: start everything, wait
 // for the quickstart Cluster to be Ready, fail a node that runs a storage
 // pod and heal it (nodeFailure), migrate its storage to two storage
@@ -53,20 +39,13 @@ func (w logWriter) Write(b []byte) (int, error) {
 // an orphaned Cluster leaves every pod and volume claim to the collector
 // untouched (orphanFlip).
 func TestQuickstart(t *testing.T) {
-	binPath := os.Getenv(BinPathEnv)
-	if binPath == "" {
-		why := BinPathEnv + " is not set; run `make test` or export " + BinPathEnv + "=$(hack/controlplane.sh --all)"
-		if os.Getenv(testenv.RequireEnv) != "" {
-			t.Fatal(why)
-		}
-		t.Skip(why)
-	}
+	binPath := testenv.Getenv(t, testenv.LocalRunPathEnv, "hack/controlplane.sh --all")
 	o := localrun.DefaultOptions()
 	o.Root = testenv.Root()
 	o.StateDir = t.TempDir()
 	o.BinPath = binPath
 	o.ClusterName = "fdb-quickstart-test"
-	o.Out = logWriter{t}
+	o.Out = testenv.LogWriter{T: t}
 	ctx, cancel := context.WithTimeout(context.Background(), 28*time.Minute)
 	defer cancel()
 
@@ -82,7 +61,7 @@ func TestQuickstart(t *testing.T) {
 		}
 	})
 	t.Logf("started in %s", time.Since(start).Round(time.Second))
-	p := localrun.NewProgress(r.Client, localrun.Namespace, logWriter{t})
+	p := localrun.NewProgress(r.Client, localrun.Namespace, testenv.LogWriter{T: t})
 	readyCtx, readyCancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer readyCancel()
 	if err := r.WaitReady(readyCtx, p); err != nil {

@@ -54,6 +54,9 @@ type Options struct {
 	ClusterName string
 	// Zones and NodesPerZone shape the fake nodes.
 	Zones, NodesPerZone int
+	// Quickstart applies the quickstart Cluster and Backup once the
+	// provider runs.
+	Quickstart bool
 	// Out receives progress for a person.
 	Out io.Writer
 }
@@ -67,6 +70,7 @@ func DefaultOptions() Options {
 		ClusterName:  "fdb-quickstart",
 		Zones:        5, // a triple cluster puts its five coordinators in five zones
 		NodesPerZone: 2,
+		Quickstart:   true,
 		Out:          os.Stdout,
 	}
 }
@@ -95,7 +99,7 @@ type Run struct {
 	// providerUser is the user the provider acts as: its ServiceAccount.
 	providerUser string
 	// providerExit receives the provider's exit.
-	providerExit chan error
+	providerExit <-chan error
 	// closeLog closes kwokctl's log once the cluster is deleted.
 	closeLog func() error
 }
@@ -178,6 +182,9 @@ func Start(ctx context.Context, o Options) (r *Run, err error) {
 	}); err != nil {
 		return r, err
 	}
+	if !o.Quickstart {
+		return r, nil
+	}
 	if err := step(o.Out, "applying the quickstart: examples/cluster.yaml and examples/backup.yaml", func() error {
 		return r.applyQuickstart(ctx)
 	}); err != nil {
@@ -229,15 +236,25 @@ func (r *Run) install(ctx context.Context) error {
 
 func (r *Run) example(name string) string { return filepath.Join(r.opts.Root, "examples", name) }
 
-// applyQuickstart applies the example Cluster and Backup, and the Secret the
-// Backup names.
-func (r *Run) applyQuickstart(ctx context.Context) error {
+// CreateBlobCredentials creates the Secret of blob-store credentials the
+// examples' Backups name (examples/backup.yaml, the Composition's blob
+// store); the simulator does not read it.
+func (r *Run) CreateBlobCredentials(ctx context.Context) error {
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: blobCredentials, Namespace: Namespace},
 		StringData: map[string]string{"credentials": "quickstart:not-a-real-secret"},
 	}
 	if err := r.Client.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
 		return fmt.Errorf("cannot create secret %s: %w", blobCredentials, err)
+	}
+	return nil
+}
+
+// applyQuickstart applies the example Cluster and Backup, and the Secret the
+// Backup names.
+func (r *Run) applyQuickstart(ctx context.Context) error {
+	if err := r.CreateBlobCredentials(ctx); err != nil {
+		return err
 	}
 	objs, err := manifest.Read([]string{r.example("cluster.yaml"), r.example("backup.yaml")})
 	if err != nil {
@@ -247,31 +264,40 @@ func (r *Run) applyQuickstart(ctx context.Context) error {
 }
 
 // startProvider runs the provider binary against the cluster, acting as its
-// ServiceAccount (providerKubeconfig). It gets its own process group, so a
-// Ctrl-C reaches the run, which stops it in order, and it dies with the run
-// (Pdeathsig) if the run is killed.
+// ServiceAccount (providerKubeconfig).
 func (r *Run) startProvider() error {
 	kubeconfig, err := r.providerKubeconfig()
 	if err != nil {
 		return err
 	}
-	log, err := os.Create(r.st.providerLog())
-	if err != nil {
-		return fmt.Errorf("cannot create provider log: %w", err)
-	}
-	defer log.Close() //nolint:errcheck // the child holds its own descriptor
 	// The run starts a single replica, which needs no leader election.
 	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--leader-election=false", "--poll=15s",
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	r.providerExit, err = startProcess(cmd, r.st.providerLog(), r.st.providerPIDFile())
+	return err
+}
+
+// startProcess starts cmd with its output in the log file, in its own
+// process group, so that a Ctrl-C reaches the run, which stops it in order,
+// and dying with the run (Pdeathsig) if the run is killed. It records the
+// process's id in the pid file, for Stop and Cleanup. The channel receives
+// the process's exit.
+func startProcess(cmd *exec.Cmd, logFile, pidFile string) (<-chan error, error) {
+	name := filepath.Base(cmd.Path)
+	log, err := os.Create(logFile)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the log of %s: %w", name, err)
+	}
+	defer log.Close() //nolint:errcheck // the child holds its own descriptor
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("cannot start provider: %w", err)
+		return nil, fmt.Errorf("cannot start %s: %w", name, err)
 	}
-	r.providerExit = make(chan error, 1)
-	go func() { r.providerExit <- cmd.Wait() }()
-	return writePID(r.st.providerPIDFile(), cmd.Process.Pid)
+	exit := make(chan error, 1)
+	go func() { exit <- cmd.Wait() }()
+	return exit, writePID(pidFile, cmd.Process.Pid)
 }
 
 // providerKubeconfig writes the cluster's kubeconfig with every user acting
@@ -300,7 +326,11 @@ func (r *Run) WaitReady(ctx context.Context, p *Progress) error {
 // from the state directory, and removes the run's pid files. It is safe to
 // call on a partly started run.
 func (r *Run) Stop(ctx context.Context) error {
-	errs := []error{stopProcess(readPID(r.st.providerPIDFile()), 10*time.Second)}
+	// Crossplane first: it writes what the provider reconciles.
+	var errs []error
+	for _, f := range []string{r.st.crossplanePIDFile(), r.st.functionPIDFile(), r.st.providerPIDFile()} {
+		errs = append(errs, stopProcess(readPID(f), 10*time.Second))
+	}
 	if r.stopBg != nil {
 		r.stopBg()
 		<-r.bgDone
@@ -317,7 +347,7 @@ func (r *Run) Stop(ctx context.Context) error {
 		fmt.Fprintf(r.opts.Out, "stopping leftover process %d\n", pid)
 		errs = append(errs, stopProcess(pid, 10*time.Second))
 	}
-	for _, f := range []string{r.st.providerPIDFile(), r.st.runPIDFile()} {
+	for _, f := range []string{r.st.crossplanePIDFile(), r.st.functionPIDFile(), r.st.providerPIDFile(), r.st.runPIDFile()} {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}

@@ -28,6 +28,17 @@ func (s state) clusterLog() string         { return s.path("kwokctl.log") }
 func (s state) runPIDFile() string         { return s.path("run.pid") }
 func (s state) providerPIDFile() string    { return s.path("provider.pid") }
 
+// Crossplane core and the composition function, when the run has them
+// (StartCrossplane).
+func (s state) functionBin() string        { return s.path("bin", "function") }
+func (s state) functionLog() string        { return s.path("function.log") }
+func (s state) functionPIDFile() string    { return s.path("function.pid") }
+func (s state) functionCerts() string      { return s.path("tls", "function") }
+func (s state) crossplaneLog() string      { return s.path("crossplane.log") }
+func (s state) crossplanePIDFile() string  { return s.path("crossplane.pid") }
+func (s state) crossplaneCerts() string    { return s.path("tls", "crossplane") }
+func (s state) crossplanePackages() string { return s.path("xpkg") }
+
 // writePID records a process id with the process's start time, so that a
 // later reader never mistakes another process that got the same id for it.
 func writePID(file string, pid int) error {

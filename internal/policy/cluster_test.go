@@ -28,7 +28,7 @@ func TestNewInput(t *testing.T) {
 		// A status recorded by an earlier reconcile is never evidence.
 		Status: fdbv1alpha1.ClusterStatus{AtProvider: fdbv1alpha1.ClusterObservation{
 			RunningVersion: "7.1.0",
-			Health:         fdbv1alpha1.ClusterHealth{Available: false, FaultTolerance: 0, SecondsSinceLastRecovery: 1},
+			Health:         fdbv1alpha1.ClusterHealth{Available: false, FaultTolerance: 0, LastRecoveryTime: &metav1.Time{Time: time.Date(2025, 1, 1, 0, 9, 59, 0, time.UTC)}},
 			Coordinators:   []string{"10.0.0.9:4500"},
 		}},
 	}

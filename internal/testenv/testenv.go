@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -43,6 +44,13 @@ import (
 const (
 	AssetsEnv  = "KUBEBUILDER_ASSETS"
 	RequireEnv = "FDB_REQUIRE_CONTROLPLANE"
+	// LocalRunPathEnv names the directories of the local cluster's
+	// binaries, and of Crossplane core's, as hack/controlplane.sh --all
+	// --crossplane prints them.
+	LocalRunPathEnv = "FDB_LOCALRUN_PATH"
+	// CrossplaneCRDsEnv names the directory of Crossplane core's CRDs, as
+	// hack/crossplane.sh prints it.
+	CrossplaneCRDsEnv = "CROSSPLANE_CRDS"
 )
 
 // Env is a running control plane.
@@ -163,6 +171,38 @@ var (
 // tests stop the managers they started there, so the API server is not
 // stopped under open watches.
 func OnStop(f func()) { stopHooks = append(stopHooks, f) }
+
+// Unavailable ends a test that cannot run for want of something the
+// environment lacks: it skips, or fails when FDB_REQUIRE_CONTROLPLANE is
+// set.
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(RequireEnv) != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
+// LogWriter writes each line it gets to the test's log.
+type LogWriter struct{ T testing.TB }
+
+// Write logs b, without its trailing newline.
+func (w LogWriter) Write(b []byte) (int, error) {
+	w.T.Helper()
+	w.T.Log(strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
+
+// Getenv returns the environment variable name, which `make test` sets to
+// what the command how prints; a test without it is Unavailable.
+func Getenv(t testing.TB, name, how string) string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		Unavailable(t, fmt.Sprintf("%s is not set; run `make test` or export %s=$(%s)", name, name, how))
+	}
+	return v
+}
 
 // Require skips the test when the package runs without a control plane.
 func Require(t testing.TB, env *Env) {

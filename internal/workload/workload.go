@@ -11,7 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -34,11 +34,16 @@ const (
 	AnnotationSpec    = "foundationdb.crossplane.io/spec-hash"
 )
 
-// Keys of the cluster ConfigMap.
-const (
-	KeyClusterFile = "cluster-file"
-	keyMonitorConf = "fdbmonitor-conf-%s-density-%d"
-)
+// KeyClusterFile is the key of the cluster file in the cluster's
+// ConfigMap.
+const KeyClusterFile = "cluster-file"
+
+// monitorConfigKey is the key of the monitor configuration (JSON, see
+// MonitorConfig) of the pods of a class that run density processes in the
+// cluster's ConfigMap; the key's name predates the JSON format.
+func monitorConfigKey(class v1alpha1.ProcessClass, density int) string {
+	return fmt.Sprintf("fdbmonitor-conf-%s-density-%d", class, density)
+}
 
 // Ports and paths inside the FoundationDB container.
 const (
@@ -50,15 +55,13 @@ const (
 	dataVolumeName  = "data"
 	configVolume    = "config-map"
 	binariesVolume  = "shared-binaries"
+	logVolume       = "fdb-trace-logs"
 	defaultVolume   = "128Gi"
 	defaultRepo     = "foundationdb/fdb-kubernetes-monitor"
 	generalSettings = "general"
 	// defaultDNSDomain is the target cluster's DNS domain unless the
 	// Cluster names another.
 	defaultDNSDomain = "cluster.local"
-	// envDNSName is the pod's DNS name in the main container, substituted
-	// into the dns_name locality by the monitor.
-	envDNSName = "FDB_DNS_NAME"
 )
 
 // Namespace is where the cluster's objects live in the target cluster.
@@ -149,6 +152,20 @@ func Labels(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, id string) map[str
 	}
 	return l
 }
+
+// imageVersionFile holds the FoundationDB version of the image's binaries
+// in the fdb-kubernetes-monitor image; the sidecar stages them under
+// bin/<that version>/ of its output directory.
+const imageVersionFile = "/var/fdb/version"
+
+// stagedProbe makes the sidecar ready once the fdbserver of its image's
+// version is staged (StagedVersion): it copies the binaries after it
+// starts. The probe names no version, so that a new one, staged by
+// changing the sidecar's image in place, leaves the pod's spec hash as it
+// is.
+var stagedProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{
+	Command: []string{"sh", "-c", "test -x " + binariesDir + "/bin/$(cat " + imageVersionFile + ")/fdbserver"},
+}}}
 
 // SidecarContainer is the name of the container of a process group's pod
 // that stages the FoundationDB binaries of its image's version in a volume
@@ -251,58 +268,6 @@ func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.Process
 	return c.Spec.ForProvider.Processes[generalSettings]
 }
 
-// CommandLine is the fdbserver command line of the n-th process of a group
-// whose pod runs density processes, as FoundationDB reports it in the
-// process's command_line: it runs the staged binary of the cluster's
-// version (BinaryPath); its port and process_id locality follow
-// fdb.ProcessPort and fdb.ProcessID; with DNS names in the cluster file it
-// reports its pod's DNS name as the dns_name locality, by which the
-// coordinators it serves are named. $POD_IP, $ZONE and $FDB_DNS_NAME are
-// substituted by the monitor inside the pod.
-func CommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int) string {
-	args := []string{
-		BinaryPath(c.Spec.ForProvider.Version),
-		"--class=" + string(class),
-		fmt.Sprintf("--public_address=$POD_IP:%d", fdb.ProcessPort(n)),
-		fmt.Sprintf("--listen_address=0.0.0.0:%d", fdb.ProcessPort(n)),
-		"--cluster_file=" + dataDir + "/fdb.cluster",
-		fmt.Sprintf("--datadir=%s/%d", dataDir, n),
-		"--logdir=" + logDir,
-		"--locality_instance_id=" + groupID,
-		"--locality_process_id=" + fdb.ProcessID(groupID, n, density),
-		"--locality_zoneid=$ZONE",
-	}
-	if UseDNS(c) {
-		args = append(args, "--locality_dns_name=$"+envDNSName)
-	}
-	params := append([]string(nil), settings(c, class).CustomParameters...)
-	sort.Strings(params)
-	for _, p := range params {
-		args = append(args, "--"+p)
-	}
-	return strings.Join(args, " ")
-}
-
-// ProcessCommandLine is CommandLine as the n-th process of a group of
-// density processes per pod running on ip in zone reports it, with the
-// monitor's substitutions made.
-func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int, ip, zone string) string {
-	return strings.NewReplacer("$POD_IP", ip, "$ZONE", zone, "$"+envDNSName, DNSName(c, groupID)).Replace(CommandLine(c, class, groupID, n, density))
-}
-
-// MonitorConf is the monitor configuration of one pod of a class running
-// processesPerPod processes: one fdbserver section per process, whose
-// process_id locality is $INSTANCE_ID (the group ID) when it is the only
-// one and $INSTANCE_ID-<n> otherwise.
-func MonitorConf(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, processesPerPod int) string {
-	var b strings.Builder
-	b.WriteString("[general]\nrestart-delay = 60\n")
-	for n := 1; n <= processesPerPod; n++ {
-		fmt.Fprintf(&b, "\n[fdbserver.%d]\ncommand = %s\n", n, CommandLine(c, class, "$INSTANCE_ID", n, processesPerPod))
-	}
-	return b.String()
-}
-
 // Density is a monitor configuration: pods of Class running Processes
 // processes each.
 type Density struct {
@@ -318,7 +283,7 @@ func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[Densi
 		data[KeyClusterFile] = connectionString
 	}
 	for d := range densities {
-		data[fmt.Sprintf(keyMonitorConf, d.Class, d.Processes)] = MonitorConf(c, d.Class, d.Processes)
+		data[monitorConfigKey(d.Class, d.Processes)] = monitorConfigJSON(c, d.Class, d.Processes)
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
@@ -364,8 +329,13 @@ func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 	}
 }
 
-// Pod is the pod of a process group. Its spec hash is recorded in an
-// annotation so drift is found by comparing hashes.
+// Pod is the pod of a process group: its main container runs
+// fdb-kubernetes-monitor, which starts the group's processes from the
+// monitor configuration of its class and density in the cluster's
+// ConfigMap (MonitorConfiguration) with the environment that configuration
+// refers to (monitorEnv); its sidecar stages the binaries of its image's
+// version. Its spec hash is recorded in an annotation so drift is found by
+// comparing hashes.
 func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.Pod {
 	class := pg.Spec.ForProvider.ProcessClass
 	n := pg.Spec.ForProvider.ProcessesPerPod
@@ -390,14 +360,14 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		Name:            containerName,
 		Image:           Image(c),
 		ImagePullPolicy: c.Spec.ForProvider.Image.PullPolicy,
-		Args:            []string{"--input-dir", configDir, "--log-path", logDir + "/monitor.log", "--process-count", fmt.Sprint(n)},
-		Env: []corev1.EnvVar{
-			{Name: "INSTANCE_ID", Value: groupID},
-			{Name: "POD_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
-			{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
-			{Name: envDNSName, Value: DNSName(c, groupID)},
+		Args: []string{
+			"--input-dir", configDir, "--input-monitor-conf", monitorConfigFile,
+			"--log-path", logDir + "/monitor.log", processCountFlag, strconv.Itoa(n),
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: configVolume, MountPath: configDir}, {Name: binariesVolume, MountPath: binariesDir, ReadOnly: true}},
+		Env: monitorEnv(c, pg, groupID),
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: configVolume, MountPath: configDir}, {Name: binariesVolume, MountPath: binariesDir, ReadOnly: true}, {Name: logVolume, MountPath: logDir},
+		},
 	}
 	sidecar := corev1.Container{
 		Name:            SidecarContainer,
@@ -405,20 +375,25 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		ImagePullPolicy: c.Spec.ForProvider.Image.PullPolicy,
 		Args:            []string{"--mode", "sidecar", "--output-dir", binariesDir, "--copy-binary", "fdbserver", "--copy-binary", "fdbcli"},
 		VolumeMounts:    []corev1.VolumeMount{{Name: binariesVolume, MountPath: binariesDir}},
+		ReadinessProbe:  stagedProbe,
 	}
 	for i := 1; i <= n; i++ {
 		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(fdb.ProcessPort(i))})
 	}
-	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: binariesVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
-	pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: configVolume, VolumeSource: corev1.VolumeSource{
-		ConfigMap: &corev1.ConfigMapVolumeSource{
+	pod.Spec.Volumes = append(pod.Spec.Volumes,
+		corev1.Volume{Name: binariesVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		corev1.Volume{Name: logVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		// Optional: the cluster file is written only once the first
+		// coordinators are chosen, from pods that must run before.
+		corev1.Volume{Name: configVolume, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)},
 			Items: []corev1.KeyToPath{
-				{Key: KeyClusterFile, Path: "fdb.cluster"},
-				{Key: fmt.Sprintf(keyMonitorConf, class, n), Path: "fdbmonitor.conf"},
+				{Key: KeyClusterFile, Path: clusterFileName},
+				{Key: monitorConfigKey(class, n), Path: monitorConfigFile},
 			},
-		},
-	}})
+			Optional: ptr.To(true),
+		}}},
+	)
 	if class.IsStateful() {
 		main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: dataVolumeName, MountPath: dataDir})
 		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: dataVolumeName, VolumeSource: corev1.VolumeSource{

@@ -1,7 +1,9 @@
 package workload
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
 func cluster(mod ...func(*v1alpha1.Cluster)) *v1alpha1.Cluster {
@@ -65,12 +68,12 @@ func TestPod(t *testing.T) {
 	}{
 		"StorageWithTwoProcessesInAZone": {
 			cluster: cluster(), group: group(v1alpha1.ProcessClassStorage, 2, "zone-a"), id: "storage-1",
-			wantName: "db-storage-1", wantVolumes: []string{"shared-binaries", "config-map", "data"}, wantPorts: []int32{4501, 4503},
+			wantName: "db-storage-1", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map", "data"}, wantPorts: []int32{4501, 4503},
 			wantSelector: map[string]string{"topology.kubernetes.io/zone": "zone-a"}, wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
 		},
 		"StatelessHasNoVolumeClaim": {
 			cluster: cluster(), group: group(v1alpha1.ProcessClassStateless, 1, ""), id: "stateless-4",
-			wantName: "db-stateless-4", wantVolumes: []string{"shared-binaries", "config-map"}, wantPorts: []int32{4501},
+			wantName: "db-stateless-4", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map"}, wantPorts: []int32{4501},
 			wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
 		},
 		"ClusterControllerNameUsesDashes": {
@@ -79,7 +82,7 @@ func TestPod(t *testing.T) {
 				c.Spec.ForProvider.Image.Repository = "registry.example.com/fdb"
 			}),
 			group: group(v1alpha1.ProcessClassClusterController, 1, "node-1"), id: "cluster_controller-1",
-			wantName: "db-cluster-controller-1", wantVolumes: []string{"shared-binaries", "config-map"}, wantPorts: []int32{4501},
+			wantName: "db-cluster-controller-1", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map"}, wantPorts: []int32{4501},
 			wantSelector: map[string]string{"kubernetes.io/hostname": "node-1"}, wantImage: "registry.example.com/fdb:7.3.63",
 		},
 	}
@@ -92,6 +95,47 @@ func TestPod(t *testing.T) {
 				t.Errorf("Pod: -want, +got:\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPodStartsTheMonitor checks what the monitor needs of its pod: the
+// pod it runs in, its configuration as config.json beside a cluster file
+// that may not exist yet, a log directory it may write, and a sidecar that
+// is ready once it staged its version's fdbserver.
+func TestPodStartsTheMonitor(t *testing.T) {
+	p := Pod(cluster(), group(v1alpha1.ProcessClassLog, 1, "zone-a"), "log-1")
+	env := map[string]*corev1.EnvVarSource{}
+	for _, e := range p.Spec.Containers[0].Env {
+		env[e.Name] = e.ValueFrom
+	}
+	var configVolume *corev1.ConfigMapVolumeSource
+	for _, v := range p.Spec.Volumes {
+		if v.ConfigMap != nil {
+			configVolume = v.ConfigMap
+		}
+	}
+	got := map[string]any{
+		"args":           p.Spec.Containers[0].Args,
+		"podName":        env["FDB_POD_NAME"],
+		"podNamespace":   env["FDB_POD_NAMESPACE"],
+		"configItems":    configVolume.Items,
+		"configOptional": configVolume.Optional,
+		"logMount":       p.Spec.Containers[0].VolumeMounts[2],
+		"sidecarProbe":   p.Spec.Containers[1].ReadinessProbe.Exec.Command,
+	}
+	want := map[string]any{
+		"args":         []string{"--input-dir", "/var/dynamic-conf", "--input-monitor-conf", "config.json", "--log-path", "/var/log/fdb-trace-logs/monitor.log", "--process-count", "1"},
+		"podName":      fieldRef("metadata.name"),
+		"podNamespace": fieldRef("metadata.namespace"),
+		"configItems": []corev1.KeyToPath{
+			{Key: "cluster-file", Path: "fdb.cluster"}, {Key: "fdbmonitor-conf-log-density-1", Path: "config.json"},
+		},
+		"configOptional": ptr.To(true),
+		"logMount":       corev1.VolumeMount{Name: "fdb-trace-logs", MountPath: "/var/log/fdb-trace-logs"},
+		"sidecarProbe":   []string{"sh", "-c", "test -x /var/fdb/shared-binaries/bin/$(cat /var/fdb/version)/fdbserver"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Pod: -want, +got:\n%s", diff)
 	}
 }
 
@@ -190,76 +234,203 @@ func TestConfigMap(t *testing.T) {
 	if diff := cmp.Diff(want, keys, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("keys: -want, +got:\n%s", diff)
 	}
-	storage := cm.Data["fdbmonitor-conf-storage-density-2"]
-	for _, frag := range []string{"[fdbserver.1]", "[fdbserver.2]", "--public_address=$POD_IP:4503", "--locality_process_id=$INSTANCE_ID-2", "--knob_a=1 --knob_b=2", "--class=storage"} {
-		if !strings.Contains(storage, frag) {
-			t.Errorf("storage monitor conf lacks %q:\n%s", frag, storage)
-		}
+	var storage MonitorConfig
+	if err := json.Unmarshal([]byte(cm.Data["fdbmonitor-conf-storage-density-2"]), &storage); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(MonitorConfiguration(c, v1alpha1.ProcessClassStorage, 2), storage); diff != "" {
+		t.Errorf("storage monitor configuration: -want, +got:\n%s", diff)
 	}
 	if _, ok := ConfigMap(c, "", Densities(c)).Data[KeyClusterFile]; ok {
 		t.Error("a cluster file is written before there is a connection string")
 	}
 }
 
-func TestCommandLine(t *testing.T) {
-	line := func(port int, n int, group, processID string) string {
-		return strings.Join([]string{
-			"/var/fdb/shared-binaries/bin/7.3.63/fdbserver", "--class=storage",
-			fmt.Sprintf("--public_address=$POD_IP:%d", port), fmt.Sprintf("--listen_address=0.0.0.0:%d", port),
-			"--cluster_file=/var/fdb/data/fdb.cluster", fmt.Sprintf("--datadir=/var/fdb/data/%d", n),
-			"--logdir=/var/log/fdb-trace-logs", "--locality_instance_id=" + group,
-			"--locality_process_id=" + processID, "--locality_zoneid=$ZONE", "--locality_dns_name=$FDB_DNS_NAME",
-		}, " ")
+// TestMonitorConfigFormat checks the JSON the monitor reads: its version,
+// and arguments of the monitor's types with their field names.
+func TestMonitorConfigFormat(t *testing.T) {
+	raw := ConfigMap(cluster(), "", map[Density]bool{{v1alpha1.ProcessClassStorage, 2}: true}).Data["fdbmonitor-conf-storage-density-2"]
+	cases := map[string]string{
+		"Version":       `{"version":"7.3.63","arguments":[`,
+		"Literal":       `{"value":"--class=storage"}`,
+		"PublicAddress": `{"type":"Concatenate","values":[{"value":"--public_address="},{"type":"Environment","source":"FDB_PUBLIC_IP"},{"value":":"},{"type":"ProcessNumber","multiplier":2,"offset":4499}]}`,
+		"DataDir":       `{"type":"Concatenate","values":[{"value":"--datadir=/var/fdb/data/"},{"type":"ProcessNumber"}]}`,
+		"ProcessID": `{"type":"Concatenate","values":[{"value":"--locality_process_id="},{"type":"Environment","source":"FDB_INSTANCE_ID"},` +
+			`{"value":"-"},{"type":"ProcessNumber"}]}`,
+		"Zone":        `{"type":"Concatenate","values":[{"value":"--locality_zoneid="},{"type":"Environment","source":"FDB_ZONE_ID"}]}`,
+		"SeedCluster": `{"value":"--seed_cluster_file=/var/dynamic-conf/fdb.cluster"}`,
 	}
-	cases := map[string]struct {
-		group      string
-		n, density int
-		dns        *bool
-		want       string
-	}{
-		"DensityOne":       {group: "storage-3", n: 1, density: 1, want: line(4501, 1, "storage-3", "storage-3")},
-		"DensityTwoFirst":  {group: "storage-3", n: 1, density: 2, want: line(4501, 1, "storage-3", "storage-3-1")},
-		"DensityTwoSecond": {group: "storage-3", n: 2, density: 2, want: line(4503, 2, "storage-3", "storage-3-2")},
-		"MonitorOne":       {group: "$INSTANCE_ID", n: 1, density: 1, want: line(4501, 1, "$INSTANCE_ID", "$INSTANCE_ID")},
-		"MonitorTwoSecond": {group: "$INSTANCE_ID", n: 2, density: 2, want: line(4503, 2, "$INSTANCE_ID", "$INSTANCE_ID-2")},
-		"WithoutDNS": {group: "storage-3", n: 1, density: 1, dns: ptr.To(false),
-			want: strings.TrimSuffix(line(4501, 1, "storage-3", "storage-3"), " --locality_dns_name=$FDB_DNS_NAME")},
-	}
-	for name, tc := range cases {
+	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.UseDNSInClusterFile = tc.dns })
-			if diff := cmp.Diff(tc.want, CommandLine(c, v1alpha1.ProcessClassStorage, tc.group, tc.n, tc.density)); diff != "" {
-				t.Errorf("CommandLine: -want, +got:\n%s", diff)
+			if !strings.Contains(raw, want) {
+				t.Errorf("the monitor configuration lacks %s:\n%s", want, raw)
 			}
 		})
 	}
 }
 
+// variables are the environment variables arguments refer to, sorted.
+func variables(args []Argument) []string {
+	var out []string
+	for _, a := range args {
+		if a.Type == ArgumentEnvironment {
+			out = append(out, a.Source)
+		}
+		out = append(out, variables(a.Values)...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// mountedConfig is the monitor configuration pod p reads from ConfigMap
+// cm: the key its config volume mounts as the monitor's config.json.
+func mountedConfig(t *testing.T, p *corev1.Pod, cm *corev1.ConfigMap) MonitorConfig {
+	t.Helper()
+	for _, v := range p.Spec.Volumes {
+		if v.ConfigMap == nil || v.ConfigMap.Name != cm.Name {
+			continue
+		}
+		for _, item := range v.ConfigMap.Items {
+			if item.Path != "config.json" {
+				continue
+			}
+			raw, ok := cm.Data[item.Key]
+			if !ok {
+				t.Fatalf("the pod mounts %s, which the ConfigMap lacks", item.Key)
+			}
+			var cfg MonitorConfig
+			if err := json.Unmarshal([]byte(raw), &cfg); err != nil {
+				t.Fatal(err)
+			}
+			return cfg
+		}
+	}
+	t.Fatal("the pod mounts no monitor configuration")
+	return MonitorConfig{}
+}
+
+// TestPodRunsItsMonitorConfiguration renders the pod and the ConfigMap of
+// a group of every class and density, placed in a fault domain or not,
+// with the cluster file naming coordinators by DNS name or IP: the
+// configuration the pod mounts refers to no variable its main container
+// lacks, and expanded with the environment the running pod has, it gives
+// each process the command line the provider expects, on its port, with
+// its process ID.
+func TestPodRunsItsMonitorConfiguration(t *testing.T) {
+	const ip, node = "10.1.2.3", "node-7"
+	type process struct {
+		Port          int32
+		PublicAddress string
+		ProcessID     string
+		DataDir       string
+		CommandLine   string
+	}
+	args := func(line string) map[string]string {
+		out := map[string]string{}
+		for _, a := range strings.Fields(line) {
+			if k, v, ok := strings.Cut(a, "="); ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	clusters := map[string]*v1alpha1.Cluster{
+		"DNSNames": cluster(func(c *v1alpha1.Cluster) {
+			c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {CustomParameters: []string{"knob_b=2", "knob_a=1"}}}
+		}),
+		"IPAddresses": cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(false) }),
+	}
+	placements := map[string]struct {
+		faultDomain, wantZone string
+	}{
+		"InAFaultDomain": {faultDomain: "zone-b", wantZone: "zone-b"},
+		"Unplaced":       {wantZone: node},
+	}
+	for cname, c := range clusters {
+		for _, class := range v1alpha1.ProcessClasses {
+			for _, density := range []int{1, 2, 3} {
+				for pname, placement := range placements {
+					t.Run(fmt.Sprintf("%s/%s/%d/%s", cname, class, density, pname), func(t *testing.T) {
+						id := string(class) + "-4"
+						pod := Pod(c, group(class, density, placement.faultDomain), id)
+						cfg := mountedConfig(t, pod, ConfigMap(c, "db:abc@10.0.0.1:4501", map[Density]bool{{class, density}: true}))
+						defined := map[string]bool{}
+						for _, e := range pod.Spec.Containers[0].Env {
+							defined[e.Name] = true
+						}
+						var undefined []string
+						for _, v := range variables(cfg.Arguments) {
+							if !defined[v] {
+								undefined = append(undefined, v)
+							}
+						}
+						if diff := cmp.Diff([]string(nil), undefined); diff != "" {
+							t.Errorf("variables the configuration refers to that the pod does not set: -want, +got:\n%s", diff)
+						}
+
+						pod.Spec.NodeName, pod.Status.PodIP = node, ip
+						env := MonitorEnvironment(pod)
+						var want, got []process
+						for n := 1; n <= ProcessCount(pod); n++ {
+							line, err := cfg.CommandLine(n, env)
+							if err != nil {
+								t.Fatal(err)
+							}
+							a := args(line)
+							got = append(got, process{
+								Port: pod.Spec.Containers[0].Ports[n-1].ContainerPort, PublicAddress: a["--public_address"],
+								ProcessID: a["--locality_process_id"], DataDir: a["--datadir"], CommandLine: line,
+							})
+							want = append(want, process{
+								Port: int32(fdb.ProcessPort(n)), PublicAddress: fmt.Sprintf("%s:%d", ip, fdb.ProcessPort(n)),
+								ProcessID: fdb.ProcessID(id, n, density), DataDir: fmt.Sprintf("/var/fdb/data/%d", n),
+								CommandLine: ProcessCommandLine(c, class, id, n, density, ip, placement.wantZone, node),
+							})
+						}
+						if diff := cmp.Diff(want, got); diff != "" {
+							t.Errorf("processes the monitor starts: -want, +got:\n%s", diff)
+						}
+						if diff := cmp.Diff(placement.wantZone, args(got[0].CommandLine)["--locality_zoneid"]); diff != "" {
+							t.Errorf("zone: -want, +got:\n%s", diff)
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
 func TestProcessCommandLine(t *testing.T) {
-	c := cluster()
+	line := func(n int, processID, extra string) string {
+		port := fdb.ProcessPort(n)
+		return strings.Join([]string{
+			"/var/fdb/shared-binaries/bin/7.3.63/fdbserver", "--class=storage",
+			fmt.Sprintf("--public_address=10.0.0.1:%d", port), fmt.Sprintf("--listen_address=0.0.0.0:%d", port),
+			"--cluster_file=/var/fdb/data/fdb.cluster", "--seed_cluster_file=/var/dynamic-conf/fdb.cluster",
+			fmt.Sprintf("--datadir=/var/fdb/data/%d", n), "--logdir=/var/log/fdb-trace-logs",
+			"--locality_instance_id=storage-3", "--locality_process_id=" + processID, "--locality_machineid=node-1", "--locality_zoneid=a",
+		}, " ") + extra
+	}
+	const dns = " --locality_dns_name=db-storage-3.db.team.svc.cluster.local"
 	cases := map[string]struct {
 		n, density int
-		want       []string
+		dns        *bool
+		params     []string
+		want       string
 	}{
-		"DensityOne": {n: 1, density: 1, want: []string{
-			"--public_address=10.0.0.1:4501", "--listen_address=0.0.0.0:4501", "--datadir=/var/fdb/data/1",
-			"--locality_instance_id=storage-3", "--locality_process_id=storage-3", "--locality_zoneid=a",
-			"--locality_dns_name=db-storage-3.db.team.svc.cluster.local",
-		}},
-		"DensityTwoSecond": {n: 2, density: 2, want: []string{
-			"--public_address=10.0.0.1:4503", "--listen_address=0.0.0.0:4503", "--datadir=/var/fdb/data/2",
-			"--locality_instance_id=storage-3", "--locality_process_id=storage-3-2", "--locality_zoneid=a",
-			"--locality_dns_name=db-storage-3.db.team.svc.cluster.local",
-		}},
+		"DensityOne":       {n: 1, density: 1, want: line(1, "storage-3", dns)},
+		"DensityTwoFirst":  {n: 1, density: 2, want: line(1, "storage-3-1", dns)},
+		"DensityTwoSecond": {n: 2, density: 2, want: line(2, "storage-3-2", dns)},
+		"WithoutDNS":       {n: 1, density: 1, dns: ptr.To(false), want: line(1, "storage-3", "")},
+		"CustomParameters": {n: 1, density: 1, params: []string{"knob_b=2", "knob_a=1"}, want: line(1, "storage-3", dns+" --knob_a=1 --knob_b=2")},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var got []string
-			for _, arg := range strings.Fields(ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", tc.n, tc.density, "10.0.0.1", "a")) {
-				if strings.Contains(arg, "address=") || strings.HasPrefix(arg, "--datadir=") || strings.HasPrefix(arg, "--locality_") {
-					got = append(got, arg)
-				}
-			}
+			c := cluster(func(c *v1alpha1.Cluster) {
+				c.Spec.ForProvider.Routing.UseDNSInClusterFile = tc.dns
+				c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: tc.params}}
+			})
+			got := ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", tc.n, tc.density, "10.0.0.1", "a", "node-1")
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ProcessCommandLine: -want, +got:\n%s", diff)
 			}
@@ -267,25 +438,91 @@ func TestProcessCommandLine(t *testing.T) {
 	}
 }
 
-func TestMonitorConfProcessIDs(t *testing.T) {
-	c := cluster()
+// TestMonitorConfigCommandLine checks how the monitor generates
+// arguments: a variable that is not set refuses the configuration, an
+// empty one is an empty value.
+func TestMonitorConfigCommandLine(t *testing.T) {
+	type result struct {
+		Line string
+		Err  string
+	}
+	cfg := func(args ...Argument) MonitorConfig { return MonitorConfig{Version: "7.3.63", Arguments: args} }
 	cases := map[string]struct {
-		density int
-		want    []string
+		cfg  MonitorConfig
+		env  map[string]string
+		want result
 	}{
-		"DensityOne": {density: 1, want: []string{"--locality_process_id=$INSTANCE_ID"}},
-		"DensityTwo": {density: 2, want: []string{"--locality_process_id=$INSTANCE_ID-1", "--locality_process_id=$INSTANCE_ID-2"}},
+		"Literals": {cfg: cfg(literal("--class=log"), Argument{Type: ArgumentLiteral, Value: "--knob_a=1"}),
+			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --class=log --knob_a=1"}},
+		"ProcessNumber": {cfg: cfg(processNumber, processPort, Argument{Type: ArgumentProcessNumber, Multiplier: 3, Offset: 1}),
+			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver 2 4503 7"}},
+		"Variable": {cfg: cfg(locality("zoneid", EnvZoneID)), env: map[string]string{EnvZoneID: "zone-a"},
+			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --locality_zoneid=zone-a"}},
+		"EmptyVariable": {cfg: cfg(locality("zoneid", EnvZoneID)), env: map[string]string{EnvZoneID: ""},
+			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --locality_zoneid="}},
+		"MissingVariable": {cfg: cfg(literal("--class=log"), locality("zoneid", EnvZoneID)), env: map[string]string{EnvInstanceID: "log-1"},
+			want: result{Err: "cannot expand the monitor configuration: environment variable FDB_ZONE_ID is not set"}},
+		"UnknownType": {cfg: cfg(Argument{Type: "IPList", Source: EnvPublicIP}),
+			want: result{Err: `cannot expand the monitor configuration: unknown argument type "IPList"`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			var got []string
-			for _, arg := range strings.Fields(MonitorConf(c, v1alpha1.ProcessClassStorage, tc.density)) {
-				if strings.HasPrefix(arg, "--locality_process_id=") {
-					got = append(got, arg)
-				}
+			line, err := tc.cfg.CommandLine(2, tc.env)
+			got := result{Line: line}
+			if err != nil {
+				got.Err = err.Error()
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("process IDs of the monitor conf: -want, +got:\n%s", diff)
+				t.Errorf("CommandLine: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMonitorEnvironment(t *testing.T) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "db-log-1", Namespace: "team"},
+		Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "foundationdb", Env: []corev1.EnvVar{
+			{Name: "LITERAL", Value: "x"},
+			{Name: "EMPTY"},
+			{Name: "POD", ValueFrom: fieldRef("metadata.name")},
+			{Name: "NAMESPACE", ValueFrom: fieldRef("metadata.namespace")},
+			{Name: "NODE", ValueFrom: fieldRef("spec.nodeName")},
+			{Name: "IP", ValueFrom: fieldRef("status.podIP")},
+			{Name: "HOST_IP", ValueFrom: fieldRef("status.hostIP")},
+			{Name: "SECRET", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{Key: "k"}}},
+			{Name: "LITERAL", Value: "last wins"},
+		}}, {Name: SidecarContainer, Env: []corev1.EnvVar{{Name: "SIDECAR", Value: "y"}}}}},
+		Status: corev1.PodStatus{PodIP: "10.0.0.1"},
+	}
+	want := map[string]string{"LITERAL": "last wins", "EMPTY": "", "POD": "db-log-1", "NAMESPACE": "team", "NODE": "node-1", "IP": "10.0.0.1"}
+	if diff := cmp.Diff(want, MonitorEnvironment(pod)); diff != "" {
+		t.Errorf("MonitorEnvironment: -want, +got:\n%s", diff)
+	}
+	if got := MonitorEnvironment(&corev1.Pod{}); got != nil {
+		t.Errorf("MonitorEnvironment of a pod without a main container = %v, want none", got)
+	}
+}
+
+func TestProcessCount(t *testing.T) {
+	withArgs := func(args ...string) *corev1.Pod {
+		return &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "foundationdb", Args: args}}}}
+	}
+	cases := map[string]struct {
+		pod  *corev1.Pod
+		want int
+	}{
+		"Rendered":         {pod: Pod(cluster(), group(v1alpha1.ProcessClassStorage, 3, ""), "storage-1"), want: 3},
+		"NotTold":          {pod: withArgs("--input-dir", "/var/dynamic-conf"), want: 1},
+		"NoValue":          {pod: withArgs("--process-count"), want: 1},
+		"NotANumber":       {pod: withArgs("--process-count", "two"), want: 1},
+		"NoMainContainer":  {pod: &corev1.Pod{}, want: 1},
+		"TwoAfterOtherArg": {pod: withArgs("--log-path", "/x", "--process-count", "2"), want: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ProcessCount(tc.pod)); diff != "" {
+				t.Errorf("ProcessCount: -want, +got:\n%s", diff)
 			}
 		})
 	}
@@ -315,7 +552,7 @@ func TestBinaryVersion(t *testing.T) {
 		commandLine string
 		want        string
 	}{
-		"Staged":        {commandLine: CommandLine(cluster(), v1alpha1.ProcessClassLog, "log-1", 1, 1), want: "7.3.63"},
+		"Staged":        {commandLine: ProcessCommandLine(cluster(), v1alpha1.ProcessClassLog, "log-1", 1, 1, "10.0.0.1", "a", "node-1"), want: "7.3.63"},
 		"BinaryOnly":    {commandLine: BinaryPath("7.4.1"), want: "7.4.1"},
 		"ImageBinary":   {commandLine: "/usr/bin/fdbserver --class=log"},
 		"Nested":        {commandLine: "/var/fdb/shared-binaries/bin/7.3.63/x/fdbserver --class=log"},
@@ -390,7 +627,7 @@ func TestDNSNames(t *testing.T) {
 			pod := Pod(c, group(v1alpha1.ProcessClassStorage, 1, "a"), "storage-3")
 			got := map[string]string{"DNSName": DNSName(c, "storage-3"), "PodDNSName": PodDNSName(c, pod)}
 			for _, e := range pod.Spec.Containers[0].Env {
-				if e.Name == envDNSName {
+				if e.Name == EnvDNSName {
 					got["env"] = e.Value
 				}
 			}

@@ -301,9 +301,20 @@ type ClusterHealth struct {
 	FullReplication bool `json:"fullReplication"`
 	FaultTolerance  int  `json:"faultTolerance"`
 	// RecoveryState is the name of the recovery state, e.g. fully_recovered.
-	RecoveryState            string `json:"recoveryState,omitempty"`
-	ActiveGenerations        int    `json:"activeGenerations,omitempty"`
-	SecondsSinceLastRecovery int64  `json:"secondsSinceLastRecovery,omitempty"`
+	RecoveryState     string `json:"recoveryState,omitempty"`
+	ActiveGenerations int    `json:"activeGenerations,omitempty"`
+	// RecoveryGeneration is the database's generation (status json
+	// cluster.generation), which every recovery raises.
+	// +optional
+	RecoveryGeneration int64 `json:"recoveryGeneration,omitempty"`
+	// LastRecoveryTime is when the database last recovered, by the
+	// provider's clock: taken from the first status that reports the
+	// recovery (its time since the last recovery) and kept while the
+	// statuses report the same RecoveryGeneration, so that a database that
+	// does not change writes no new status. Ages are derived from it where
+	// they are shown.
+	// +optional
+	LastRecoveryTime *metav1.Time `json:"lastRecoveryTime,omitempty"`
 }
 
 // ProcessGroupCounts count the cluster's process groups.
@@ -412,6 +423,7 @@ type ClusterStatus struct {
 // +kubebuilder:printcolumn:name="FAULT TOLERANCE",type="integer",JSONPath=".status.atProvider.health.faultTolerance"
 // +kubebuilder:printcolumn:name="PROCESS GROUPS",type="integer",JSONPath=".status.atProvider.processGroups.total"
 // +kubebuilder:printcolumn:name="REPLACING",type="integer",JSONPath=".status.atProvider.processGroups.replacing"
+// +kubebuilder:printcolumn:name="LAST RECOVERY",type="date",JSONPath=".status.atProvider.health.lastRecoveryTime",priority=1
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,foundationdb}
 type Cluster struct {

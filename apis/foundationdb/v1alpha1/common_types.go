@@ -29,6 +29,9 @@ type ClusterReference struct {
 	// ClusterName is the name of the Cluster in this namespace.
 	// +optional
 	// +crossplane:generate:reference:type=Cluster
+	// +crossplane:generate:reference:extractor=clusterName()
+	// +crossplane:generate:reference:refFieldName=ClusterRef
+	// +crossplane:generate:reference:selectorFieldName=ClusterSelector
 	ClusterName string `json:"clusterName,omitempty"`
 
 	// ClusterRef references the Cluster to fill in clusterName.

@@ -6,10 +6,22 @@ func (mg *Cluster) SetLastPolicyDecision(d *PolicyDecision) {
 	mg.Status.AtProvider.LastPolicyDecision = d
 }
 
+// GetLastPolicyDecision returns the last safety-policy decision the
+// Cluster's status records; nil when none.
+func (mg *Cluster) GetLastPolicyDecision() *PolicyDecision {
+	return mg.Status.AtProvider.LastPolicyDecision
+}
+
 // SetLastPolicyDecision records the last safety-policy decision on the
 // ProcessGroup's status.
 func (mg *ProcessGroup) SetLastPolicyDecision(d *PolicyDecision) {
 	mg.Status.AtProvider.LastPolicyDecision = d
+}
+
+// GetLastPolicyDecision returns the last safety-policy decision the
+// ProcessGroup's status records; nil when none.
+func (mg *ProcessGroup) GetLastPolicyDecision() *PolicyDecision {
+	return mg.Status.AtProvider.LastPolicyDecision
 }
 
 // SetLastPolicyDecision records the last safety-policy decision on the
@@ -18,10 +30,22 @@ func (mg *Backup) SetLastPolicyDecision(d *PolicyDecision) {
 	mg.Status.AtProvider.LastPolicyDecision = d
 }
 
+// GetLastPolicyDecision returns the last safety-policy decision the
+// Backup's status records; nil when none.
+func (mg *Backup) GetLastPolicyDecision() *PolicyDecision {
+	return mg.Status.AtProvider.LastPolicyDecision
+}
+
 // SetLastPolicyDecision records the last safety-policy decision on the
 // Restore's status.
 func (mg *Restore) SetLastPolicyDecision(d *PolicyDecision) {
 	mg.Status.AtProvider.LastPolicyDecision = d
+}
+
+// GetLastPolicyDecision returns the last safety-policy decision the
+// Restore's status records; nil when none.
+func (mg *Restore) GetLastPolicyDecision() *PolicyDecision {
+	return mg.Status.AtProvider.LastPolicyDecision
 }
 
 // Zone is the fault domain the group's processes run in: the zone observed

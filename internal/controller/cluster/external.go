@@ -57,16 +57,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	e.step = next(cr, obs)
 	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, metav1.NewTime(e.Clock.Now()))
 
-	switch {
-	case obs.available() && obs.configured():
-		cr.SetConditions(xpv2.Available())
-	case obs.statusErr != nil:
-		cr.SetConditions(xpv2.Unavailable().WithMessage(obs.statusErr.Error()))
-	case e.step != nil:
-		cr.SetConditions(xpv2.Creating().WithMessage(e.step.Message))
-	default:
-		cr.SetConditions(xpv2.Unavailable())
-	}
+	cr.SetConditions(readyCondition(obs, e.step))
 	if e.step == nil {
 		cr.SetConditions(xpv2.ObserveMatched())
 	} else {

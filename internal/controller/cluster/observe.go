@@ -371,15 +371,34 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	if s := o.status; s != nil {
 		ft := s.Cluster.FaultTolerance
 		at.Health = v1alpha1.ClusterHealth{
-			Available:                s.Client.DatabaseStatus.Available,
-			Healthy:                  s.Client.DatabaseStatus.Healthy,
-			FullReplication:          s.Cluster.Data.State.Healthy,
-			FaultTolerance:           ft.Zones(),
-			RecoveryState:            s.Cluster.RecoveryState.Name,
-			ActiveGenerations:        s.Cluster.RecoveryState.ActiveGenerations,
-			SecondsSinceLastRecovery: int64(s.Cluster.RecoveryState.SecondsSinceLastRecovered),
+			Available:          s.Client.DatabaseStatus.Available,
+			Healthy:            s.Client.DatabaseStatus.Healthy,
+			FullReplication:    s.Cluster.Data.State.Healthy,
+			FaultTolerance:     ft.Zones(),
+			RecoveryState:      s.Cluster.RecoveryState.Name,
+			ActiveGenerations:  s.Cluster.RecoveryState.ActiveGenerations,
+			RecoveryGeneration: s.Cluster.Generation,
+			LastRecoveryTime:   lastRecovery(previous.Health, s, now.Time),
 		}
 		at.RunningVersion = fdb.RunningVersion(s)
 	}
 	return at
+}
+
+// lastRecovery is when the database last recovered: the time recorded
+// before while status s reports the same recovery generation, else now
+// less the time s says passed since the last recovery (to the second); nil
+// when s reports no recovery state. Derived afresh from every status, the
+// time would move by however long each read took, and a database that did
+// not change would get a new status every reconcile.
+func lastRecovery(previous v1alpha1.ClusterHealth, s *fdb.Status, now time.Time) *metav1.Time {
+	switch {
+	case previous.LastRecoveryTime != nil && previous.RecoveryGeneration == s.Cluster.Generation:
+		return previous.LastRecoveryTime
+	case s.Cluster.RecoveryState.Name == "":
+		return nil
+	}
+	since := time.Duration(s.Cluster.RecoveryState.SecondsSinceLastRecovered * float64(time.Second))
+	t := metav1.NewTime(now.Add(-since).Truncate(time.Second))
+	return &t
 }

@@ -725,7 +725,7 @@ func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			continue
 		}
 		ip, _, _ := strings.Cut(p.Address, ":")
-		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, fdb.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID) {
+		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, fdb.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID, p.Locality.MachineID) {
 			continue
 		}
 		addrs = append(addrs, fdb.ProcessAddress(p.Address))

@@ -106,7 +106,7 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 		return replacement{}, false
 	}
 	lasted := o.now.Sub(oldest.Since.Time)
-	r := replacement{why: fmt.Sprintf("failed: %s for %s", oldest.Type, lasted.Round(time.Second)), automatic: true, failed: lasted}
+	r := replacement{why: fmt.Sprintf("failed: %s since %s", oldest.Type, stamp(oldest.Since)), automatic: true, failed: lasted}
 	switch {
 	case lasted >= failureDetection(cr):
 		return r, true

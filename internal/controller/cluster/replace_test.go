@@ -256,14 +256,14 @@ func TestPlanReplacements(t *testing.T) {
 		"FailedPastDetection": {
 			reason: "A group failing longer than the failure detection time is replaced automatically.",
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending for 2h1m0s)",
-				[]string{"failed: PodPending for 2h1m0s"}, "storage-4").failedFor(7260, 7200, false),
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending since 2026-01-01T09:59:00Z)",
+				[]string{"failed: PodPending since 2026-01-01T09:59:00Z"}, "storage-4").failedFor(7260, 7200, false),
 		},
 		"FailedOldestConditionCounts": {
 			reason: "The oldest failure condition of a group is its failure time.",
 			mutate: []mutation{at(), automation(1, 600), failing("storage-4", v1alpha1.MissingProcesses, 5*time.Minute), failing("storage-4", v1alpha1.NodeNotReady, 11*time.Minute)},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: NodeNotReady for 11m0s)",
-				[]string{"failed: NodeNotReady for 11m0s"}, "storage-4").failedFor(660, 600, false),
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: NodeNotReady since 2026-01-01T11:49:00Z)",
+				[]string{"failed: NodeNotReady since 2026-01-01T11:49:00Z"}, "storage-4").failedFor(660, 600, false),
 		},
 		"FailedButReportingAgain": {
 			reason: "A failure the group recorded before its processes came back is over: the status of this reconcile shows them all reporting.",
@@ -280,14 +280,14 @@ func TestPlanReplacements(t *testing.T) {
 		"StrandedAskedEarly": {
 			reason: "A failed group whose volume cannot follow its pod is proposed for replacement before the failure detection time; its policy decides.",
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.MissingProcesses, 30*time.Second), stranded("storage-4")},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses for 30s; its volume cannot follow it to a Ready node)",
-				[]string{"failed: MissingProcesses for 30s; its volume cannot follow it to a Ready node"}, "storage-4").failedFor(30, 7200, true),
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses since 2026-01-01T11:59:30Z; its volume cannot follow it to a Ready node)",
+				[]string{"failed: MissingProcesses since 2026-01-01T11:59:30Z; its volume cannot follow it to a Ready node"}, "storage-4").failedFor(30, 7200, true),
 		},
 		"StrandedPastDetection": {
 			reason: "Past the failure detection time a stranded group is replaced like any failed one, and the policy learns its volume is stranded.",
 			mutate: []mutation{at(), automation(1, 600), failing("storage-4", v1alpha1.MissingProcesses, 11*time.Minute), stranded("storage-4")},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses for 11m0s)",
-				[]string{"failed: MissingProcesses for 11m0s"}, "storage-4").failedFor(660, 600, true),
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses since 2026-01-01T11:49:00Z)",
+				[]string{"failed: MissingProcesses since 2026-01-01T11:49:00Z"}, "storage-4").failedFor(660, 600, true),
 		},
 		"StrandedAfterTheOtherSteps": {
 			reason: "An early replacement, which its policy may deny, comes after every other step: a requested replacement goes first.",
@@ -309,13 +309,13 @@ func TestPlanReplacements(t *testing.T) {
 		"FailedCutToTheLimit": {
 			reason: "Automatic replacements are cut to the room the concurrency limit leaves.",
 			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.PodPending, time.Hour), failing("storage-5", v1alpha1.PodFailing, time.Hour)},
-			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending for 1h0m0s)",
-				[]string{"failed: PodPending for 1h0m0s"}, "storage-4").failedFor(3600, 60, false),
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending since 2026-01-01T11:00:00Z)",
+				[]string{"failed: PodPending since 2026-01-01T11:00:00Z"}, "storage-4").failedFor(3600, 60, false),
 		},
 		"FailedNoRoomLeft": {
 			reason: "With the limit reached by replacements in flight, no automatic replacement starts; the one in flight goes on.",
 			mutate: []mutation{at(), automation(1, 60), failing("storage-5", v1alpha1.PodFailing, time.Hour),
-				marked("storage-4", "failed: PodPending for 1h0m0s"), addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7"), notReporting("storage-6")},
+				marked("storage-4", "failed: PodPending since 2026-01-01T11:00:00Z"), addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7"), notReporting("storage-6")},
 			want: waiting("replacing process groups storage-4: waiting for their replacements to report"),
 		},
 		"RequestedBeforeAutomatic": {

@@ -293,16 +293,26 @@ func storage1Gone(t testing.TB, cr *v1alpha1.Cluster) {
 
 // TestNodeFailureNodeLocalVolumes fails the node of a storage group whose
 // volume lives on that node: its pod is force-deleted, cannot follow and
-// stays Pending; the early replacement the Cluster asks for is denied by
-// the default policy, visibly, and the group is replaced once it has
-// failed for the failure detection time, not before; the cluster returns
-// to full fault tolerance without it.
+// stays Pending, which the Cluster's Ready condition says; the early
+// replacement the Cluster asks for is denied by the default policy,
+// visibly, and the group is replaced once it has failed for the failure
+// detection time, not before; the cluster returns to full fault tolerance
+// without it.
 func TestNodeFailureNodeLocalVolumes(t *testing.T) {
 	start(t)
 	h.Flow(true)
 	cr := nodeLocalCluster(namespace(t, "node-local"), 3600)
 	createReady(t, cr)
 	strandStorage1(t, cr)
+
+	eventually(t, 60*time.Second, "the Cluster's Ready condition naming storage-1 and its failure", func() (bool, string) {
+		get(t, cr)
+		msg := cr.GetCondition("Ready").Message
+		_, after, named := strings.Cut(msg, "storage-1 (")
+		why, _, _ := strings.Cut(after, ")")
+		return named && strings.Contains(why, "PodPending") && strings.Contains(why, " since "), msg
+	})
+	t.Logf("Cluster Ready=%s: %s", cr.GetCondition("Ready").Status, cr.GetCondition("Ready").Message)
 
 	pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1", Namespace: cr.Namespace}}
 	eventually(t, 60*time.Second, "storage-1 marked for replacement", func() (bool, string) {

@@ -44,7 +44,7 @@ func TestQuickResolverResolvesAndSkips(t *testing.T) {
 		"ReferenceToResolve":   {ref: v1alpha1.ClusterReference{ClusterRef: &xpv2.NamespacedReference{Name: "db"}}, wantName: "db", wantWritten: true},
 		"Resolved":             {ref: v1alpha1.ClusterReference{ClusterName: "db", ClusterRef: &xpv2.NamespacedReference{Name: "db"}}, wantName: "db"},
 		"NameOnly":             {ref: v1alpha1.ClusterReference{ClusterName: "db"}, wantName: "db"},
-		"ReferenceToNoCluster": {ref: v1alpha1.ClusterReference{ClusterRef: &xpv2.NamespacedReference{Name: "missing"}}, wantErr: "spec.forProvider.clusterRef"},
+		"ReferenceToNoCluster": {ref: v1alpha1.ClusterReference{ClusterRef: &xpv2.NamespacedReference{Name: "missing"}}, wantErr: "Spec.ForProvider.ClusterReference.ClusterName"},
 	}
 	i := 0
 	for name, tc := range cases {

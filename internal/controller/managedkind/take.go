@@ -2,6 +2,7 @@ package managedkind
 
 import (
 	"context"
+	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -23,6 +24,7 @@ const (
 // decision in its status.
 type Decider interface {
 	resource.Managed
+	GetLastPolicyDecision() *v1alpha1.PolicyDecision
 	SetLastPolicyDecision(d *v1alpha1.PolicyDecision)
 }
 
@@ -93,11 +95,26 @@ func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Acti
 	}
 	before := mg.DeepCopyObject().(Decider)
 	decision, err := d.Gate.Check(ctx, mg, in)
+	decision = sinceRecorded(before.GetLastPolicyDecision(), decision)
 	mg.SetLastPolicyDecision(decision)
 	if err != nil {
 		return decision, err
 	}
 	return decision, d.persist(ctx, mg, before, decision)
+}
+
+// sinceRecorded returns decision d with the time of the decision recorded
+// before when both decide alike (action, targets, result, rule and
+// message): a step decided alike on every retry, e.g. denied for the same
+// reason, records nothing new, and the time says since when it is so.
+func sinceRecorded(recorded, d *v1alpha1.PolicyDecision) *v1alpha1.PolicyDecision {
+	if recorded == nil || d == nil || recorded.Action != d.Action || !slices.Equal(recorded.Targets, d.Targets) ||
+		recorded.Result != d.Result || recorded.Rule != d.Rule || recorded.Message != d.Message {
+		return d
+	}
+	kept := *d
+	kept.Time = recorded.Time
+	return &kept
 }
 
 // Recording a decision patches the resource's status.

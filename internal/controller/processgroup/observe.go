@@ -163,10 +163,11 @@ func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditi
 	return slices.ContainsFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == t })
 }
 
-// commandLine is the command line process p of the group should run.
+// commandLine is the command line process p of the group should run, on
+// the machine it reports.
 func (e *external) commandLine(pg *v1alpha1.ProcessGroup, o *observation, p fdb.Process) string {
 	return workload.ProcessCommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, fdb.ProcessNumber(o.id, p.Locality.ProcessID),
-		pg.Spec.ForProvider.ProcessesPerPod, o.pod.Status.PodIP, o.zone(workload.FaultDomainKey(e.cluster)))
+		pg.Spec.ForProvider.ProcessesPerPod, o.pod.Status.PodIP, o.zone(workload.FaultDomainKey(e.cluster)), p.Locality.MachineID)
 }
 
 // atProvider is the observed state of the group; conditions keep the time

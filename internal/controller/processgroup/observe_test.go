@@ -38,7 +38,7 @@ func running(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) *corev1.Pod {
 
 func process(c *v1alpha1.Cluster, excluded bool, cmdline string) fdb.Process {
 	if cmdline == "" {
-		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, 1, "10.0.0.1", "a")
+		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, 1, "10.0.0.1", "a", "")
 	}
 	return fdb.Process{Address: "10.0.0.1:4501", ClassType: "storage", Excluded: excluded, CommandLine: cmdline,
 		Locality: fdb.Locality{InstanceID: "storage-1", ProcessID: "storage-1", ZoneID: "a"}}
@@ -187,7 +187,7 @@ func TestProcessesByDensity(t *testing.T) {
 				pvc: workload.PVC(c, pg, "storage-3"), status: &fdb.Status{}}
 			for n, id := range tc.wantIDs {
 				reporting.procs = append(reporting.procs, fdb.Process{Address: tc.wantAddresses[n], ClassType: "storage",
-					CommandLine: workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", n+1, tc.density, "10.0.0.3", "a"),
+					CommandLine: workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", n+1, tc.density, "10.0.0.3", "a", ""),
 					Locality:    fdb.Locality{InstanceID: "storage-3", ProcessID: id, ZoneID: "a"}})
 			}
 			if got := e.conditions(pg, reporting); len(got) != 0 {

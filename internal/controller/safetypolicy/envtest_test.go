@@ -67,7 +67,7 @@ func TestStatusOnARealAPIServer(t *testing.T) {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(sp), sp); err != nil {
 				return false, nil
 			}
-			c = sp.GetCondition(xpv2.TypeReady)
+			c = sp.Status.GetCondition(xpv2.TypeReady)
 			return c.Status == want && strings.Contains(c.Message, msg) && sp.Status.ObservedGeneration == sp.Generation, nil
 		})
 		if err != nil {

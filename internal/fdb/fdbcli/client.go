@@ -19,9 +19,9 @@ import (
 const (
 	// DefaultTimeout bounds fdbcli commands unless configured otherwise.
 	DefaultTimeout = 10 * time.Second
-	// MaxTimeout bounds status, backup and restore commands, and caps the
-	// configured timeout: a slow status on an unhealthy cluster must still
-	// be read once per reconcile.
+	// MaxTimeout bounds status, exclude, kill, backup and restore
+	// commands, and caps the configured timeout: a slow status on an
+	// unhealthy cluster must still be read once per reconcile.
 	MaxTimeout = 40 * time.Second
 	// grace is the time a tool gets beyond its own --timeout to report it
 	// (kill sleeps 5 s on purpose) before its context ends it.
@@ -52,6 +52,7 @@ const (
 	errStartRestore       = "cannot start restore"
 	errGetRestoreStatus   = "cannot get restore status"
 	errParseRestoreStatus = "cannot parse restore status"
+	errParseRestoreAbort  = "cannot parse the result of the restore abort"
 	errAbortRestore       = "cannot abort restore"
 	reasonKillLocality    = "kill needs IP:port addresses, not"
 	reasonNoCoordinators  = "no coordinators given"
@@ -172,12 +173,15 @@ func (c *Client) tool(ctx context.Context, tool string, args func(clusterFile st
 		return nil, err
 	}
 	defer remove()
-	argv := append(args(file), toolLogArgs(c.cfg.LogDir)...)
+	argv := args(file)
+	argv = append(argv, toolLogArgs(c.cfg.LogDir, argv[0])...)
 	return c.run(ctx, tool, tool+" "+argv[0], MaxTimeout, true, argv)
 }
 
-// cliArgs renders the fdbcli command line for one --exec. The log group
-// names the provider among the database's clients.
+// cliArgs renders the fdbcli command line for one --exec. fdbcli applies
+// --log-group only together with --log (fdbcli.actor.cpp main() of 7.1 and
+// 7.3), so ExecRunner also sets it in the environment, which names the
+// provider among the database's clients without trace files.
 func cliArgs(clusterFile, command string, timeout time.Duration, logDir string) []string {
 	args := []string{"-C", clusterFile, "--exec", command, "--timeout", strconv.Itoa(int(timeout / time.Second)), "--log-group", fdb.ToolsLogGroup}
 	if logDir != "" {
@@ -186,12 +190,20 @@ func cliArgs(clusterFile, command string, timeout time.Duration, logDir string) 
 	return args
 }
 
-// toolLogArgs renders the logging flags of fdbbackup and fdbrestore.
-func toolLogArgs(logDir string) []string {
+// toolLogArgs renders the logging flags of a fdbbackup or fdbrestore
+// subcommand. `fdbbackup modify` takes no --trace-format (its option table,
+// g_rgBackupModifyOptions in fdbbackup/backup.actor.cpp of 7.1 and 7.3,
+// lacks it, and an unknown option fails the command): it logs in the
+// default XML format.
+func toolLogArgs(logDir, subcommand string) []string {
 	if logDir == "" {
 		return nil
 	}
-	return []string{"--log", "--logdir", logDir, "--trace_format", "json"}
+	args := []string{"--log", "--logdir", logDir}
+	if subcommand != "modify" {
+		args = append(args, "--trace_format", "json")
+	}
+	return args
 }
 
 // blobCredentials matches the credentials of a blobstore URL.
@@ -219,12 +231,15 @@ func (c *Client) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, n
 	return errors.Wrap(err, errConfigure)
 }
 
-// Exclude implements fdb.Client.
+// Exclude implements fdb.Client. It gets the status timeout: the exclusion
+// commits through the management special keys, whose commit computes the
+// whole cluster status to check free space (SpecialKeySpace.actor.cpp
+// checkExclusion in 7.1 and 7.3).
 func (c *Client) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
 	if len(targets) == 0 {
 		return nil
 	}
-	_, err := c.cli(ctx, c.cfg.Timeout, excludeCommand(targets))
+	_, err := c.cli(ctx, MaxTimeout, excludeCommand(targets))
 	return errors.Wrap(err, errExclude)
 }
 
@@ -237,7 +252,10 @@ func (c *Client) Include(ctx context.Context, targets []fdb.ProcessAddress) erro
 	return errors.Wrap(err, errInclude)
 }
 
-// Kill implements fdb.Client with one `kill; kill <addrs>; sleep 5`.
+// Kill implements fdb.Client with one `kill; kill <addrs>; sleep 5`. It
+// gets the status timeout: 7.3's kill waits 3 s after sending (7.1's does
+// not), so with the sleep a 10 s --timeout could end fdbcli after the kill
+// went out, and the retry would cost a second recovery.
 func (c *Client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	if len(targets) == 0 {
 		return nil
@@ -247,7 +265,7 @@ func (c *Client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 			return errors.Errorf("%s: %s %q", errKill, reasonKillLocality, t)
 		}
 	}
-	_, err := c.cli(ctx, c.cfg.Timeout, killCommand(targets))
+	_, err := c.cli(ctx, MaxTimeout, killCommand(targets))
 	return errors.Wrap(err, errKill)
 }
 
@@ -300,9 +318,14 @@ func (c *Client) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
 	return errors.Wrap(err, errStartBackup)
 }
 
-// StopBackup implements fdb.Client with `fdbbackup discontinue`.
+// StopBackup implements fdb.Client with `fdbbackup discontinue`. A backup
+// discontinued before (fdbbackup fails: "is already discontinued") is
+// stopping already: StopBackup is safe to retry.
 func (c *Client) StopBackup(ctx context.Context, tag string) error {
 	_, err := c.tool(ctx, toolBackup, func(f string) []string { return backupTagArgs("discontinue", f, tag) })
+	if errors.Is(err, errAlreadyDiscontinued) {
+		return nil
+	}
 	return errors.Wrap(err, errStopBackup)
 }
 
@@ -351,8 +374,12 @@ func (c *Client) RestoreStatus(ctx context.Context, tag string) (*fdb.RestoreSta
 	return st, errors.Wrap(err, errGetRestoreStatus)
 }
 
-// AbortRestore implements fdb.Client with `fdbrestore abort`.
+// AbortRestore implements fdb.Client with `fdbrestore abort`, which exits 0
+// whatever it found: its output says whether the tag had a restore.
 func (c *Client) AbortRestore(ctx context.Context, tag string) error {
-	_, err := c.tool(ctx, toolRestore, func(f string) []string { return restoreTagArgs("abort", f, tag) })
+	out, err := c.tool(ctx, toolRestore, func(f string) []string { return restoreTagArgs("abort", f, tag) })
+	if err == nil {
+		err = parseRestoreAbort(out, fdb.Tag(tag))
+	}
 	return errors.Wrap(err, errAbortRestore)
 }

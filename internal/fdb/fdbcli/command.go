@@ -62,13 +62,32 @@ func configureCommand(cfg fdb.DatabaseConfiguration, newDatabase bool) string {
 	return strings.Join(words, " ")
 }
 
+// exclusionTargets renders exclude and include targets. fdbcli refuses an
+// address with the TLS suffix ("Do not include the `:tls' suffix when naming
+// a process", ExcludeCommand.actor.cpp and IncludeCommand.actor.cpp of 7.1
+// and 7.3); an exclusion names IP:port whatever the transport, and the
+// status lists it so.
+func exclusionTargets(targets []fdb.ProcessAddress) string {
+	out := make([]fdb.ProcessAddress, len(targets))
+	for i, t := range targets {
+		out[i] = t
+		if _, _, locality := t.Locality(); !locality {
+			out[i] = fdb.ProcessAddress(strings.TrimSuffix(string(t), tlsSuffix))
+		}
+	}
+	return joinTargets(out)
+}
+
+// tlsSuffix marks a TLS listen address in status and connection strings.
+const tlsSuffix = ":tls"
+
 // excludeCommand excludes without waiting for data movement.
 func excludeCommand(targets []fdb.ProcessAddress) string {
-	return "exclude no_wait " + joinTargets(targets)
+	return "exclude no_wait " + exclusionTargets(targets)
 }
 
 func includeCommand(targets []fdb.ProcessAddress) string {
-	return "include " + joinTargets(targets)
+	return "include " + exclusionTargets(targets)
 }
 
 // killCommand kills a batch in one command: the first kill fills fdbcli's

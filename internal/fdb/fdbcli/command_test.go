@@ -104,7 +104,13 @@ func TestCommands(t *testing.T) {
 			call: func(c *Client) error {
 				return c.Exclude(ctx, []fdb.ProcessAddress{"10.1.0.1:4501", fdb.InstanceTarget("storage-2")})
 			},
-			want: [][]string{cli("exclude no_wait 10.1.0.1:4501 locality_instance_id:storage-2", "10")},
+			want: [][]string{cli("exclude no_wait 10.1.0.1:4501 locality_instance_id:storage-2", "40")},
+		},
+		"ExcludeTLS": {
+			call: func(c *Client) error {
+				return c.Exclude(ctx, []fdb.ProcessAddress{"10.1.0.1:4501:tls", "10.1.0.2"})
+			},
+			want: [][]string{cli("exclude no_wait 10.1.0.1:4501 10.1.0.2", "40")},
 		},
 		"SetMaintenance": {
 			call: func(c *Client) error { return c.SetMaintenance(ctx, "zone-b", 600) },
@@ -121,9 +127,18 @@ func TestCommands(t *testing.T) {
 			call: func(c *Client) error { return c.Include(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-2")}) },
 			want: [][]string{cli("include locality_instance_id:storage-2", "10")},
 		},
+		"IncludeTLS": {
+			call: func(c *Client) error { return c.Include(ctx, []fdb.ProcessAddress{"10.1.0.1:4501:tls"}) },
+			want: [][]string{cli("include 10.1.0.1:4501", "10")},
+		},
 		"Kill": {
 			call: func(c *Client) error { return c.Kill(ctx, []fdb.ProcessAddress{"10.1.0.1:4501", "10.1.0.2:4501"}) },
-			want: [][]string{cli("kill; kill 10.1.0.1:4501 10.1.0.2:4501; sleep 5", "10")},
+			want: [][]string{cli("kill; kill 10.1.0.1:4501 10.1.0.2:4501; sleep 5", "40")},
+		},
+		"KillTLS": {
+			// kill names processes as the database lists them: with :tls.
+			call: func(c *Client) error { return c.Kill(ctx, []fdb.ProcessAddress{"10.1.0.1:4501:tls"}) },
+			want: [][]string{cli("kill; kill 10.1.0.1:4501:tls; sleep 5", "40")},
 		},
 		"ChangeCoordinators": {
 			call: func(c *Client) error {
@@ -168,6 +183,25 @@ func TestCommands(t *testing.T) {
 			},
 			want: [][]string{{"/fdb/7.1/fdbbackup", "modify", "-C", "<cluster-file>", "-t", "nightly", "-s", "7200"}},
 		},
+		"ModifyBackupWithLogs": {
+			// fdbbackup modify takes no --trace-format.
+			call: func(c *Client) error {
+				return c.ModifyBackup(ctx, fdb.BackupRequest{Tag: "nightly", SnapshotPeriodSeconds: 7200})
+			},
+			logDir: "/logs",
+			want:   [][]string{{"/fdb/7.1/fdbbackup", "modify", "-C", "<cluster-file>", "-t", "nightly", "-s", "7200", "--log", "--logdir", "/logs"}},
+		},
+		"StopBackupWithLogs": {
+			call:   func(c *Client) error { return c.StopBackup(ctx, "nightly") },
+			logDir: "/logs",
+			want:   [][]string{{"/fdb/7.1/fdbbackup", "discontinue", "-C", "<cluster-file>", "-t", "nightly", "--log", "--logdir", "/logs", "--trace_format", "json"}},
+		},
+		"RestoreStatusWithLogs": {
+			call:   func(c *Client) error { _, err := c.RestoreStatus(ctx, "r"); return err },
+			output: "Tag: r  UID: 1  State: running  Blocks: 1/2",
+			logDir: "/logs",
+			want:   [][]string{{"/fdb/7.1/fdbrestore", "status", "--dest_cluster_file", "<cluster-file>", "-t", "r", "--log", "--logdir", "/logs", "--trace_format", "json"}},
+		},
 		"BackupStatus": {
 			call:   func(c *Client) error { _, err := c.BackupStatus(ctx, ""); return err },
 			output: backupStatus,
@@ -185,8 +219,9 @@ func TestCommands(t *testing.T) {
 			want:   [][]string{{"/fdb/7.1/fdbrestore", "status", "--dest_cluster_file", "<cluster-file>", "-t", "r"}},
 		},
 		"AbortRestore": {
-			call: func(c *Client) error { return c.AbortRestore(ctx, "") },
-			want: [][]string{{"/fdb/7.1/fdbrestore", "abort", "--dest_cluster_file", "<cluster-file>", "-t", "default"}},
+			call:   func(c *Client) error { return c.AbortRestore(ctx, "") },
+			output: "RESTORE_ABORT Tag: default  State: aborted\n",
+			want:   [][]string{{"/fdb/7.1/fdbrestore", "abort", "--dest_cluster_file", "<cluster-file>", "-t", "default"}},
 		},
 	}
 	for name, tc := range cases {
@@ -231,12 +266,12 @@ func TestClientErrors(t *testing.T) {
 			wantErr: fdb.ErrUnexpectedOutput,
 		},
 		"StatusTimeout": {
-			r:       recorder{output: "Specified timeout reached -- try again later", err: errors.New("exit status 1")},
+			r:       recorder{output: "Specified timeout reached -- exiting...\n", err: errors.New("exit status 1")},
 			call:    func(c *Client) error { _, err := c.Status(ctx); return err },
 			wantErr: fdb.ErrTimeout,
 		},
 		"BackupStatusNeverRan": {
-			r:       recorder{output: `{"SchemaVersion": "1.0.0", "Status": {"Name": "NeverRan"}}`},
+			r:       recorder{output: `{"SchemaVersion":"1.0.0","BackupAgentsPaused":false,"Tag":"x"}`},
 			call:    func(c *Client) error { _, err := c.BackupStatus(ctx, "x"); return err },
 			wantErr: fdb.ErrNotFound,
 		},
@@ -246,7 +281,7 @@ func TestClientErrors(t *testing.T) {
 			wantErr: fdb.ErrUnexpectedOutput,
 		},
 		"RestoreStatusUninitialized": {
-			r:       recorder{output: "Tag: x  UID: 0  State: uninitialized  Blocks: 0/0"},
+			r:       recorder{output: "Tag:   UID: 00000000000000000000000000000000  State: unitialized  Blocks: 0/0"},
 			call:    func(c *Client) error { _, err := c.RestoreStatus(ctx, "x"); return err },
 			wantErr: fdb.ErrNotFound,
 		},

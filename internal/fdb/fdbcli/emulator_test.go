@@ -89,18 +89,27 @@ func (e *emulator) Run(ctx context.Context, binary string, args ...string) ([]by
 	return []byte(out.String()), nil
 }
 
-// fail prints the error line a tool prints for err; subject names what the
-// command acted on.
+// Output the real tools print (FoundationDB 7.1 and 7.3 sources; see
+// internal/fdb/testdata/real/tools/outputs.json).
+const (
+	// fdbcli prints the minimal status after 5 s without an answer, then
+	// gives up at --timeout.
+	outUnavailable = "\nWARNING: Long delay (Ctrl-C to interrupt)\n\nThe database is unavailable; type `status' for more information.\n\nSpecified timeout reached -- exiting...\n"
+	outTimeout     = "Specified timeout reached -- exiting...\n"
+)
+
+// fail prints what a tool prints for err; notFound and alreadyExists are
+// the tool's own lines for those errors.
 func fail(out *strings.Builder, err error, notFound, alreadyExists string) error {
 	switch {
 	case errors.Is(err, fdb.ErrUnavailable):
-		out.WriteString("ERROR: The database is unavailable; type `status' for more information.\n")
+		out.WriteString(outUnavailable)
 	case errors.Is(err, fdb.ErrTimeout):
-		out.WriteString("Specified timeout reached -- the database may be unavailable\n")
+		out.WriteString(outTimeout)
 	case errors.Is(err, fdb.ErrNotFound) && notFound != "":
-		out.WriteString("ERROR: " + notFound + "\n")
+		out.WriteString(notFound)
 	case errors.Is(err, fdb.ErrAlreadyExists) && alreadyExists != "":
-		out.WriteString("ERROR: " + alreadyExists + "\n")
+		out.WriteString(alreadyExists)
 	default:
 		out.WriteString("ERROR: " + err.Error() + "\n")
 	}
@@ -116,10 +125,14 @@ func addresses(words []string) []fdb.ProcessAddress {
 }
 
 func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder) error {
-	for command := range strings.SplitSeq(inv.flag("--exec"), ";") {
+	commands := strings.Split(inv.flag("--exec"), ";")
+	for _, command := range commands {
 		words := strings.Fields(command)
 		if len(words) == 0 {
 			continue
+		}
+		if len(commands) > 1 {
+			out.WriteString(">>> " + strings.Join(words, " ") + "\n")
 		}
 		var err error
 		switch words[0] {
@@ -138,10 +151,10 @@ func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder
 		case "include":
 			err = e.sim.Include(ctx, addresses(words[1:]))
 		case "kill":
-			if len(words) > 1 {
-				if err = e.sim.Kill(ctx, addresses(words[1:])); err == nil {
-					fmt.Fprintf(out, "Attempted to kill %d processes\n", len(words)-1)
-				}
+			if len(words) == 1 {
+				out.WriteString("\nThe following addresses can be killed:\n\n")
+			} else if err = e.sim.Kill(ctx, addresses(words[1:])); err == nil {
+				fmt.Fprintf(out, "Attempted to kill %d processes\n", len(words)-1)
 			}
 		case "maintenance":
 			switch {
@@ -168,9 +181,13 @@ func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder
 		if err != nil {
 			notFound := ""
 			if words[0] == "kill" {
-				notFound = "process `" + strings.Join(words[1:], " ") + "' not recognized."
+				notFound = "ERROR: process `" + words[1] + "' not recognized.\n"
 			}
-			return fail(out, err, notFound, "Database already exists! To change configuration, don't say `new'")
+			err = fail(out, err, notFound, "ERROR: Database already exists! To change configuration, don't say `new'\n")
+			if len(commands) > 1 {
+				out.WriteString("WARNING: the previous command failed, the remaining commands will not be executed.\n")
+			}
+			return err
 		}
 	}
 	return nil
@@ -216,19 +233,20 @@ func (e *emulator) configure(ctx context.Context, words []string, out *strings.B
 }
 
 // backupStatusJSON renders the fields of `fdbbackup status --json` the
-// client reads, plus a few it ignores.
+// client reads, plus a few it ignores. A tag that never ran a backup has
+// only SchemaVersion, BackupAgentsPaused and Tag.
 type backupStatusJSON struct {
 	SchemaVersion           string `json:"SchemaVersion"`
+	BackupAgentsPaused      bool   `json:"BackupAgentsPaused"`
 	Tag                     string `json:"Tag"`
 	DestinationURL          string `json:"DestinationURL,omitempty"`
 	SnapshotIntervalSeconds int    `json:"SnapshotIntervalSeconds,omitempty"`
-	BackupAgentsPaused      bool   `json:"BackupAgentsPaused"`
-	Restorable              bool   `json:"Restorable"`
-	Status                  struct {
+	Restorable              *bool  `json:"Restorable,omitempty"`
+	Status                  *struct {
 		Name      string `json:"Name"`
 		Running   bool   `json:"Running"`
 		Completed bool   `json:"Completed"`
-	} `json:"Status"`
+	} `json:"Status,omitempty"`
 	LatestRestorablePoint *struct {
 		Version int64 `json:"Version"`
 	} `json:"LatestRestorablePoint,omitempty"`
@@ -240,8 +258,8 @@ type backupStatusJSON struct {
 func (e *emulator) backup(ctx context.Context, inv invocation, out *strings.Builder) error {
 	tag := fdb.Tag(inv.flag("-t"))
 	period, _ := strconv.Atoi(inv.flag("-s"))
-	notFound := "Backup does not exist on tag `" + tag + "'"
-	already := "A backup is already running on tag `" + tag + "'"
+	notFound := "ERROR: A backup in not running on tag `" + tag + "'\nFatal Error: Backup unneeded request\n"
+	already := "ERROR: A backup is already running on tag `" + tag + "'\nFatal Error: Backup error\n"
 	var err error
 	switch inv.positional[0] {
 	case "start":
@@ -258,17 +276,21 @@ func (e *emulator) backup(ctx context.Context, inv invocation, out *strings.Buil
 		out.WriteString("All backup agents have been resumed.\n")
 	case "modify":
 		err = e.sim.ModifyBackup(ctx, fdb.BackupRequest{Tag: tag, SnapshotPeriodSeconds: period})
+		notFound = "Backup on tag '" + tag + "' is not runnable.\nFatal Error: Backup error\n"
 	case "status":
 		var st *fdb.BackupStatus
 		st, err = e.sim.BackupStatus(ctx, tag)
 		raw := backupStatusJSON{SchemaVersion: "1.0.0", Tag: tag}
-		raw.Status.Name = "NeverRan"
 		if errors.Is(err, fdb.ErrNotFound) {
 			err = nil
 		} else if err == nil {
 			raw.DestinationURL, raw.SnapshotIntervalSeconds = st.URL, st.SnapshotPeriodSeconds
-			raw.BackupAgentsPaused, raw.Restorable = st.AgentsPaused, st.Restorable
-			raw.Status.Name, raw.Status.Running, raw.Status.Completed = string(st.State), st.Running, st.State == fdb.BackupCompleted
+			raw.BackupAgentsPaused, raw.Restorable = st.AgentsPaused, &st.Restorable
+			raw.Status = &struct {
+				Name      string `json:"Name"`
+				Running   bool   `json:"Running"`
+				Completed bool   `json:"Completed"`
+			}{string(st.State), st.Running, st.State == fdb.BackupCompleted}
 			if st.Restorable {
 				raw.LatestRestorablePoint = &struct {
 					Version int64 `json:"Version"`
@@ -280,14 +302,22 @@ func (e *emulator) backup(ctx context.Context, inv invocation, out *strings.Buil
 				}{st.SnapshotProgress}
 			}
 		}
-		b, _ := json.MarshalIndent(raw, "", "  ")
+		b, _ := json.Marshal(raw)
 		out.Write(b)
+		out.WriteString("\n")
 	}
 	if err != nil {
 		out.Reset()
 		return fail(out, err, notFound, already)
 	}
 	return nil
+}
+
+// restoreLine renders the status line of a restore as fdbrestore prints it.
+func restoreLine(tag, state string, st *fdb.RestoreStatus) string {
+	return fmt.Sprintf("Tag: %s  UID: 00000000000000000000000000000000  State: %s  Blocks: %d/%d  BlocksInProgress: 0  Files: 0  BytesWritten: %d  "+
+		"CurrentVersion: -1 FirstConsistentVersion: -1  ApplyVersionLag: 0  LastError: None  URL:   Range: ''-'\\xff'  AddPrefix: ''  RemovePrefix: ''  Version: -1\n\n\n",
+		tag, state, st.BlocksDone, st.BlocksTotal, st.BytesWritten)
 }
 
 func (e *emulator) restore(ctx context.Context, inv invocation, out *strings.Builder) error {
@@ -297,23 +327,29 @@ func (e *emulator) restore(ctx context.Context, inv invocation, out *strings.Bui
 	case "start":
 		version, _ := strconv.ParseInt(inv.flag("-v"), 10, 64)
 		err = e.sim.StartRestore(ctx, fdb.RestoreRequest{URL: inv.flag("-r"), Tag: tag, KeyRanges: inv.keyRanges(), Version: version})
-		out.WriteString("Restore submitted\n")
+		out.WriteString("Restoring backup to version: 1\n")
 	case "abort":
-		err = e.sim.AbortRestore(ctx, tag)
-		fmt.Fprintf(out, "Tag `%s' aborted\n", tag)
+		state := "unitialized"
+		if err = e.sim.AbortRestore(ctx, tag); err == nil {
+			st, serr := e.sim.RestoreStatus(ctx, tag)
+			if err = serr; err == nil {
+				state = string(st.State)
+			}
+		} else if errors.Is(err, fdb.ErrNotFound) {
+			err = nil
+		}
+		fmt.Fprintf(out, "RESTORE_ABORT Tag: %s  State: %s\n", tag, state)
 	case "status":
 		st, serr := e.sim.RestoreStatus(ctx, tag)
 		if errors.Is(serr, fdb.ErrNotFound) {
-			st, serr = &fdb.RestoreStatus{Tag: tag, State: "uninitialized"}, nil
-		}
-		if err = serr; err == nil {
-			fmt.Fprintf(out, "Tag: %s  UID: 00000000000000000000000000000000  State: %s  Blocks: %d/%d  BlocksInProgress: 0  Files: 0  BytesWritten: %d  ApplyVersionLag: 0  LastError: \"\"\n",
-				st.Tag, st.State, st.BlocksDone, st.BlocksTotal, st.BytesWritten)
+			out.WriteString(restoreLine("", "unitialized", &fdb.RestoreStatus{}))
+		} else if err = serr; err == nil {
+			out.WriteString(restoreLine(st.Tag, string(st.State), st))
 		}
 	}
 	if err != nil {
 		out.Reset()
-		return fail(out, err, "No restore on tag `"+tag+"'", "A restore is already running on tag `"+tag+"'")
+		return fail(out, err, "", "ERROR: Restore duplicate request\nFatal Error: Restore duplicate request\n")
 	}
 	return nil
 }

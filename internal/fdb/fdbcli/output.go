@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,22 +17,42 @@ import (
 // errorMarker starts every error line the tools print.
 const errorMarker = "ERROR:"
 
+// errAlreadyDiscontinued classifies `fdbbackup discontinue` on a backup
+// discontinued before: StopBackup has nothing left to do.
+var errAlreadyDiscontinued = errors.New("backup already discontinued")
+
 // outputErrors classifies a failed invocation by a fragment of its
-// lower-cased output; the first match wins.
+// lower-cased output; the first match wins. The fragments are the tools'
+// own messages (FoundationDB 7.1 and 7.3 sources, see
+// internal/fdb/testdata/real/tools/outputs.json):
+//
+//   - "The database is unavailable; type `status' for more information."
+//     (fdbcli after 5 s without an answer) and "ERROR: The database is
+//     unavailable" (configure);
+//   - "Specified timeout reached -- exiting..." (fdbcli --timeout);
+//   - "ERROR: Database already exists! ..." (configure new), "ERROR: A
+//     backup is already running on tag `t'" (fdbbackup start), "ERROR:
+//     Restore duplicate request" (fdbrestore start);
+//   - "ERROR: process `a' not recognized." (kill), "ERROR: A backup in not
+//     running on tag `t'" (sic, fdbbackup discontinue), "No backup exists
+//     on tag 't'", "Backup on tag 't' is not runnable." and "Cannot modify
+//     aborted backup on tag 't'" (fdbbackup modify);
+//   - "ERROR: The backup on tag `t' is already discontinued".
 var outputErrors = []struct {
 	fragment string
 	err      error
 }{
 	{"database is unavailable", fdb.ErrUnavailable},
 	{"specified timeout reached", fdb.ErrTimeout},
+	{"is already discontinued", errAlreadyDiscontinued},
 	{"already exists", fdb.ErrAlreadyExists},
 	{"already running", fdb.ErrAlreadyExists},
-	{"already in progress", fdb.ErrAlreadyExists},
+	{"duplicate request", fdb.ErrAlreadyExists},
 	{"not recognized", fdb.ErrNotFound},
-	{"does not exist", fdb.ErrNotFound},
-	{"no previous backups", fdb.ErrNotFound},
-	{"no backup", fdb.ErrNotFound},
-	{"no restore", fdb.ErrNotFound},
+	{"not running on tag", fdb.ErrNotFound},
+	{"no backup exists", fdb.ErrNotFound},
+	{"is not runnable", fdb.ErrNotFound},
+	{"cannot modify aborted backup", fdb.ErrNotFound},
 }
 
 // check turns the result of an invocation into an error. A done context is
@@ -78,7 +99,10 @@ type backupStatusJSON struct {
 // neverRan is the state fdbbackup reports for a tag without a backup.
 const neverRan = "NeverRan"
 
-// parseBackupStatus parses `fdbbackup status --json` for tag.
+// parseBackupStatus parses `fdbbackup status --json` for tag. A tag that
+// never ran a backup has no Status (FileBackupAgent::getStatusJSON writes
+// only SchemaVersion, BackupAgentsPaused and Tag); a state fdbbackup does
+// not name is ErrUnexpectedOutput.
 func parseBackupStatus(out []byte, tag string) (*fdb.BackupStatus, error) {
 	start := bytes.IndexByte(out, '{')
 	var raw backupStatusJSON
@@ -87,6 +111,9 @@ func parseBackupStatus(out []byte, tag string) (*fdb.BackupStatus, error) {
 	}
 	if raw.Status.Name == "" || raw.Status.Name == neverRan {
 		return nil, errors.Wrapf(fdb.ErrNotFound, "no backup on tag %q", tag)
+	}
+	if !fdb.BackupState(raw.Status.Name).Known() {
+		return nil, errors.Wrapf(fdb.ErrUnexpectedOutput, "%s: unknown state %q", errParseBackupStatus, raw.Status.Name)
 	}
 	return &fdb.BackupStatus{
 		Tag:                     tag,
@@ -105,28 +132,62 @@ var (
 	restoreState  = regexp.MustCompile(`State:\s*(\S+)`)
 	restoreBlocks = regexp.MustCompile(`Blocks:\s*(\d+)/(\d+)`)
 	restoreBytes  = regexp.MustCompile(`BytesWritten:\s*(\d+)`)
+	restoreAbort  = regexp.MustCompile(`RESTORE_ABORT Tag: .*  State: (\S+)`)
 )
 
-// restoreUninitialized is the state fdbrestore reports for an unused tag.
-const restoreUninitialized = "uninitialized"
+// restoreUninitialized is the state fdbrestore reports for a tag without a
+// restore: "unitialized", misspelt so in FileBackupAgent::restoreStateText
+// of 7.1 and 7.3. The spelling it should have is accepted too.
+var restoreUninitialized = []string{"unitialized", "uninitialized"}
 
-// parseRestoreStatus parses the progress line `fdbrestore status` prints:
-// "Tag: t  UID: …  State: running  Blocks: 3/10  …  BytesWritten: 1234 …".
+// parseRestoreStatus parses the progress line `fdbrestore status` prints
+// (RestoreConfig::getProgress and getFullStatus in the FoundationDB sources):
+// "Tag: t  UID: …  State: running  Blocks: 3/10  BlocksInProgress: 1
+// Files: 2  BytesWritten: 1234  CurrentVersion: …". A state fdbrestore does
+// not name, or numbers that do not parse, are ErrUnexpectedOutput.
 func parseRestoreStatus(out []byte, tag string) (*fdb.RestoreStatus, error) {
 	m := restoreState.FindSubmatch(out)
 	if m == nil {
 		return nil, errors.Wrap(fdb.ErrUnexpectedOutput, errParseRestoreStatus)
 	}
-	if string(m[1]) == restoreUninitialized {
+	state := string(m[1])
+	if slices.Contains(restoreUninitialized, state) {
 		return nil, errors.Wrapf(fdb.ErrNotFound, "no restore on tag %q", tag)
 	}
-	st := &fdb.RestoreStatus{Tag: tag, State: fdb.RestoreState(m[1])}
-	if b := restoreBlocks.FindSubmatch(out); b != nil {
-		st.BlocksDone, _ = strconv.ParseInt(string(b[1]), 10, 64)
-		st.BlocksTotal, _ = strconv.ParseInt(string(b[2]), 10, 64)
+	if !fdb.RestoreState(state).Known() {
+		return nil, errors.Wrapf(fdb.ErrUnexpectedOutput, "%s: unknown state %q", errParseRestoreStatus, state)
 	}
-	if b := restoreBytes.FindSubmatch(out); b != nil {
-		st.BytesWritten, _ = strconv.ParseInt(string(b[1]), 10, 64)
+	st := &fdb.RestoreStatus{Tag: tag, State: fdb.RestoreState(state)}
+	var err error
+	if b := restoreBlocks.FindSubmatch(out); b != nil {
+		st.BlocksDone, err = strconv.ParseInt(string(b[1]), 10, 64)
+		if err == nil {
+			st.BlocksTotal, err = strconv.ParseInt(string(b[2]), 10, 64)
+		}
+	}
+	if b := restoreBytes.FindSubmatch(out); b != nil && err == nil {
+		st.BytesWritten, err = strconv.ParseInt(string(b[1]), 10, 64)
+	}
+	if err != nil {
+		return nil, errors.Wrapf(fdb.ErrUnexpectedOutput, "%s: %v", errParseRestoreStatus, err)
 	}
 	return st, nil
+}
+
+// parseRestoreAbort reads what `fdbrestore abort` did from the line it
+// prints, "RESTORE_ABORT Tag: t  State: s", exiting 0 whatever the state:
+// "aborted" when it aborted the restore, the restore's state when it had
+// ended (nothing to do), "unitialized" when the tag has no restore
+// (ErrNotFound).
+func parseRestoreAbort(out []byte, tag string) error {
+	m := restoreAbort.FindSubmatch(out)
+	switch {
+	case m == nil:
+		return errors.Wrap(fdb.ErrUnexpectedOutput, errParseRestoreAbort)
+	case slices.Contains(restoreUninitialized, string(m[1])):
+		return errors.Wrapf(fdb.ErrNotFound, "no restore on tag %q", tag)
+	case !fdb.RestoreState(m[1]).Known():
+		return errors.Wrapf(fdb.ErrUnexpectedOutput, "%s: unknown state %q", errParseRestoreAbort, m[1])
+	}
+	return nil
 }

@@ -3,6 +3,9 @@ package fdbcli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,10 +30,10 @@ func TestCheck(t *testing.T) {
 		"StatusDataIsNotErr": {output: `{"cluster": {"messages": [{"description": "ERROR: x"}]}}`},
 		"ErrorLineExitZero":  {output: "ERROR: Unknown command `exclud'\n", errorLines: true, wantFail: true},
 		"Timeout": {
-			output: "Specified timeout reached -- the database may be unavailable\n", runErr: exit, wantErr: fdb.ErrTimeout,
+			output: "Specified timeout reached -- exiting...\n", runErr: exit, wantErr: fdb.ErrTimeout,
 		},
 		"Unavailable": {
-			output:  "The database is unavailable; type `status' for more information.\nSpecified timeout reached\n",
+			output:  "\nWARNING: Long delay (Ctrl-C to interrupt)\n\nThe database is unavailable; type `status' for more information.\n\nSpecified timeout reached -- exiting...\n",
 			runErr:  exit,
 			wantErr: fdb.ErrUnavailable,
 		},
@@ -40,19 +43,33 @@ func TestCheck(t *testing.T) {
 			wantErr: fdb.ErrAlreadyExists,
 		},
 		"BackupRunning": {
-			output: "ERROR: A backup is already running on tag `default'\n", runErr: exit, wantErr: fdb.ErrAlreadyExists,
+			output: "ERROR: A backup is already running on tag `default'\nFatal Error: Backup error\n", runErr: exit, wantErr: fdb.ErrAlreadyExists,
+		},
+		"RestoreRunning": {
+			output: "ERROR: Restore duplicate request\nFatal Error: Restore duplicate request\n", runErr: exit, wantErr: fdb.ErrAlreadyExists,
 		},
 		"KillUnknown": {
 			output: "ERROR: process `10.9.9.9:4501' not recognized.\n", runErr: exit, wantErr: fdb.ErrNotFound,
 		},
-		"BackupMissing": {
-			output: "ERROR: Backup does not exist on tag `x'\n", runErr: exit, wantErr: fdb.ErrNotFound,
+		"BackupNotRunning": {
+			output: "ERROR: A backup in not running on tag `x'\nFatal Error: Backup unneeded request\n", runErr: exit, wantErr: fdb.ErrNotFound,
 		},
 		"NoBackup": {
-			output: "No backup on tag `x'\n", runErr: exit, wantErr: fdb.ErrNotFound,
+			output: "No backup exists on tag 'x'\nFatal Error: Backup error\n", runErr: exit, wantErr: fdb.ErrNotFound,
 		},
-		"NoPreviousBackups": {
-			output: "No previous backups found.\n", runErr: exit, wantErr: fdb.ErrNotFound,
+		"NoDestination": {
+			// Not "no backup": the command line lacks the container.
+			output: "ERROR: No backup destination was specified.\n", runErr: exit, wantFail: true,
+		},
+		"RestoreVerboseThenFails": {
+			// "No restore target version given" is not "no restore".
+			output:   "No restore target version given, will use maximum restorable version from backup description.\nERROR: Restore error\nFatal Error: Restore error\n",
+			runErr:   exit,
+			wantFail: true,
+		},
+		"ClusterFileMissing": {
+			// Not a missing backup: a missing file.
+			output: "Restore destination cluster file '/tmp/x.cluster' does not exist.\n", runErr: exit, wantFail: true,
 		},
 		"UnknownFailure":  {output: "Segmentation fault\n", runErr: exit, wantFail: true},
 		"BinaryMissing":   {runErr: errors.New("fork/exec /fdb/7.1/fdbcli: no such file or directory"), wantFail: true},
@@ -71,6 +88,9 @@ func TestCheck(t *testing.T) {
 			var ce *fdb.CommandError
 			if err != nil && !errors.As(err, &ce) {
 				t.Errorf("check returned %T, want *fdb.CommandError", err)
+			}
+			if tc.wantErr == nil && ce != nil && ce.Err != nil {
+				t.Errorf("check classified the failure as %v, want no classification", ce.Err)
 			}
 		})
 	}
@@ -118,6 +138,54 @@ func TestParseBackupStatus(t *testing.T) {
 	}
 }
 
+// TestParseRealBackupStatus parses `fdbbackup status --json` of a real
+// running backup (see internal/fdb/testdata/real/SOURCES.md).
+func TestParseRealBackupStatus(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("..", "testdata", "real", "backup", "fdbbackup_status_json_6.2_operator_running.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseBackupStatus(out, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &fdb.BackupStatus{
+		Tag: "default", URL: "blobstore://minio@minio-service:9000/sample-cluster?bucket=fdb-backups",
+		State: fdb.BackupRunning, Running: true, SnapshotPeriodSeconds: 864000, SnapshotProgress: 0.00155186,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("parseBackupStatus (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseBackupStatusStates(t *testing.T) {
+	doc := func(name string, running bool) string {
+		return fmt.Sprintf(`{"SchemaVersion":"1.0.0","BackupAgentsPaused":false,"Tag":"t","UID":"1","Status":{"Name":%q,"Description":"","Completed":false,"Running":%v}}`, name, running)
+	}
+	cases := map[string]struct {
+		out     string
+		want    fdb.BackupState
+		wantErr error
+	}{
+		"Aborting":  {out: doc("Aborting", true), want: fdb.BackupAborting},
+		"Errored":   {out: doc("Errored", false), want: fdb.BackupErrored},
+		"NeverRan":  {out: `{"SchemaVersion":"1.0.0","BackupAgentsPaused":false,"Tag":"t"}`, wantErr: fdb.ErrNotFound},
+		"Undefined": {out: doc("<undefined>", false), wantErr: fdb.ErrUnexpectedOutput},
+		"Other":     {out: doc("Paused", false), wantErr: fdb.ErrUnexpectedOutput},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := parseBackupStatus([]byte(tc.out), "t")
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("error %v, want %v", err, tc.wantErr)
+			}
+			if err == nil && got.State != tc.want {
+				t.Errorf("state %q, want %q", got.State, tc.want)
+			}
+		})
+	}
+}
+
 func TestParseRestoreStatus(t *testing.T) {
 	cases := map[string]struct {
 		out     string
@@ -134,7 +202,14 @@ func TestParseRestoreStatus(t *testing.T) {
 		},
 		"Queued":        {out: "State: queued", want: &fdb.RestoreStatus{Tag: "r", State: fdb.RestoreQueued}},
 		"Uninitialized": {out: "Tag: r  UID: 0  State: uninitialized", wantErr: fdb.ErrNotFound},
-		"Garbage":       {out: "", wantErr: fdb.ErrUnexpectedOutput},
+		"Unitialized": {
+			// What 7.1 and 7.3 print (restoreStateText, sic).
+			out:     "Tag:   UID: 00000000000000000000000000000000  State: unitialized  Blocks: 0/0  BlocksInProgress: 0",
+			wantErr: fdb.ErrNotFound,
+		},
+		"UnknownState": {out: "Tag: r  UID: 1  State: Unknown  Blocks: 0/0", wantErr: fdb.ErrUnexpectedOutput},
+		"Overflow":     {out: "Tag: r  UID: 1  State: running  Blocks: 1/99999999999999999999", wantErr: fdb.ErrUnexpectedOutput},
+		"Garbage":      {out: "", wantErr: fdb.ErrUnexpectedOutput},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -7,7 +7,10 @@ package fdbcli
 
 import (
 	"context"
+	"os"
 	"os/exec"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
 // A Runner runs one tool invocation and returns its combined output. A
@@ -16,10 +19,26 @@ type Runner interface {
 	Run(ctx context.Context, binary string, args ...string) ([]byte, error)
 }
 
-// ExecRunner runs binaries with os/exec.
-type ExecRunner struct{}
+// EnvLogGroup is the environment setting that names the tools' trace log
+// group, which the database lists with each connected client. fdbcli reads
+// FDB_NETWORK_OPTION_<OPTION> settings when it sets up its network
+// (MultiVersionApi::loadEnvironmentVariableNetworkOptions), while its
+// --log-group flag takes effect only with --log.
+const EnvLogGroup = "FDB_NETWORK_OPTION_TRACE_LOG_GROUP=" + fdb.ToolsLogGroup
+
+// ExecRunner runs binaries with os/exec, in the provider's environment
+// plus Env (EnvLogGroup when nil).
+type ExecRunner struct {
+	Env []string
+}
 
 // Run implements Runner.
-func (ExecRunner) Run(ctx context.Context, binary string, args ...string) ([]byte, error) {
-	return exec.CommandContext(ctx, binary, args...).CombinedOutput()
+func (r ExecRunner) Run(ctx context.Context, binary string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	env := r.Env
+	if env == nil {
+		env = []string{EnvLogGroup}
+	}
+	cmd.Env = append(os.Environ(), env...)
+	return cmd.CombinedOutput()
 }

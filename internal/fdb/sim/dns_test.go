@@ -399,6 +399,17 @@ func TestDNSCoordinatorVolumes(t *testing.T) {
 			},
 			want: []string{stateLost},
 		},
+		"TwoDisksLostWithARecoveryBetween": {
+			// The recovery writes the coordinated state to every
+			// coordinator it reaches: stateless-1's is whole again.
+			run: func(t *testing.T, c *fdbtest.Cluster) {
+				must(t, c.Sim.LoseDisk("stateless-1"))
+				c.Clock.Step(time.Minute)
+				must(t, c.Sim.Recover())
+				c.Clock.Step(time.Minute)
+				must(t, c.Sim.LoseDisk("stateless-2"))
+			},
+		},
 		"TwoDisksLostAfterNewIPs": {
 			run: func(t *testing.T, c *fdbtest.Cluster) {
 				recreatePods(t, c, false, "stateless-1", "stateless-2")

@@ -48,7 +48,8 @@ type ProcessGroup struct {
 	// Class is the process class: storage, log, transaction, stateless,
 	// unset, ...
 	Class string
-	// Zone is the zoneid locality (fault domain); the ID when empty.
+	// Zone is the zoneid locality (fault domain) of processes whose
+	// command line sets none; the ID when empty.
 	Zone string
 	// IP is the pod IP. Changing it restarts the processes on the new IP.
 	IP string
@@ -64,11 +65,13 @@ type ProcessGroup struct {
 	// processes pick up a change when they restart (Kill, crash).
 	Version string
 	// CommandLine is reported as every process's command_line; picked up
-	// on restart like Version.
+	// on restart like Version. The localities zoneid, machineid and
+	// dns_name it sets (--locality_<key>=<value>, even an empty value) are
+	// the process's, as FoundationDB takes them from its arguments.
 	CommandLine string
 	// CommandLines, when set, are the command lines of the pod's processes
-	// in order (a monitor configuration has one section per process); they
-	// take precedence over CommandLine.
+	// in order (its monitor generates one per process number); they take
+	// precedence over CommandLine.
 	CommandLines []string
 	// Staged is the version whose binaries the pod's sidecar has staged:
 	// a process of another Version cannot start (it stays down until the
@@ -81,7 +84,20 @@ type ProcessGroup struct {
 	Stopped bool
 }
 
-func (g ProcessGroup) zone() string {
+// commandLine is the command line of the group's n-th process.
+func (g ProcessGroup) commandLine(n int) string {
+	if n <= len(g.CommandLines) {
+		return g.CommandLines[n-1]
+	}
+	return g.CommandLine
+}
+
+// zone is the zoneid locality of the group's n-th process: the one its
+// command line sets, else Zone, else the group ID.
+func (g ProcessGroup) zone(n int) string {
+	if z, ok := commandLineLocality(g.commandLine(n), fdb.LocalityZoneID); ok {
+		return z
+	}
 	return cmp.Or(g.Zone, g.ID)
 }
 
@@ -105,6 +121,7 @@ type process struct {
 	dnsName     string // the pod's DNS name; see names
 	class       string
 	zone        string
+	machine     string // the machineid locality: commandLine's, else zone
 	version     string
 	commandLine string
 	dnsLocality string // the dns_name locality commandLine sets
@@ -122,20 +139,17 @@ func processAddress(ip string, index int) string {
 	return net.JoinHostPort(ip, strconv.Itoa(fdb.ProcessPort(index)))
 }
 
-// localityDNSNameFlag is the fdbserver argument that sets the dns_name
-// locality.
-const localityDNSNameFlag = "--locality_" + fdb.LocalityDNSName + "="
-
-// dnsLocality returns the dns_name locality commandLine sets, empty when it
-// sets none; the last of several wins.
-func dnsLocality(commandLine string) string {
-	v := ""
+// commandLineLocality returns the value commandLine gives locality key
+// (--locality_<key>=<value>) and whether it gives one; the last of several
+// wins.
+func commandLineLocality(commandLine, key string) (string, bool) {
+	v, set := "", false
 	for _, arg := range strings.Fields(commandLine) {
-		if name, ok := strings.CutPrefix(arg, localityDNSNameFlag); ok {
-			v = name
+		if value, ok := strings.CutPrefix(arg, "--locality_"+key+"="); ok {
+			v, set = value, true
 		}
 	}
-	return v
+	return v, set
 }
 
 // names returns the addresses a coordinator served by p may have in a
@@ -153,7 +167,7 @@ func (p *process) view() fdb.Process {
 		InstanceID: p.group,
 		ProcessID:  p.id,
 		ZoneID:     p.zone,
-		MachineID:  p.zone,
+		MachineID:  p.machine,
 		DNSName:    p.dnsLocality,
 	}}
 }
@@ -163,13 +177,15 @@ func (p *process) start(now time.Time, g ProcessGroup) {
 	p.address = processAddress(g.IP, p.index)
 	p.dnsName = g.DNSName
 	p.class = cmp.Or(g.Class, ClassUnset)
-	p.zone = g.zone()
+	p.zone = g.zone(p.index)
 	p.version = g.Version
-	p.commandLine = g.CommandLine
-	if p.index <= len(g.CommandLines) {
-		p.commandLine = g.CommandLines[p.index-1]
+	p.commandLine = g.commandLine(p.index)
+	machine, ok := commandLineLocality(p.commandLine, fdb.LocalityMachineID)
+	if !ok {
+		machine = p.zone
 	}
-	p.dnsLocality = dnsLocality(p.commandLine)
+	p.machine = machine
+	p.dnsLocality, _ = commandLineLocality(p.commandLine, fdb.LocalityDNSName)
 	p.started = now
 }
 
@@ -449,12 +465,13 @@ func (s *Sim) LosePod(groupID string, downFor time.Duration) error {
 }
 
 // LoseZone takes every process of the groups in a zone (a node or a whole
-// fault domain) down for downFor; volumes survive. Combine with LoseDisk
+// fault domain: the zoneid locality their command lines set, else their
+// Zone) down for downFor; volumes survive. Combine with LoseDisk
 // to model local disks that die with the node.
 func (s *Sim) LoseZone(zone string, downFor time.Duration) error {
 	s.lock()
 	defer s.mu.Unlock()
-	if s.stopFor(downFor, func(p *process) bool { return s.groups[p.group].zone() == zone }) == 0 {
+	if s.stopFor(downFor, func(p *process) bool { return s.groups[p.group].zone(p.index) == zone }) == 0 {
 		return errors.Errorf("%s: %s %q", errLoseZone, reasonUnknownZone, zone)
 	}
 	return nil

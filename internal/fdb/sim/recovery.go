@@ -227,10 +227,19 @@ func (s *Sim) stepRecovery() {
 		switch s.rec.phase {
 		case phaseAcceptingCommits:
 			s.rec.gens = append(s.rec.gens, &logGeneration{epoch: s.rec.epoch, logs: slices.Clone(s.roles.logs)})
+			s.writeCoordinatedState()
 		case phaseFullyRecovered:
 			s.rec.gens = s.rec.gens[len(s.rec.gens)-1:]
 		}
 	}
+}
+
+// writeCoordinatedState is the recovery's write of the new core state
+// before it accepts commits: FoundationDB sends it to every coordinator and
+// waits for a quorum, so each coordinator it reaches holds the state again,
+// one whose disk was lost included.
+func (s *Sim) writeCoordinatedState() {
+	s.coordinatorsLost = slices.DeleteFunc(s.coordinatorsLost, s.coordinatorReachable)
 }
 
 // checkTransactionSystem elects a cluster controller when the current one

@@ -1,0 +1,79 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// recovered is a status of recovery generation gen, read secs seconds
+// after the recovery.
+func recovered(gen int64, secs float64) *fdb.Status {
+	s := &fdb.Status{}
+	s.Cluster.Generation = gen
+	s.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, SecondsSinceLastRecovered: secs}
+	return s
+}
+
+func TestLastRecovery(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	recordedAt := metav1.NewTime(now.Add(-time.Hour))
+	recorded := v1alpha1.ClusterHealth{RecoveryGeneration: 4, LastRecoveryTime: &recordedAt}
+	cases := map[string]struct {
+		reason   string
+		previous v1alpha1.ClusterHealth
+		status   *fdb.Status
+		want     *metav1.Time
+	}{
+		"FirstStatus": {
+			reason: "Without a recorded time, the recovery happened the reported time ago, to the second.",
+			status: recovered(4, 90.7),
+			want:   &metav1.Time{Time: now.Add(-91 * time.Second)},
+		},
+		"SameRecovery": {
+			reason:   "While the generation stays, the recorded time stays, however the reported age drifts from the clock.",
+			previous: recorded,
+			status:   recovered(4, 3602.4),
+			want:     &recordedAt,
+		},
+		"NewRecovery": {
+			reason:   "A new generation is a new recovery: its time is derived anew.",
+			previous: recorded,
+			status:   recovered(5, 12),
+			want:     &metav1.Time{Time: now.Add(-12 * time.Second)},
+		},
+		"NoRecoveryState": {
+			reason: "A status that reports no recovery state says nothing of when the last one was.",
+			status: &fdb.Status{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, lastRecovery(tc.previous, tc.status, now)); diff != "" {
+				t.Errorf("\n%s\nlastRecovery(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestAtProviderUnchanged: a database that did not change between two
+// reconciles gets the same observed state, however much time passed, so
+// its status is not written again.
+func TestAtProviderUnchanged(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	_, o := converged(3)
+	o.status.Cluster.Generation = 4
+	o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, ActiveGenerations: 1, SecondsSinceLastRecovered: 600.2}
+	first := o.atProvider(v1alpha1.ClusterObservation{}, metav1.NewTime(t0))
+
+	later := t0.Add(15*time.Minute + 300*time.Millisecond)
+	o.status.Cluster.RecoveryState.SecondsSinceLastRecovered = 1500.9
+	if diff := cmp.Diff(first, o.atProvider(first, metav1.NewTime(later))); diff != "" {
+		t.Errorf("atProvider(...) of an unchanged database: -first, +later:\n%s", diff)
+	}
+}

@@ -1,0 +1,73 @@
+package managedkind
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+)
+
+func TestSinceRecorded(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Minute))
+	denied := func(at metav1.Time, mutate ...func(*v1alpha1.PolicyDecision)) *v1alpha1.PolicyDecision {
+		d := &v1alpha1.PolicyDecision{Action: "DeleteCluster", Targets: []string{"db"}, Result: "Denied", Rule: "fdb-deletion/protection",
+			Message: "DeleteCluster db denied by fdb-deletion/protection: deletionProtection is set", Time: at}
+		for _, m := range mutate {
+			m(d)
+		}
+		return d
+	}
+	cases := map[string]struct {
+		reason   string
+		recorded *v1alpha1.PolicyDecision
+		d        *v1alpha1.PolicyDecision
+		want     *v1alpha1.PolicyDecision
+	}{
+		"Alike": {
+			reason:   "A decision like the recorded one keeps its time: a retry denied for the same reason writes nothing new.",
+			recorded: denied(t0),
+			d:        denied(t1),
+			want:     denied(t0),
+		},
+		"AlikeWithoutTargets": {
+			reason:   "No targets and an empty list are alike, as they are once stored.",
+			recorded: denied(t0, func(d *v1alpha1.PolicyDecision) { d.Targets = nil }),
+			d:        denied(t1, func(d *v1alpha1.PolicyDecision) { d.Targets = []string{} }),
+			want:     denied(t0, func(d *v1alpha1.PolicyDecision) { d.Targets = []string{} }),
+		},
+		"NothingRecorded": {
+			reason: "A first decision has its own time.",
+			d:      denied(t1),
+			want:   denied(t1),
+		},
+		"OtherMessage": {
+			reason:   "A decision for other values is a new one.",
+			recorded: denied(t0, func(d *v1alpha1.PolicyDecision) { d.Message = "42s since last recovery, needs 120s" }),
+			d:        denied(t1, func(d *v1alpha1.PolicyDecision) { d.Message = "43s since last recovery, needs 120s" }),
+			want:     denied(t1, func(d *v1alpha1.PolicyDecision) { d.Message = "43s since last recovery, needs 120s" }),
+		},
+		"OtherResult": {
+			reason:   "An allowed decision after a denial is a new one.",
+			recorded: denied(t0),
+			d:        denied(t1, func(d *v1alpha1.PolicyDecision) { d.Result, d.Rule = "Allowed", "" }),
+			want:     denied(t1, func(d *v1alpha1.PolicyDecision) { d.Result, d.Rule = "Allowed", "" }),
+		},
+		"OtherTargets": {
+			reason:   "The same action on other targets is a new decision.",
+			recorded: denied(t0),
+			d:        denied(t1, func(d *v1alpha1.PolicyDecision) { d.Targets = []string{"other"} }),
+			want:     denied(t1, func(d *v1alpha1.PolicyDecision) { d.Targets = []string{"other"} }),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, sinceRecorded(tc.recorded, tc.d)); diff != "" {
+				t.Errorf("\n%s\nsinceRecorded(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

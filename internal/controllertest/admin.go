@@ -1,0 +1,153 @@
+package controllertest
+
+import (
+	"context"
+	"maps"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+// AdminCalls are what the provider asked of one Cluster's database so far:
+// the sessions it opened on it (one per reconcile of a resource of the
+// Cluster that found a cluster file) and its admin calls, by operation.
+type AdminCalls struct {
+	Sessions int
+	Calls    map[sim.Op]int
+}
+
+// adminCounter reaches the databases through FDB and counts, per Cluster,
+// the sessions and admin calls the provider makes.
+type adminCounter struct {
+	connector.FDB
+
+	mu    sync.Mutex
+	calls map[client.ObjectKey]*AdminCalls
+}
+
+// Client opens a session on c's database whose admin calls are counted.
+func (a *adminCounter) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
+	db, err := a.FDB.Client(ctx, target, c, cm)
+	if err != nil {
+		return nil, err
+	}
+	key := client.ObjectKeyFromObject(c)
+	a.of(key, func(n *AdminCalls) { n.Sessions++ })
+	return &countingClient{db: db, count: func(op sim.Op) { a.of(key, func(n *AdminCalls) { n.Calls[op]++ }) }}, nil
+}
+
+// of changes the counts of the Cluster with key under the lock.
+func (a *adminCounter) of(key client.ObjectKey, change func(*AdminCalls)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.calls[key]
+	if n == nil {
+		n = &AdminCalls{Calls: map[sim.Op]int{}}
+		a.calls[key] = n
+	}
+	change(n)
+}
+
+// AdminCalls returns what the provider asked of cr's database so far.
+func (h *Harness) AdminCalls(cr *v1alpha1.Cluster) AdminCalls {
+	out := AdminCalls{Calls: map[sim.Op]int{}}
+	h.admin.of(client.ObjectKeyFromObject(cr), func(n *AdminCalls) { out = AdminCalls{Sessions: n.Sessions, Calls: maps.Clone(n.Calls)} })
+	return out
+}
+
+// countingClient counts every admin call before it makes it on db.
+type countingClient struct {
+	db    fdb.Client
+	count func(sim.Op)
+}
+
+func (c *countingClient) Status(ctx context.Context) (*fdb.Status, error) {
+	c.count(sim.OpStatus)
+	return c.db.Status(ctx)
+}
+
+func (c *countingClient) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
+	c.count(sim.OpConfigure)
+	return c.db.Configure(ctx, cfg, newDatabase)
+}
+
+func (c *countingClient) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
+	c.count(sim.OpExclude)
+	return c.db.Exclude(ctx, targets)
+}
+
+func (c *countingClient) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
+	c.count(sim.OpInclude)
+	return c.db.Include(ctx, targets)
+}
+
+func (c *countingClient) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
+	c.count(sim.OpKill)
+	return c.db.Kill(ctx, targets)
+}
+
+func (c *countingClient) ChangeCoordinators(ctx context.Context, coordinators []fdb.ProcessAddress) (string, error) {
+	c.count(sim.OpCoordinators)
+	return c.db.ChangeCoordinators(ctx, coordinators)
+}
+
+func (c *countingClient) SetMaintenance(ctx context.Context, zone string, seconds int) error {
+	c.count(sim.OpMaintenance)
+	return c.db.SetMaintenance(ctx, zone, seconds)
+}
+
+func (c *countingClient) ResetMaintenance(ctx context.Context) error {
+	c.count(sim.OpMaintenance)
+	return c.db.ResetMaintenance(ctx)
+}
+
+func (c *countingClient) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
+	c.count(sim.OpStartBackup)
+	return c.db.StartBackup(ctx, req)
+}
+
+func (c *countingClient) StopBackup(ctx context.Context, tag string) error {
+	c.count(sim.OpStopBackup)
+	return c.db.StopBackup(ctx, tag)
+}
+
+func (c *countingClient) PauseBackups(ctx context.Context) error {
+	c.count(sim.OpPauseBackups)
+	return c.db.PauseBackups(ctx)
+}
+
+func (c *countingClient) ResumeBackups(ctx context.Context) error {
+	c.count(sim.OpResumeBackups)
+	return c.db.ResumeBackups(ctx)
+}
+
+func (c *countingClient) ModifyBackup(ctx context.Context, req fdb.BackupRequest) error {
+	c.count(sim.OpModifyBackup)
+	return c.db.ModifyBackup(ctx, req)
+}
+
+func (c *countingClient) BackupStatus(ctx context.Context, tag string) (*fdb.BackupStatus, error) {
+	c.count(sim.OpBackupStatus)
+	return c.db.BackupStatus(ctx, tag)
+}
+
+func (c *countingClient) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
+	c.count(sim.OpStartRestore)
+	return c.db.StartRestore(ctx, req)
+}
+
+func (c *countingClient) RestoreStatus(ctx context.Context, tag string) (*fdb.RestoreStatus, error) {
+	c.count(sim.OpRestoreStatus)
+	return c.db.RestoreStatus(ctx, tag)
+}
+
+func (c *countingClient) AbortRestore(ctx context.Context, tag string) error {
+	c.count(sim.OpAbortRestore)
+	return c.db.AbortRestore(ctx, tag)
+}

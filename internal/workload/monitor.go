@@ -1,0 +1,325 @@
+package workload
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+const (
+	errMissingVariable = "cannot expand the monitor configuration: environment variable %s is not set"
+	errArgumentType    = "cannot expand the monitor configuration: unknown argument type %q"
+)
+
+// Environment variables of a pod's main container that its monitor
+// configuration refers to, named as the FoundationDB operator names them.
+// Each is set in every pod (monitorEnv); workload_test checks that the
+// configuration of every class and density refers to no other.
+const (
+	// EnvPublicIP is the pod's IP, the host of --public_address.
+	EnvPublicIP = "FDB_PUBLIC_IP"
+	// EnvInstanceID is the process group ID, the instance_id locality and
+	// the stem of the process_id locality.
+	EnvInstanceID = "FDB_INSTANCE_ID"
+	// EnvMachineID is the pod's node, the machineid locality.
+	EnvMachineID = "FDB_MACHINE_ID"
+	// EnvZoneID is the pod's fault domain, the zoneid locality.
+	EnvZoneID = "FDB_ZONE_ID"
+	// EnvDNSName is the pod's DNS name, the dns_name locality.
+	EnvDNSName = "FDB_DNS_NAME"
+)
+
+// Environment variables the monitor itself reads: the pod it runs in, which
+// it watches and annotates with the configuration it loaded.
+const (
+	envPodName      = "FDB_POD_NAME"
+	envPodNamespace = "FDB_POD_NAMESPACE"
+)
+
+// The monitor's configuration file and the cluster file in its input
+// directory (configDir), both items of the cluster's ConfigMap. The monitor
+// reads monitorConfigFile; fdbserver copies the cluster file into its data
+// directory when it starts without one (--seed_cluster_file) and keeps it
+// there as coordinators change.
+const (
+	monitorConfigFile = "config.json"
+	clusterFilePath   = dataDir + "/" + clusterFileName
+	seedClusterFile   = configDir + "/" + clusterFileName
+)
+
+// MonitorConfig is the configuration fdb-kubernetes-monitor, the launcher
+// of the pod's main container, reads as JSON from config.json in its input
+// directory: the version its processes run and the arguments of each. The
+// monitor starts --process-count processes and builds the command line of
+// the n-th from the arguments, with n and the container's environment.
+type MonitorConfig struct {
+	// Version is the FoundationDB version the processes run; the monitor
+	// chooses the fdbserver binary by it.
+	Version string `json:"version"`
+	// Arguments are fdbserver's arguments, one each.
+	Arguments []Argument `json:"arguments,omitempty"`
+}
+
+// ArgumentType says how the monitor generates an Argument.
+type ArgumentType string
+
+// The argument types the provider's configurations use.
+const (
+	// ArgumentLiteral is Value as it is (the type when none is given).
+	ArgumentLiteral ArgumentType = "Literal"
+	// ArgumentConcatenate joins the generated Values.
+	ArgumentConcatenate ArgumentType = "Concatenate"
+	// ArgumentEnvironment is the value of the environment variable Source;
+	// a configuration that refers to a variable that is not set is
+	// refused, and no process starts.
+	ArgumentEnvironment ArgumentType = "Environment"
+	// ArgumentProcessNumber is n×Multiplier+Offset for the n-th process
+	// (from 1); a zero Multiplier counts as 1.
+	ArgumentProcessNumber ArgumentType = "ProcessNumber"
+)
+
+// Argument is one argument of a MonitorConfig.
+type Argument struct {
+	Type       ArgumentType `json:"type,omitempty"`
+	Value      string       `json:"value,omitempty"`
+	Values     []Argument   `json:"values,omitempty"`
+	Source     string       `json:"source,omitempty"`
+	Multiplier int          `json:"multiplier,omitempty"`
+	Offset     int          `json:"offset,omitempty"`
+}
+
+func literal(v string) Argument { return Argument{Value: v} }
+
+func variable(name string) Argument { return Argument{Type: ArgumentEnvironment, Source: name} }
+
+func concatenate(values ...Argument) Argument {
+	return Argument{Type: ArgumentConcatenate, Values: values}
+}
+
+// processNumber is n of the n-th process.
+var processNumber = Argument{Type: ArgumentProcessNumber}
+
+// processPort is fdb.ProcessPort of the n-th process: 2n plus the port of
+// a process numbered 0.
+var processPort = Argument{Type: ArgumentProcessNumber, Multiplier: 2, Offset: fdb.ProcessPort(0)}
+
+// prefixed is text followed by values.
+func prefixed(text string, values ...Argument) Argument {
+	return concatenate(append([]Argument{literal(text)}, values...)...)
+}
+
+// locality is the flag that sets locality key to the environment variable
+// env.
+func locality(key, env string) Argument {
+	return prefixed("--locality_"+key+"=", variable(env))
+}
+
+// expand generates the argument for the n-th process in environment env.
+func (a Argument) expand(n int, env map[string]string) (string, error) {
+	switch a.Type {
+	case "", ArgumentLiteral:
+		return a.Value, nil
+	case ArgumentConcatenate:
+		var b strings.Builder
+		for _, v := range a.Values {
+			s, err := v.expand(n, env)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(s)
+		}
+		return b.String(), nil
+	case ArgumentProcessNumber:
+		m := a.Multiplier
+		if m == 0 {
+			m = 1
+		}
+		return strconv.Itoa(n*m + a.Offset), nil
+	case ArgumentEnvironment:
+		v, ok := env[a.Source]
+		if !ok {
+			return "", errors.Errorf(errMissingVariable, a.Source)
+		}
+		return v, nil
+	}
+	return "", errors.Errorf(errArgumentType, a.Type)
+}
+
+// CommandLine is the command line of the n-th process the monitor starts
+// with configuration m in environment env, as FoundationDB reports it in
+// the process's command_line: the staged fdbserver of m's version
+// (BinaryPath) and m's arguments. (The monitor runs the fdbserver of its
+// own image instead when that is protocol-compatible with m's version; see
+// "Pods and the monitor configuration" in docs/ARCHITECTURE.md.) It fails,
+// as the monitor refuses the configuration, when an argument refers to a
+// variable env does not set.
+func (m MonitorConfig) CommandLine(n int, env map[string]string) (string, error) {
+	args := []string{BinaryPath(m.Version)}
+	for _, a := range m.Arguments {
+		s, err := a.expand(n, env)
+		if err != nil {
+			return "", err
+		}
+		args = append(args, s)
+	}
+	return strings.Join(args, " "), nil
+}
+
+// MonitorConfiguration is the monitor configuration of the pods of a class
+// that run density processes each. The n-th process listens on
+// fdb.ProcessPort(n) of the pod's IP, keeps its data in <data dir>/<n> and
+// is named fdb.ProcessID: the group ID ($FDB_INSTANCE_ID) when it is the
+// pod's only one, <group ID>-<n> otherwise. Its localities come from the
+// pod's environment (monitorEnv): machineid is its node, zoneid its fault
+// domain and, with DNS names in the cluster file, dns_name the pod's DNS
+// name, by which the coordinators it serves are named. The class's custom
+// parameters follow, sorted.
+func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int) MonitorConfig {
+	processID := []Argument{variable(EnvInstanceID)}
+	if density > 1 {
+		processID = append(processID, literal("-"), processNumber)
+	}
+	args := []Argument{
+		literal("--class=" + string(class)),
+		prefixed("--public_address=", variable(EnvPublicIP), literal(":"), processPort),
+		prefixed("--listen_address=0.0.0.0:", processPort),
+		literal("--cluster_file=" + clusterFilePath),
+		literal("--seed_cluster_file=" + seedClusterFile),
+		prefixed("--datadir="+dataDir+"/", processNumber),
+		literal("--logdir=" + logDir),
+		locality(fdb.LocalityInstanceID, EnvInstanceID),
+		prefixed("--locality_"+fdb.LocalityProcessID+"=", processID...),
+		locality(fdb.LocalityMachineID, EnvMachineID),
+		locality(fdb.LocalityZoneID, EnvZoneID),
+	}
+	if UseDNS(c) {
+		args = append(args, locality(fdb.LocalityDNSName, EnvDNSName))
+	}
+	params := append([]string(nil), settings(c, class).CustomParameters...)
+	sort.Strings(params)
+	for _, p := range params {
+		args = append(args, literal("--"+p))
+	}
+	return MonitorConfig{Version: c.Spec.ForProvider.Version, Arguments: args}
+}
+
+// monitorConfigJSON is MonitorConfiguration as the monitor reads it.
+func monitorConfigJSON(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int) string {
+	raw, _ := json.Marshal(MonitorConfiguration(c, class, density)) // plain strings and numbers always marshal
+	return string(raw)
+}
+
+// ProcessEnvironment is the environment the main container of group
+// groupID's pod has while it runs on ip, on node machine, in fault domain
+// zone: what its monitor expands the configuration with (see monitorEnv).
+func ProcessEnvironment(c *v1alpha1.Cluster, groupID, ip, zone, machine string) map[string]string {
+	return map[string]string{
+		EnvPublicIP:   ip,
+		EnvInstanceID: groupID,
+		EnvMachineID:  machine,
+		EnvZoneID:     zone,
+		EnvDNSName:    DNSName(c, groupID),
+	}
+}
+
+// ProcessCommandLine is the command line of the n-th process of a group of
+// density processes per pod that runs on ip, on node machine, in fault
+// domain zone, as FoundationDB reports it: MonitorConfiguration expanded
+// with ProcessEnvironment. The provider compares it with the command_line
+// the status reports to find processes that must restart.
+func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int, ip, zone, machine string) string {
+	// ProcessEnvironment sets every variable the configuration refers to
+	// (TestPodRunsItsMonitorConfiguration).
+	line, _ := MonitorConfiguration(c, class, density).CommandLine(n, ProcessEnvironment(c, groupID, ip, zone, machine))
+	return line
+}
+
+func fieldRef(path string) *corev1.EnvVarSource {
+	return &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}
+}
+
+// Downward API fields of the pod that monitorEnv refers to.
+const (
+	fieldPodName      = "metadata.name"
+	fieldPodNamespace = "metadata.namespace"
+	fieldNodeName     = "spec.nodeName"
+	fieldPodIP        = "status.podIP"
+)
+
+// monitorEnv is the environment of the main container of group groupID's
+// pod: what its monitor needs (the pod it runs in) and every variable the
+// monitor configuration refers to. Kubernetes' downward API gives a pod its
+// own fields, never its node's labels, so the zone comes from the
+// placement: a group placed in a fault domain has its pod pinned there by
+// a node selector on the fault-domain label, and the zone is that value; a
+// group without one takes its node as its zone, as FoundationDB does by
+// default for processes that share a host.
+func monitorEnv(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) []corev1.EnvVar {
+	zone := corev1.EnvVar{Name: EnvZoneID, ValueFrom: fieldRef(fieldNodeName)}
+	if fd := pg.Spec.ForProvider.FaultDomain; fd != "" {
+		zone = corev1.EnvVar{Name: EnvZoneID, Value: fd}
+	}
+	return []corev1.EnvVar{
+		{Name: envPodName, ValueFrom: fieldRef(fieldPodName)},
+		{Name: envPodNamespace, ValueFrom: fieldRef(fieldPodNamespace)},
+		{Name: EnvPublicIP, ValueFrom: fieldRef(fieldPodIP)},
+		{Name: EnvInstanceID, Value: groupID},
+		{Name: EnvMachineID, ValueFrom: fieldRef(fieldNodeName)},
+		zone,
+		{Name: EnvDNSName, Value: DNSName(c, groupID)},
+	}
+}
+
+// MonitorEnvironment is the environment the kubelet gives the main
+// container of pod p, which its monitor expands the configuration with:
+// literal values, and the fields of p the downward API variables of
+// monitorEnv name. A variable from any other source is not set.
+func MonitorEnvironment(p *corev1.Pod) map[string]string {
+	main := container(&p.Spec, containerName)
+	if main == nil {
+		return nil
+	}
+	fields := map[string]string{
+		fieldPodName: p.Name, fieldPodNamespace: p.Namespace, fieldNodeName: p.Spec.NodeName, fieldPodIP: p.Status.PodIP,
+	}
+	env := map[string]string{}
+	for _, e := range main.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env[e.Name] = e.Value
+		case e.ValueFrom.FieldRef != nil:
+			if v, ok := fields[e.ValueFrom.FieldRef.FieldPath]; ok {
+				env[e.Name] = v
+			}
+		}
+	}
+	return env
+}
+
+// processCountFlag is the monitor's flag for the number of processes it
+// starts.
+const processCountFlag = "--process-count"
+
+// ProcessCount is the number of fdbserver processes pod p runs: what its
+// monitor is told to start (1 unless told otherwise).
+func ProcessCount(p *corev1.Pod) int {
+	main := container(&p.Spec, containerName)
+	if main == nil {
+		return 1
+	}
+	for i, a := range main.Args {
+		if a == processCountFlag && i+1 < len(main.Args) {
+			if n, err := strconv.Atoi(main.Args[i+1]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 1
+}
