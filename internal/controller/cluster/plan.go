@@ -502,7 +502,8 @@ func (o *observation) exclusions() []fdb.ProcessAddress {
 // one batch of one class per pass, so a pass costs at most one recovery,
 // cut to the class's exclusion budget (computed from this reconcile's
 // status as fdb-exclusion computes it) so that a large removal proceeds in
-// batches the budget allows instead of waiting for a budget it never gets.
+// batches the budget allows instead of waiting for a budget it never gets,
+// and cut to half a batch the policies denied last (deniedBatch).
 func excludeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.configured() {
 		return nil
@@ -527,6 +528,9 @@ func excludeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			ids = ids[:min(budget, len(ids))]
 		}
 	}
+	if n := deniedBatch(cr, ids); n > 0 {
+		ids = ids[:min(len(ids), (n+1)/2)]
+	}
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonExcluded,
@@ -535,6 +539,21 @@ func excludeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		},
 		Kind: kindExclude, Addresses: instanceTargets(ids),
 	}
+}
+
+// deniedBatch is the size of the exclusion batch the policies denied in
+// the Cluster's last decision, when it excluded groups among ids; 0
+// otherwise. A platform's rule may cap how many groups go at once, which
+// the plan cannot see: the denied batch is proposed again at half its size
+// (at least one group), and a batch of one that is denied waits. Once an
+// exclusion is allowed, the next batch is as large as the budget allows.
+func deniedBatch(cr *v1alpha1.Cluster, ids []string) int {
+	d := cr.Status.AtProvider.LastPolicyDecision
+	if d == nil || d.Action != string(apiv1alpha1.ActionExclude) || d.Result != string(policy.ResultDenied) ||
+		slices.ContainsFunc(d.Targets, func(id string) bool { return !slices.Contains(ids, id) }) {
+		return 0
+	}
+	return len(d.Targets)
 }
 
 // coordinatorsStep moves coordinators off processes that are missing,
