@@ -31,42 +31,59 @@ func DesiredFaultTolerance(redundancyMode string) int64 {
 // IgnoreMissingProcessesSeconds the budget is 0: the replacement may not be
 // up yet. Every class with a desired count or a group has an entry.
 func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, groups []ProcessGroup) map[string]int64 {
-	classes := map[string]bool{}
+	tallies := make(map[string]*classTally, len(desired))
 	for class := range desired {
-		classes[class] = true
+		tallies[class] = &classTally{}
 	}
-	valid := map[string]int64{}
-	ongoing := map[string]int64{}
-	frozen := map[string]bool{}
-	for _, g := range groups {
-		classes[g.Class] = true
+	// Groups of a class mostly come one after another: the tally of the
+	// previous group's class saves a map lookup for each of them.
+	var (
+		t     *classTally
+		class string
+	)
+	for i := range groups {
+		g := &groups[i]
+		if t == nil || g.Class != class {
+			class = g.Class
+			if t = tallies[class]; t == nil {
+				t = &classTally{}
+				tallies[class] = t
+			}
+		}
 		if g.Removing && g.Excluded && !g.FullyExcluded {
-			ongoing[g.Class]++
+			t.ongoing++
 		}
 		if g.Removing && g.FullyExcluded {
 			continue
 		}
 		if age, missing := g.conditionAge(ConditionMissingProcesses); missing {
-			frozen[g.Class] = frozen[g.Class] || age < IgnoreMissingProcessesSeconds
+			t.frozen = t.frozen || age < IgnoreMissingProcessesSeconds
 			continue
 		}
-		valid[g.Class]++
+		t.valid++
 	}
-	budget := make(map[string]int64, len(classes))
-	for class := range classes {
-		if frozen[class] {
+	budget := make(map[string]int64, len(tallies))
+	for class, t := range tallies {
+		if t.frozen {
 			budget[class] = 0
 			continue
 		}
-		budget[class] = max(0, valid[class]+desiredFaultTolerance-desired[class]-ongoing[class])
+		budget[class] = max(0, t.valid+desiredFaultTolerance-desired[class]-t.ongoing)
 	}
 	return budget
 }
 
+// A classTally counts the process groups of a class for its exclusion
+// budget.
+type classTally struct {
+	valid, ongoing int64
+	frozen         bool
+}
+
 // conditionAge returns how long the group has had a condition, if it has it.
-func (g ProcessGroup) conditionAge(condition string) (int64, bool) {
-	for _, c := range g.Conditions {
-		if c.Type == condition {
+func (g *ProcessGroup) conditionAge(condition string) (int64, bool) {
+	for i := range g.Conditions {
+		if c := &g.Conditions[i]; c.Type == condition {
 			return c.AgeSeconds, true
 		}
 	}

@@ -116,6 +116,14 @@ func TestResolveTargets(t *testing.T) {
 		"ByAddresses": {targets: []string{"10.0.0.1:4500", "10.0.0.1:4501"}, want: Targets{Groups: []ProcessGroup{groups[0]}}},
 		"Unknown":     {targets: []string{"storage-2", "storage-9"}, want: Targets{Groups: []ProcessGroup{groups[1]}, Unknown: []string{"storage-9"}}},
 		"None":        {},
+		"Duplicates":  {targets: []string{"storage-9", "log-1", "storage-9", "log-1"}, want: Targets{Groups: []ProcessGroup{groups[2]}, Unknown: []string{"storage-9", "storage-9"}}},
+		"ManyTargets": {
+			targets: []string{"storage-3", "storage-4", "log-1", "storage-5", "storage-6", "storage-7", "10.0.0.2:4500", "storage-8", "log-1", "storage-9"},
+			want: Targets{
+				Groups:  []ProcessGroup{groups[1], groups[2]},
+				Unknown: []string{"storage-3", "storage-4", "storage-5", "storage-6", "storage-7", "storage-8", "storage-9"},
+			},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

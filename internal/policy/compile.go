@@ -89,6 +89,11 @@ func (e *Engine) compile(p Policy) *Compiled {
 	if err != nil {
 		problems = append(problems, err.Error())
 	}
+	if params == nil {
+		// Never nil, so that a decision without the cluster's params uses
+		// them as they are (see overlay).
+		params = map[string]any{}
+	}
 	c.params = params
 
 	env := e.env

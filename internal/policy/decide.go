@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -118,7 +120,7 @@ type ExprTrace struct {
 func (e *Engine) Decide(ctx context.Context, policies []Policy, in Input) Decision {
 	now := e.clock.Now()
 	d := Decision{Action: in.Action.Type, Targets: in.Action.Targets, Time: now, Trace: make([]PolicyTrace, 0, len(policies))}
-	vars := &inputVariables{in: in, now: now, params: normalizeMap(in.Params), values: map[string]any{}}
+	vars := &inputVariables{in: in, now: now, params: normalizeMap(in.Params)}
 	for _, p := range policies {
 		t, v := evaluate(ctx, e.Compile(p), vars)
 		d.Trace = append(d.Trace, t)
@@ -137,34 +139,43 @@ type inputVariables struct {
 	now time.Time
 	// params are the cluster's params, which override each policy's.
 	params map[string]any
-	values map[string]any
+	// values are the variables converted so far, by their index in
+	// inputNames; nil until converted (no conversion returns nil).
+	values [len(inputNames)]any
 }
 
+// inputNames are the CEL variables of the input.
+var inputNames = [...]string{varAction, varCluster, varProcessGroups, varTargets, varBudget, varNow, varObject}
+
 func (v *inputVariables) get(name string) (any, bool) {
-	if x, ok := v.values[name]; ok {
-		return x, true
-	}
-	var x any
-	switch name {
-	case varAction:
-		x = v.in.Action.value()
-	case varCluster:
-		x = v.in.Cluster.value()
-	case varProcessGroups:
-		x = groupValues(v.in.ProcessGroups)
-	case varTargets:
-		x = ResolveTargets(v.in.Action.Targets, v.in.ProcessGroups).value()
-	case varBudget:
-		x = ExclusionBudget(v.in.Cluster.DesiredCounts, v.in.Cluster.DesiredFaultTolerance, v.in.ProcessGroups)
-	case varNow:
-		x = v.now
-	case varObject:
-		x = normalizeMap(v.in.Object)
-	default:
+	i := slices.Index(inputNames[:], name)
+	if i < 0 {
 		return nil, false
 	}
-	v.values[name] = x
-	return x, true
+	if v.values[i] == nil {
+		v.values[i] = v.convert(name)
+	}
+	return v.values[i], true
+}
+
+// convert converts the input variable name.
+func (v *inputVariables) convert(name string) any {
+	switch name {
+	case varAction:
+		return v.in.Action.value()
+	case varCluster:
+		return v.in.Cluster.value()
+	case varProcessGroups:
+		return groupValues(v.in.ProcessGroups)
+	case varTargets:
+		return ResolveTargets(v.in.Action.Targets, v.in.ProcessGroups).value()
+	case varBudget:
+		return ExclusionBudget(v.in.Cluster.DesiredCounts, v.in.Cluster.DesiredFaultTolerance, v.in.ProcessGroups)
+	case varNow:
+		return v.now
+	default: // varObject
+		return normalizeMap(v.in.Object)
+	}
 }
 
 // evaluate evaluates one policy.
@@ -180,11 +191,12 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 		t.Matched, t.CompileError = true, c.err.Error()
 		return t.conclude([]Violation{violation(RuleCompile, reasonDefault, c.err.Error())})
 	}
-	a := &activation{ctx: ctx, vars: vars, params: overlay(c.params, vars.params), compiled: c, values: map[string]ref.Val{}}
+	a := &activation{ctx: ctx, vars: vars, params: overlay(c.params, vars.params), compiled: c}
 	finish := func(vs []Violation) (PolicyTrace, []Violation) {
 		t.Variables = a.traces()
 		return t.conclude(vs)
 	}
+	t.MatchConditions = slices.Grow(t.MatchConditions, len(c.matchConditions))
 	for _, m := range c.matchConditions {
 		x := a.eval(m)
 		t.MatchConditions = append(t.MatchConditions, x)
@@ -198,6 +210,7 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 	}
 	t.Matched = true
 	var vs []Violation
+	t.Validations = slices.Grow(t.Validations, len(c.validations))
 	for _, v := range c.validations {
 		x := a.eval(v.expression)
 		switch {
@@ -314,8 +327,16 @@ type activation struct {
 	vars     *inputVariables
 	params   map[string]any
 	compiled *Compiled
-	values   map[string]ref.Val
-	varTrace map[string]ExprTrace
+	// variables are the policy's variables, by declaration index; nil until
+	// the first is evaluated.
+	variables []evaluated
+}
+
+// An evaluated variable: its value and trace, once done.
+type evaluated struct {
+	done  bool
+	value ref.Val
+	trace ExprTrace
 }
 
 // ResolveName implements interpreter.Activation.
@@ -336,20 +357,19 @@ func (a *activation) Parent() interpreter.Activation {
 }
 
 func (a *activation) variable(name string) (ref.Val, bool) {
-	if v, ok := a.values[name]; ok {
-		return v, true
-	}
-	for _, x := range a.compiled.variables {
+	for i, x := range a.compiled.variables {
 		if x.name != name {
 			continue
 		}
-		v, trace := a.evalValue(x)
-		if a.varTrace == nil {
-			a.varTrace = map[string]ExprTrace{}
+		if a.variables == nil {
+			a.variables = make([]evaluated, len(a.compiled.variables))
 		}
-		a.varTrace[name] = trace
-		a.values[name] = v
-		return v, true
+		v := &a.variables[i]
+		if !v.done {
+			v.value, v.trace = a.evalValue(x)
+			v.done = true
+		}
+		return v.value, true
 	}
 	return nil, false
 }
@@ -357,9 +377,9 @@ func (a *activation) variable(name string) (ref.Val, bool) {
 // traces returns the traces of the variables evaluated, in declaration order.
 func (a *activation) traces() []ExprTrace {
 	var out []ExprTrace
-	for _, x := range a.compiled.variables {
-		if t, ok := a.varTrace[x.name]; ok {
-			out = append(out, t)
+	for _, v := range a.variables {
+		if v.done {
+			out = append(out, v.trace)
 		}
 	}
 	return out
@@ -421,6 +441,9 @@ const (
 // maxRenderedItems only by its size.
 func render(v ref.Val) string {
 	switch c := v.(type) {
+	case types.Bool:
+		// Most results are; spare them the conversion to JSON.
+		return strconv.FormatBool(bool(c))
 	case traits.Lister, traits.Mapper:
 		if n, ok := c.(traits.Sizer).Size().(types.Int); ok && n > maxRenderedItems {
 			return fmt.Sprintf("<%s of size %d>", v.Type().TypeName(), n)

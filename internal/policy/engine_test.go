@@ -481,13 +481,15 @@ func TestRender(t *testing.T) {
 		variable("small", "processGroups.slice(0, 2).map(g, g.id)"),
 		variable("large", "processGroups.map(g, g.id)"),
 		variable("text", "lists.range(300).map(i, 'x').join('')"),
-		rule("r", "variables.small.size() + variables.large.size() + variables.text.size() > 0"),
+		variable("yes", "cluster.available"),
+		variable("no", "!cluster.available"),
+		rule("r", "variables.small.size() + variables.large.size() + variables.text.size() > 0 && variables.yes != variables.no"),
 	)
 	var got []string
 	for _, v := range e.Decide(context.Background(), []Policy{p}, in).Trace[0].Variables {
 		got = append(got, v.Value)
 	}
-	want := []string{`["storage-1","storage-2"]`, "<list of size 20>", `"` + strings.Repeat("x", maxRendered-1) + "..."}
+	want := []string{`["storage-1","storage-2"]`, "<list of size 20>", `"` + strings.Repeat("x", maxRendered-1) + "...", "true", "false"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rendered variables: -want, +got:\n%s", diff)
 	}

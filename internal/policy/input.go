@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"slices"
+
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 )
 
@@ -232,33 +234,72 @@ type Targets struct {
 // ResolveTargets resolves targets, process-group IDs or addresses, against
 // the process groups.
 func ResolveTargets(targets []string, groups []ProcessGroup) Targets {
-	want := make(map[string]bool, len(targets))
-	for _, t := range targets {
-		want[t] = false
-	}
+	s := newTargetSet(targets)
 	var out Targets
-	mark := func(name string) bool {
-		_, ok := want[name]
-		if ok {
-			want[name] = true
-		}
-		return ok
-	}
-	for _, g := range groups {
-		hit := mark(g.ID)
+	for i := range groups {
+		g := &groups[i]
+		hit := s.mark(g.ID)
 		for _, a := range g.Addresses {
-			hit = mark(a) || hit
+			hit = s.mark(a) || hit
 		}
 		if hit {
-			out.Groups = append(out.Groups, g)
+			out.Groups = append(out.Groups, *g)
 		}
 	}
 	for _, t := range targets {
-		if !want[t] {
+		if !s.found[s.index(t)] {
 			out.Unknown = append(out.Unknown, t)
 		}
 	}
 	return out
+}
+
+// maxScannedTargets is how many targets a targetSet compares a name with,
+// one by one: for so few, that is cheaper than hashing every name of every
+// process group.
+const maxScannedTargets = 8
+
+// A targetSet finds the target a name (a process group's ID or address)
+// names and marks it found.
+type targetSet struct {
+	targets []string
+	// found is by the index of a target's first occurrence.
+	found []bool
+	// first is that index by target, when there are more than
+	// maxScannedTargets targets.
+	first map[string]int
+}
+
+func newTargetSet(targets []string) targetSet {
+	s := targetSet{targets: targets, found: make([]bool, len(targets))}
+	if len(targets) > maxScannedTargets {
+		s.first = make(map[string]int, len(targets))
+		for i, t := range slices.Backward(targets) {
+			s.first[t] = i
+		}
+	}
+	return s
+}
+
+// index returns the index of the first target that is name, or -1.
+func (s targetSet) index(name string) int {
+	if s.first == nil {
+		return slices.Index(s.targets, name)
+	}
+	if i, ok := s.first[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// mark marks the target that is name found and reports whether there is
+// one.
+func (s targetSet) mark(name string) bool {
+	i := s.index(name)
+	if i >= 0 {
+		s.found[i] = true
+	}
+	return i >= 0
 }
 
 // A Condition of a process group and how long it has held.

@@ -27,8 +27,12 @@ func DecodeParams(raw *runtime.RawExtension) (map[string]any, error) {
 	return normalizeMap(m), nil
 }
 
-// overlay returns base with every key of over replaced.
+// overlay returns base with every key of over replaced: base itself when
+// over is empty, else a copy. Neither is modified.
 func overlay(base, over map[string]any) map[string]any {
+	if len(over) == 0 && base != nil {
+		return base
+	}
 	out := make(map[string]any, len(base)+len(over))
 	for k, v := range base {
 		out[k] = v

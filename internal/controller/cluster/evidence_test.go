@@ -171,20 +171,21 @@ func TestPlanBudgetAndStuckRemovals(t *testing.T) {
 		// proposed again at half its size, down to one.
 		seven := removing("storage-4", "storage-5", "storage-6", "storage-7", "storage-8", "storage-9", "storage-10")
 		denied := func(result string, targets ...string) *v1alpha1.PolicyDecision {
-			return &v1alpha1.PolicyDecision{Action: string(apiv1alpha1.ActionExclude), Result: result, Targets: targets}
+			return &v1alpha1.PolicyDecision{Action: string(apiv1alpha1.ActionExclude), Result: result, Rule: "storage-exclusions/at-most-two", Targets: targets}
 		}
 		for name, tc := range map[string]struct {
 			last *v1alpha1.PolicyDecision
 			want int
 		}{
-			"NoDecision":          {want: 7},
-			"DeniedSeven":         {last: denied("Denied", "storage-4", "storage-5", "storage-6", "storage-7", "storage-8", "storage-9", "storage-10"), want: 4},
-			"DeniedThree":         {last: denied("Denied", "storage-4", "storage-5", "storage-6"), want: 2},
-			"DeniedTwo":           {last: denied("Denied", "storage-4", "storage-5"), want: 1},
-			"DeniedOne":           {last: denied("Denied", "storage-4"), want: 1},
-			"Allowed":             {last: denied("Allowed", "storage-4", "storage-5", "storage-6"), want: 7},
-			"DeniedAnotherBatch":  {last: denied("Denied", "storage-1", "storage-2", "storage-3"), want: 7},
-			"DeniedAnotherAction": {last: &v1alpha1.PolicyDecision{Action: string(apiv1alpha1.ActionKill), Result: "Denied", Targets: []string{"storage-4", "storage-5"}}, want: 7},
+			"NoDecision":           {want: 7},
+			"DeniedSeven":          {last: denied("Denied", "storage-4", "storage-5", "storage-6", "storage-7", "storage-8", "storage-9", "storage-10"), want: 4},
+			"DeniedThree":          {last: denied("Denied", "storage-4", "storage-5", "storage-6"), want: 2},
+			"DeniedTwo":            {last: denied("Denied", "storage-4", "storage-5"), want: 1},
+			"DeniedOne":            {last: denied("Denied", "storage-4"), want: 1},
+			"Allowed":              {last: denied("Allowed", "storage-4", "storage-5", "storage-6"), want: 7},
+			"DeniedByABuiltInRule": {last: &v1alpha1.PolicyDecision{Action: string(apiv1alpha1.ActionExclude), Result: "Denied", Rule: "fdb-exclusion/min-recovery-time", Targets: []string{"storage-4", "storage-5", "storage-6"}}, want: 7},
+			"DeniedAnotherBatch":   {last: denied("Denied", "storage-1", "storage-2", "storage-3"), want: 7},
+			"DeniedAnotherAction":  {last: &v1alpha1.PolicyDecision{Action: string(apiv1alpha1.ActionKill), Result: "Denied", Targets: []string{"storage-4", "storage-5"}}, want: 7},
 		} {
 			t.Run(name, func(t *testing.T) {
 				cr, o := observed(10, storage(3), seven)

@@ -19,6 +19,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/plan"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/defaults"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -541,16 +542,21 @@ func excludeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
-// deniedBatch is the size of the exclusion batch the policies denied in
-// the Cluster's last decision, when it excluded groups among ids; 0
-// otherwise. A platform's rule may cap how many groups go at once, which
-// the plan cannot see: the denied batch is proposed again at half its size
-// (at least one group), and a batch of one that is denied waits. Once an
-// exclusion is allowed, the next batch is as large as the budget allows.
+// deniedBatch is the size of the exclusion batch a policy other than the
+// built-in ones denied in the Cluster's last decision, when it excluded
+// groups among ids; 0 otherwise. A platform's rule may cap how many groups
+// go at once, which the plan cannot see: the denied batch is proposed again
+// at half its size (at least one group), and a batch of one that is denied
+// waits. Once an exclusion is allowed, the next batch is as large as the
+// budget allows. A built-in rule's denial (a wait for time since the last
+// recovery, say) keeps the batch: the plan already cuts it to the budget.
 func deniedBatch(cr *v1alpha1.Cluster, ids []string) int {
 	d := cr.Status.AtProvider.LastPolicyDecision
 	if d == nil || d.Action != string(apiv1alpha1.ActionExclude) || d.Result != string(policy.ResultDenied) ||
 		slices.ContainsFunc(d.Targets, func(id string) bool { return !slices.Contains(ids, id) }) {
+		return 0
+	}
+	if name, _, _ := strings.Cut(d.Rule, "/"); defaults.Has(name) {
 		return 0
 	}
 	return len(d.Targets)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
 
@@ -51,93 +52,149 @@ type rolloutCase struct {
 func BenchmarkRollouts(b *testing.B) {
 	start(b)
 	for _, c := range []rolloutCase{
-		{name: "PatchUpgrade/RecreateIPs", recreate: true, version: "7.3.69", template: true},
-		{name: "PatchUpgrade/InPlaceDNS", dns: true, version: "7.3.69"},
+		{name: "PatchUpgrade/RecreateIPs", recreate: true, version: patchInPlace.version, template: true},
+		patchInPlace,
 		{name: "MinorUpgrade/RecreateIPs", recreate: true, version: "7.4.1", template: true},
 		{name: "MinorUpgrade/InPlaceDNS", dns: true, version: "7.4.1"},
 		{name: "PodTemplate/RecreateIPs", recreate: true, template: true},
 		{name: "PodTemplate/RecreateDNS", dns: true, recreate: true, template: true},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			var total rolloutCost
-			for range b.N {
-				total = total.plus(rollout(b, c))
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(total.recoveries)/n, "recoveries/op")
-			b.ReportMetric(float64(total.coordinatorChanges)/n, "coordinator-changes/op")
-			b.ReportMetric(total.belowTolerance.Seconds()/n, "virtual-s-below-ft/op")
-			b.ReportMetric(total.virtual.Seconds()/n, "virtual-s/op")
-		})
+		b.Run(c.name, func(b *testing.B) { benchmarkCost(b, func() opCost { return c.operation().run(b) }) })
 	}
 }
 
-// rolloutCost is what one rollout cost.
-type rolloutCost struct {
+// patchInPlace is the patch upgrade as the provider runs it by default:
+// staged in place, with DNS names in the cluster file. BenchmarkOperations
+// measures it too.
+var patchInPlace = rolloutCase{name: "PatchUpgrade/InPlaceDNS", dns: true, version: "7.3.69"}
+
+// benchmarkCost runs op b.N times and reports the mean of what it cost;
+// ns/op is the wall time op timed.
+func benchmarkCost(b *testing.B, op func() opCost) {
+	var total opCost
+	for range b.N {
+		total = total.plus(op())
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(total.recoveries)/n, "recoveries/op")
+	b.ReportMetric(float64(total.coordinatorChanges)/n, "coordinator-changes/op")
+	b.ReportMetric(total.belowTolerance.Seconds()/n, "virtual-s-below-ft/op")
+	b.ReportMetric(total.virtual.Seconds()/n, "virtual-s/op")
+}
+
+// opCost is what one operation cost.
+type opCost struct {
 	recoveries, coordinatorChanges int
 	belowTolerance, virtual        time.Duration
 }
 
-func (c rolloutCost) plus(o rolloutCost) rolloutCost {
-	return rolloutCost{c.recoveries + o.recoveries, c.coordinatorChanges + o.coordinatorChanges, c.belowTolerance + o.belowTolerance, c.virtual + o.virtual}
+func (c opCost) plus(o opCost) opCost {
+	return opCost{c.recoveries + o.recoveries, c.coordinatorChanges + o.coordinatorChanges, c.belowTolerance + o.belowTolerance, c.virtual + o.virtual}
 }
 
-// rollout creates a cluster (not timed), rolls c's change out and waits
-// until it converged: up to date, on the new version, every pod recreated
-// if c recreates them, and back at full fault tolerance.
-func rollout(b *testing.B, c rolloutCase) rolloutCost {
+// doneFunc says whether an operation is done, given the Cluster and the
+// database's status, and if not, where it stands.
+type doneFunc func(cr *v1alpha1.Cluster, st *fdb.Status) (bool, string)
+
+// operation is one change to a converged benchmark cluster.
+type operation struct {
+	name string
+	// setup adjusts the cluster before it is created; nil for none.
+	setup func(*v1alpha1.Cluster)
+	// change makes the change and returns what says it is done.
+	change func(b *testing.B, cr *v1alpha1.Cluster) doneFunc
+}
+
+// benchCluster is the benchmarks' triple cluster of 9 process groups (5
+// storage, 3 log, 1 stateless) in a namespace of its own, not created yet.
+func benchCluster(b *testing.B, kind string) *v1alpha1.Cluster {
+	cr := tripleCluster(namespace(b, fmt.Sprintf("bench-%s-%d", kind, benchNamespaces.Add(1))))
+	cr.Spec.ForProvider.ProcessCounts = v1alpha1.ProcessCounts{Storage: 5, Log: 3, Stateless: 1}
+	return cr
+}
+
+// run creates a benchmark cluster and waits until it is Ready at full
+// fault tolerance (not timed), makes op's change and waits until it
+// converged: op is done, the Cluster up to date and the database back at
+// fault tolerance 2. It fails when the simulator saw an invariant
+// violation.
+func (op operation) run(b *testing.B) opCost {
 	b.StopTimer()
 	h.Flow(true)
-	cr := tripleCluster(namespace(b, fmt.Sprintf("bench-rollout-%d", benchNamespaces.Add(1))))
-	cr.Spec.ForProvider.ProcessCounts = v1alpha1.ProcessCounts{Storage: 5, Log: 3, Stateless: 1}
-	cr.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(c.dns)
+	cr := benchCluster(b, "op")
+	if op.setup != nil {
+		op.setup(cr)
+	}
 	createReady(b, cr)
 	db := h.Sim(b, cr)
 	atFullTolerance(b, db)
-	uids := podUIDs(b, cr)
 	recoveries, coordinators := db.Recoveries(), eventCount(b, cr, "ChangedCoordinators")
-	version := cmp.Or(c.version, cr.Spec.ForProvider.Version)
 
 	below := sampleBelowTolerance(db)
 	began := h.Clock.Now()
 	b.StartTimer()
-	update(b, cr, func(cr *v1alpha1.Cluster) {
-		cr.Spec.ForProvider.Version = version
-		if c.template {
-			cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {PodTemplate: &corev1.PodTemplateSpec{
-				Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "dedicated", Value: "fdb", Effect: corev1.TaintEffectNoSchedule}}},
-			}}}
-		}
-	})
-	eventually(b, 300*time.Second, "the rollout converged", func() (bool, string) {
+	done := op.change(b, cr)
+	eventually(b, 300*time.Second, op.name+" converged", func() (bool, string) {
 		get(b, cr)
-		recreated := 0
-		for name, uid := range podUIDs(b, cr) {
-			if uid != uids[name] {
-				recreated++
-			}
-		}
 		st, err := db.Status(context.Background())
 		if err != nil {
 			return false, err.Error()
 		}
-		return cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue && cr.Status.AtProvider.RunningVersion == version &&
-				(!c.recreate || recreated == len(uids)) && st.Cluster.FaultTolerance.Zones() == 2,
-			fmt.Sprintf("running %s, %d of %d pods recreated, fault tolerance %d; %s", cr.Status.AtProvider.RunningVersion, recreated, len(uids),
-				st.Cluster.FaultTolerance.Zones(), cr.GetCondition(xpv2.TypeUpToDate).Message)
+		ok, why := done(cr, st)
+		upToDate := cr.GetCondition(xpv2.TypeUpToDate)
+		return ok && upToDate.Status == corev1.ConditionTrue && st.Cluster.FaultTolerance.Zones() == 2,
+			fmt.Sprintf("%s; fault tolerance %d; %s", why, st.Cluster.FaultTolerance.Zones(), upToDate.Message)
 	})
 	b.StopTimer()
-	cost := rolloutCost{
+	return checked(b, op.name, cr, db, opCost{
 		recoveries:         db.Recoveries() - recoveries,
 		coordinatorChanges: int(eventCount(b, cr, "ChangedCoordinators") - coordinators),
 		belowTolerance:     below(),
 		virtual:            h.Clock.Now().Sub(began),
-	}
+	})
+}
+
+// checked fails the benchmark, with the Cluster's events, when the
+// simulator saw an invariant violation in cr's database; otherwise it logs
+// and returns cost.
+func checked(b *testing.B, name string, cr *v1alpha1.Cluster, db *sim.Sim, cost opCost) opCost {
+	b.Helper()
 	if v := db.Check(); len(v) != 0 {
-		b.Fatalf("%s: the simulator reports %v", c.name, v)
+		b.Fatalf("%s: the simulator reports %v; events %s", name, v, strings.Join(events(b, cr), "; "))
 	}
-	b.Logf("%s: %+v; events %s", c.name, cost, strings.Join(events(b, cr), "; "))
+	b.Logf("%s: %+v; events %s", name, cost, strings.Join(events(b, cr), "; "))
 	return cost
+}
+
+// operation is c as an operation: the rollout is done once the database
+// runs the new version and every pod was recreated if c recreates them.
+func (c rolloutCase) operation() operation {
+	return operation{
+		name:  c.name,
+		setup: func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(c.dns) },
+		change: func(b *testing.B, cr *v1alpha1.Cluster) doneFunc {
+			uids := podUIDs(b, cr)
+			version := cmp.Or(c.version, cr.Spec.ForProvider.Version)
+			update(b, cr, func(cr *v1alpha1.Cluster) {
+				cr.Spec.ForProvider.Version = version
+				if c.template {
+					cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {PodTemplate: &corev1.PodTemplateSpec{
+						Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Key: "dedicated", Value: "fdb", Effect: corev1.TaintEffectNoSchedule}}},
+					}}}
+				}
+			})
+			return func(cr *v1alpha1.Cluster, _ *fdb.Status) (bool, string) {
+				recreated := 0
+				for name, uid := range podUIDs(b, cr) {
+					if uid != uids[name] {
+						recreated++
+					}
+				}
+				return cr.Status.AtProvider.RunningVersion == version && (!c.recreate || recreated == len(uids)),
+					fmt.Sprintf("running %s, %d of %d pods recreated", cr.Status.AtProvider.RunningVersion, recreated, len(uids))
+			}
+		},
+	}
 }
 
 // atFullTolerance waits until the database tolerates two zone failures.

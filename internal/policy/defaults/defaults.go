@@ -43,3 +43,9 @@ var load = sync.OnceValues(func() ([]policy.Policy, error) {
 func Policies() ([]policy.Policy, error) {
 	return load()
 }
+
+// Has reports whether name is the name of a built-in policy.
+func Has(name string) bool {
+	_, err := fs.Stat(manifests, name+".yaml")
+	return err == nil
+}
