@@ -110,9 +110,11 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 // groups: a Running pod with an IP on a Ready node runs its processes (a
 // failed node runs nothing) and resolves by its DNS name, on the binary
 // their command line names, which starts only once the pod's sidecar
-// staged its version; a group whose pod is not running but whose volume
-// claim remains is stopped and keeps its data; a group with neither is
-// gone. The processes run what the pod's monitor would start: the
+// staged its version; a group whose pod exists but does not run (not
+// Running, or on a failed node) is stopped and keeps its data, on its
+// volume or, for a group without one, in the pod's own storage on its node
+// until the pod is deleted; so is a group whose pod is gone but whose
+// volume claim remains; a group with neither is gone. The processes run what the pod's monitor would start: the
 // Cluster's monitor configuration for the pod's class and process count,
 // expanded with the environment the pod's main container has. Their
 // localities, the zone included, are what those command lines say, never
@@ -128,11 +130,16 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 	byID := map[string]sim.ProcessGroup{}
 	for _, p := range pods {
 		id := p.Labels[workload.LabelProcessGroup]
-		if id == "" || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || failed[p.Spec.NodeName] {
+		if id == "" || p.DeletionTimestamp != nil {
 			continue
 		}
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
 		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: workload.ProcessCount(&p), Staged: workload.StagedVersion(&p)}
+		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || failed[p.Spec.NodeName] {
+			g.Stopped = true
+			byID[id] = g
+			continue
+		}
 		lines, err := commandLines(workload.MonitorConfiguration(c, class, g.ProcessesPerPod), g.ProcessesPerPod, workload.MonitorEnvironment(&p))
 		if err != nil {
 			g.Stopped = true

@@ -180,3 +180,49 @@ func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
 		t.Errorf("groups reporting with the node Ready again: -want, +got:\n%s", diff)
 	}
 }
+
+// TestProcessGroupsKeepPodsThatDoNotRun checks which groups the simulator
+// is told exist: a pod that exists but does not run (Pending, or on a node
+// that failed) is a stopped group that keeps its data, also without a
+// volume (a stateless pod's own storage stays on its node until the pod is
+// deleted); a pod being deleted, with no volume claim left, is gone.
+func TestProcessGroupsKeepPodsThatDoNotRun(t *testing.T) {
+	cr, _, _ := simCluster("ns")
+	stateless := &fdbv1alpha1.ProcessGroup{Spec: fdbv1alpha1.ProcessGroupSpec{ForProvider: fdbv1alpha1.ProcessGroupParameters{
+		ProcessClass: fdbv1alpha1.ProcessClassStateless, ProcessesPerPod: 1, FaultDomain: "zone-a",
+	}}}
+	pod := func(phase corev1.PodPhase, node string, deleting bool) corev1.Pod {
+		p := workload.Pod(cr, stateless, "stateless-1")
+		p.Spec.NodeName = node
+		p.Status = corev1.PodStatus{Phase: phase, PodIP: "10.0.0.9"}
+		if deleting {
+			p.DeletionTimestamp = &metav1.Time{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		}
+		return *p
+	}
+	ready := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "up"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	failed := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "down"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionUnknown}}}}
+	cases := map[string]struct {
+		pod         corev1.Pod
+		wantGroups  int
+		wantStopped bool
+	}{
+		"Running":       {pod: pod(corev1.PodRunning, "up", false), wantGroups: 1},
+		"OnAFailedNode": {pod: pod(corev1.PodRunning, "down", false), wantGroups: 1, wantStopped: true},
+		"Pending":       {pod: pod(corev1.PodPending, "", false), wantGroups: 1, wantStopped: true},
+		"BeingDeleted":  {pod: pod(corev1.PodRunning, "up", true)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed})
+			if diff := cmp.Diff(tc.wantGroups, len(got)); diff != "" {
+				t.Fatalf("groups: -want, +got:\n%s", diff)
+			}
+			if len(got) == 1 {
+				if diff := cmp.Diff(tc.wantStopped, got[0].Stopped); diff != "" {
+					t.Errorf("stopped: -want, +got:\n%s", diff)
+				}
+			}
+		})
+	}
+}
