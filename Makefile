@@ -40,9 +40,15 @@ test: vet check-generated ## Unit and integration tests on a real API server, th
 SEEDS ?= 12
 FIRST ?= 1
 PARALLEL ?= 1
+# On a tree without changes, each seed's report is kept in a ledger keyed by
+# the commit, so a budget cut short (a session's end) runs on where it stopped
+# when run again on the same commit, and sums up every seed.
 chaos: ## Fault-injection harness: SEEDS seeds from FIRST, PARALLEL at once (CHAOS_SEED=n replays one, CHAOS_TRACE=1 prints traces); summary, violations and their seeds.
-	@path=$$(hack/controlplane.sh); \
-	KUBEBUILDER_ASSETS=$${path%%:*} FDB_REQUIRE_CONTROLPLANE=1 CHAOS_SEEDS=$(SEEDS) CHAOS_FIRST=$(FIRST) CHAOS_PARALLEL=$(PARALLEL) \
+	@path=$$(hack/controlplane.sh); ledger=; \
+	if [ -z "$$(git status --porcelain)" ]; then \
+	  ledger=$${PROVIDER_FDB_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/provider-foundationdb}/chaos/$$(git rev-parse HEAD); \
+	else echo "the tree has changes: no ledger, every seed runs"; fi; \
+	KUBEBUILDER_ASSETS=$${path%%:*} FDB_REQUIRE_CONTROLPLANE=1 CHAOS_SEEDS=$(SEEDS) CHAOS_FIRST=$(FIRST) CHAOS_PARALLEL=$(PARALLEL) CHAOS_LEDGER=$$ledger \
 	  $(GO) test -count=1 -timeout 0 -v -run '^TestChaos$$' ./internal/chaos
 
 test-unit: ## Tests that need no control plane (the others skip).

@@ -27,6 +27,12 @@ const (
 	// ParallelEnv is how many seeds run at once, each on a control plane
 	// of its own (1 when unset).
 	ParallelEnv = "CHAOS_PARALLEL"
+	// LedgerEnv names a directory that keeps each seed's report: a budget
+	// run again with the same ledger runs only the seeds it lacks, and
+	// sums up all of them. `make chaos` keys it by commit, and sets it only
+	// for a tree without changes, so that a long budget can run in parts
+	// on one commit.
+	LedgerEnv = "CHAOS_LEDGER"
 )
 
 // DefaultSeeds, the budget when CHAOS_SEEDS is unset, covers every
@@ -87,9 +93,18 @@ func seeds(t *testing.T) []uint64 {
 // TestChaos runs the seed budget on CHAOS_PARALLEL control planes at once
 // (each run has one to itself) and fails on any violation, printing the
 // summary and the seeds that replay them. Long budgets print their
-// progress every hundred seeds.
+// progress every hundred seeds. With CHAOS_LEDGER, the seeds the ledger
+// keeps count without running again.
 func TestChaos(t *testing.T) {
 	testenv.Require(t, env)
+	l := ledger(os.Getenv(LedgerEnv))
+	if os.Getenv(SeedEnv) != "" {
+		l = "" // a replay runs
+	}
+	kept, all := l.read(t, seeds(t))
+	if len(kept) > 0 {
+		fmt.Printf("ledger %s: %d seeds already run, %d to run\n", l, len(kept), len(all))
+	}
 	envs := []*testenv.Env{env}
 	if s := os.Getenv(ParallelEnv); s != "" {
 		n, err := strconv.Atoi(s)
@@ -115,7 +130,6 @@ func TestChaos(t *testing.T) {
 			}
 		})
 	}
-	all := seeds(t)
 	go func() {
 		for _, seed := range all {
 			todo <- seed
@@ -124,25 +138,26 @@ func TestChaos(t *testing.T) {
 		workers.Wait()
 		close(done)
 	}()
-	var reports []*Report
+	reports := kept
 	for rep := range done {
 		if rep == nil {
 			continue
 		}
+		l.write(t, rep)
 		t.Logf("seed %d (%s): %d steps, %d checks, %d violations", rep.Seed, rep.Workload, rep.Steps, rep.Checks, len(rep.Violations))
 		for _, v := range rep.Violations {
 			t.Log(v)
 		}
 		if os.Getenv(TraceEnv) != "" {
-			for _, l := range rep.Lines {
-				fmt.Println(l)
+			for _, line := range rep.Lines {
+				fmt.Println(line)
 			}
 		}
 		rep.Lines = nil // a long budget keeps only the figures
 		reports = append(reports, rep)
 		if len(reports)%100 == 0 && len(all) > 100 {
 			s := Summarize(reports)
-			fmt.Printf("progress: %d of %d seeds, %d steps, %d checks, %d violations\n", s.Seeds, len(all), s.Steps, s.Checks, len(s.Violations))
+			fmt.Printf("progress: %d of %d seeds, %d steps, %d checks, %d violations\n", s.Seeds, len(all)+len(kept), s.Steps, s.Checks, len(s.Violations))
 		}
 	}
 	slices.SortFunc(reports, func(a, b *Report) int { return cmp.Compare(a.Seed, b.Seed) })

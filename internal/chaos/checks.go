@@ -57,12 +57,13 @@ type checkState struct {
 	// journaled is how many journal entries were checked.
 	journaled int
 	// observed is the generation of each Cluster whose status the
-	// provider last wrote: the write succeeded, so it read that
+	// provider last confirmed: it wrote the status, so it read that
 	// generation (the crossplane-runtime here records no observed
-	// generation of its own).
+	// generation of its own), or a reconcile of the generation stored
+	// ended cleanly without writing it, so it found the status stored.
 	observed map[client.ObjectKey]int64
-	// writtenAt is when each Cluster's status was last written.
-	writtenAt map[client.ObjectKey]time.Time
+	// confirmedAt is when each Cluster's status was last confirmed.
+	confirmedAt map[client.ObjectKey]time.Time
 	// restores are the restores, by cluster and tag, seen running.
 	restores map[string]bool
 	// databaseOf is the simulator key of each Cluster's database, by the
@@ -204,15 +205,33 @@ func dataHeld(st *fdb.Status) string {
 
 // observe notes the generation of the Clusters whose status was written.
 func (r *run) observe(writes []write) {
-	if r.checks.observed == nil {
-		r.checks.observed, r.checks.writtenAt = map[client.ObjectKey]int64{}, map[client.ObjectKey]time.Time{}
-	}
 	for _, w := range writes {
 		if c, ok := w.obj.(*fdbv1alpha1.Cluster); ok && w.verb == "status/update" {
-			r.checks.observed[client.ObjectKeyFromObject(c)] = c.GetGeneration()
-			r.checks.writtenAt[client.ObjectKeyFromObject(c)] = r.clock.Now()
+			r.confirm(c)
 		}
 	}
+}
+
+// confirmUnwritten notes a reconcile of the Cluster named key that ended
+// without error. When it read the Cluster as stored and wrote no status,
+// the status it computed is the one stored: the provider skips status
+// writes that would change nothing.
+func (r *run) confirmUnwritten(key client.ObjectKey) {
+	v := r.prov.client.view
+	read, stored := v.at(clusterKind).find(clusterKind, key), r.hist.latest().find(clusterKind, key)
+	if read == nil || stored == nil || v.current(clusterKind, read).GetResourceVersion() != stored.GetResourceVersion() {
+		return
+	}
+	r.confirm(stored)
+}
+
+// confirm notes that c's status is what the provider made of c.
+func (r *run) confirm(c client.Object) {
+	if r.checks.observed == nil {
+		r.checks.observed, r.checks.confirmedAt = map[client.ObjectKey]int64{}, map[client.ObjectKey]time.Time{}
+	}
+	r.checks.observed[client.ObjectKeyFromObject(c)] = c.GetGeneration()
+	r.checks.confirmedAt[client.ObjectKeyFromObject(c)] = r.clock.Now()
 }
 
 // checkJournal: every gated mutation was allowed by the policies in force.
@@ -446,7 +465,7 @@ func (r *run) keysByName() map[string]bool {
 }
 
 // clusterConverged: the run's Cluster is Ready and up to date, in a status
-// written after the last fault ended, for its current generation.
+// confirmed after the last fault ended, for its current generation.
 func clusterConverged(r *run) (bool, string) {
 	c, _ := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: clusterName}).(*fdbv1alpha1.Cluster)
 	if c == nil {
@@ -454,12 +473,12 @@ func clusterConverged(r *run) (bool, string) {
 	}
 	ready, upToDate := c.GetCondition(xpv2.TypeReady), c.GetCondition(xpv2.TypeUpToDate)
 	key := client.ObjectKeyFromObject(c)
-	if r.checks.writtenAt[key].Before(r.calmAt) {
-		return false, "no status written since the last fault ended"
+	if r.checks.confirmedAt[key].Before(r.calmAt) {
+		return false, "no status confirmed since the last fault ended"
 	}
 	observed := r.checks.observed[key]
 	return observed == c.GetGeneration() && ready.Status == corev1.ConditionTrue && upToDate.Status == corev1.ConditionTrue,
-		fmt.Sprintf("generation %d, status written for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
+		fmt.Sprintf("generation %d, status confirmed for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
 			ready.Status, ready.Message, upToDate.Status, upToDate.Message, c.GetCondition(xpv2.TypeSynced).Message)
 }
 

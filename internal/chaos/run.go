@@ -359,7 +359,11 @@ func (r *run) reconcileOne(ctx context.Context) {
 		return
 	}
 	t := all[r.sched.IntN(len(all))]
+	written := len(r.prov.client.writes)
 	res, err := r.prov.reconcile(ctx, t.gvk, t.key)
+	if t.gvk == clusterKind && err == nil && len(r.prov.client.writes) == written {
+		r.confirmUnwritten(t.key)
+	}
 	r.log("reconcile %s %s: requeue=%v error=%v", t.gvk.Kind, t.key.Name, res.RequeueAfter > 0, err != nil)
 }
 

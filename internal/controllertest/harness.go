@@ -64,6 +64,8 @@ type Harness struct {
 	flowing atomic.Bool
 	// admin reaches Backend and counts the provider's admin calls.
 	admin *adminCounter
+	// writes counts the provider's write requests to the API server.
+	writes *writeCounter
 
 	// started is when the provider started; stopped is closed once it
 	// stopped, with stopErr saying why.
@@ -80,7 +82,8 @@ const CacheSyncTimeout = 15 * time.Second
 
 // Start runs all controllers with the simulator on env, acting as the
 // provider's ServiceAccount with exactly its shipped permissions
-// (testenv.Env.Provider), counting their admin calls (AdminCalls), and
+// (testenv.Env.Provider), counting their admin calls (AdminCalls) and
+// write requests (WriteRequests), and
 // creates the nodes and the default ClusterProviderConfig. Call it once
 // per test binary.
 func Start(env *testenv.Env) (*Harness, error) {
@@ -89,11 +92,12 @@ func Start(env *testenv.Env) (*Harness, error) {
 	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), stopped: make(chan struct{})}
 	h.Backend = connector.SimFDB{Registry: sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30})}
 	h.admin = &adminCounter{FDB: h.Backend, calls: map[client.ObjectKey]*AdminCalls{}}
+	h.writes = &writeCounter{counts: map[string]int{}}
 
 	// Tests count events, so client-go's spam filter (25 per object, then
 	// one per five minutes) must not drop them.
 	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
-	mgr, err := ctrl.NewManager(env.Provider, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events, //lint:ignore SA1019 the only way to tune the spam filter
+	mgr, err := ctrl.NewManager(h.writes.counting(env.Provider), ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events, //lint:ignore SA1019 the only way to tune the spam filter
 		Controller: config.Controller{CacheSyncTimeout: CacheSyncTimeout}})
 	if err != nil {
 		return nil, err

@@ -102,7 +102,8 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 // connector newConnector builds from the kind's Deps (mgr's client, its
 // uncached reader, the options' backend, clock and journal), a reference
 // resolver that costs nothing when nothing changed, the shared reconciler
-// options, then extra. A driver that calls Reconcile itself —
+// options, then extra. Its status updates that would change nothing are
+// skipped (quietManager). A driver that calls Reconcile itself —
 // the fault-injection harness — builds it without a controller.
 func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind,
 	newConnector func(Deps) managed.TypedExternalConnector[T], extra ...managed.ReconcilerOption) (*managed.Reconciler, error) {
@@ -114,7 +115,7 @@ func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options
 		return nil, err
 	}
 	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal}
-	return managed.NewReconciler(mgr, resource.ManagedKind(gvk),
+	return managed.NewReconciler(quietManager{mgr}, resource.ManagedKind(gvk),
 		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithReferenceResolver(newQuickResolver(mgr.GetClient())),
 			managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...), nil
 }
