@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -112,6 +113,9 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 		t.Fatal(err)
 	}
 	xr := example(t, "fdbdatabase.yaml", "FDBDatabase")
+	if err := manifest.WaitServed(ctx, env.Client, xr.GroupVersionKind(), time.Minute); err != nil {
+		t.Fatal(err)
+	}
 	full := xr.DeepCopy()
 	if err := unstructured.SetNestedField(full.Object, true, "spec", "deletionProtection"); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/composition"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/localcluster"
@@ -61,7 +63,10 @@ type database struct {
 
 // TestFDBDatabase composes FDBDatabases through a real Crossplane core on
 // the local kwok cluster, whose kube-controller-manager collects what an
-// owner's deletion leaves: on three zones, redundancy auto (double) and
+// owner's deletion leaves. The provider is installed as Crossplane's
+// package manager installs a package — its kinds inactive
+// ManagedResourceDefinitions until the activation policy of the examples
+// names them — and runs from the start. On three zones, redundancy auto (double) and
 // double; one of them is deleted, and the Cluster, its ProcessGroups, pods,
 // volume claims, ConfigMap and cluster-file Secret go with it (the default
 // management policies, deletion protection off); then two more zones join,
@@ -84,6 +89,7 @@ func TestFDBDatabase(t *testing.T) {
 	o.ClusterName = "fdb-e2e"
 	o.Zones = 3
 	o.Quickstart = false
+	o.AsPackage = true
 	o.Out = testenv.LogWriter{T: t}
 	ctx, cancel := context.WithTimeout(context.Background(), laneTimeout)
 	defer cancel()
@@ -160,13 +166,53 @@ func TestFDBDatabase(t *testing.T) {
 	})
 }
 
+// activate applies the activation policy of the provider's kinds
+// (examples/composition/activationpolicy.yaml, which names them one by one)
+// to a provider installed as a package, whose kinds are inactive
+// ManagedResourceDefinitions: first it checks that the API server serves
+// none of them and that the provider, behind safe-start, still runs; then
+// it waits until Crossplane made a CRD of each and the client finds them.
+func (l *lane) activate(ctx context.Context, t *testing.T) {
+	t.Helper()
+	kinds := []client.ObjectList{&v1alpha1.ClusterList{}, &v1alpha1.ProcessGroupList{}, &v1alpha1.BackupList{}, &v1alpha1.RestoreList{}, &apiv1alpha1.SafetyPolicyList{}}
+	for _, list := range kinds {
+		if err := l.r.Client.List(ctx, list); !meta.IsNoMatchError(err) {
+			t.Fatalf("%T before activation: %v, want no API of the kind", list, err)
+		}
+	}
+	select {
+	case err := <-l.r.ProviderExited():
+		t.Fatalf("the provider exited with its kinds inactive: %v; its log %s", err, l.r.ProviderLog())
+	default:
+	}
+	policy, err := manifest.Read([]string{filepath.Join(testenv.Root(), "examples", "composition", "activationpolicy.yaml")}, "ManagedResourceActivationPolicy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Apply(ctx, l.r.Client, policy); err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range kinds {
+		gvk, err := apiutil.GVKForObject(list, l.r.Client.Scheme())
+		if err != nil {
+			t.Fatal(err)
+		}
+		gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+		if err := manifest.WaitServed(ctx, l.r.Client, gvk, 3*time.Minute); err != nil {
+			t.Fatalf("an activated kind is not served: %v; Crossplane's log %s", err, l.r.CrossplaneLog())
+		}
+	}
+}
+
 // platform applies what a platform team does before an application team
-// asks for a database: the SafetyPolicy the Composition binds, the XRD and
+// asks for a database: the activation policy of the provider's kinds
+// (activate), the SafetyPolicy the Composition binds, the XRD and
 // the Composition; it waits until Crossplane serves the API (the XRD is
 // Established: an XRD without claims is never Offered) and the client finds
 // its kind, and returns the example FDBDatabase.
 func (l *lane) platform(ctx context.Context, t *testing.T) *unstructured.Unstructured {
 	t.Helper()
+	l.activate(ctx, t)
 	dir := filepath.Join(testenv.Root(), "examples")
 	objs, err := manifest.Read([]string{
 		filepath.Join(dir, "safetypolicy.yaml"),

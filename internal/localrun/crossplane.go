@@ -41,7 +41,9 @@ func (r *Run) FunctionLog() string { return r.st.functionLog() }
 // the function speak mTLS with certificates of a CA made for the run (see
 // writeCertificates). Core acts as an administrator, serves no webhooks and
 // runs packages externally (it starts no Deployment for them); its metrics
-// and health probes take free ports. Stop stops both.
+// and health probes take free ports. With Options.AsPackage it also
+// installs the provider's inactive ManagedResourceDefinitions. Stop stops
+// both.
 func (r *Run) StartCrossplane(ctx context.Context, binary, crds string) error {
 	fns, err := manifest.Read([]string{r.example("composition/function.yaml")}, "Function")
 	if err != nil {
@@ -72,6 +74,9 @@ func (r *Run) StartCrossplane(ctx context.Context, binary, crds string) error {
 	}
 	return step(r.opts.Out, "installing Crossplane's CRDs, registering the function and starting Crossplane core (log "+r.st.crossplaneLog()+")", func() error {
 		if err := manifest.InstallCRDs(ctx, r.Client, crds); err != nil {
+			return err
+		}
+		if err := manifest.Apply(ctx, r.Client, r.mrds); err != nil {
 			return err
 		}
 		if err := registerFunction(ctx, r.Client, fn, endpoint); err != nil {

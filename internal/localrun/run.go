@@ -21,6 +21,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,6 +58,12 @@ type Options struct {
 	// Quickstart applies the quickstart Cluster and Backup once the
 	// provider runs.
 	Quickstart bool
+	// AsPackage installs the provider's kinds as Crossplane's package
+	// manager does (manifest.AsPackage): the ProviderConfig kinds as CRDs
+	// at once, every other kind as an inactive ManagedResourceDefinition
+	// once Crossplane runs (StartCrossplane), for an activation policy to
+	// activate. Until then the provider runs with no API of those kinds.
+	AsPackage bool
 	// Out receives progress for a person.
 	Out io.Writer
 }
@@ -100,6 +107,9 @@ type Run struct {
 	providerUser string
 	// providerExit receives the provider's exit.
 	providerExit <-chan error
+	// mrds are the provider's kinds StartCrossplane installs as
+	// ManagedResourceDefinitions (Options.AsPackage).
+	mrds []*unstructured.Unstructured
 	// closeLog closes kwokctl's log once the cluster is deleted.
 	closeLog func() error
 }
@@ -221,7 +231,16 @@ func (r *Run) install(ctx context.Context) error {
 		defer close(r.bgDone)
 		localcluster.ProvisionVolumes(bg, r.Client, 500*time.Millisecond)
 	}()
-	if err := manifest.InstallCRDs(ctx, r.Client, filepath.Join(r.opts.Root, "package", "crds")); err != nil {
+	crds, err := manifest.ReadCRDs(filepath.Join(r.opts.Root, "package", "crds"))
+	if err != nil {
+		return err
+	}
+	if r.opts.AsPackage {
+		if crds, r.mrds, err = manifest.AsPackage(crds); err != nil {
+			return err
+		}
+	}
+	if err := manifest.ApplyCRDs(ctx, r.Client, crds); err != nil {
 		return err
 	}
 	if r.providerUser, err = manifest.InstallProviderRBAC(ctx, r.Client, r.example("provider")); err != nil {

@@ -11,10 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -112,14 +114,24 @@ func InstallProviderRBAC(ctx context.Context, c client.Client, dir string) (stri
 // InstallCRDs applies every CRD in dir and waits until the API server serves
 // them.
 func InstallCRDs(ctx context.Context, c client.Client, dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("cannot find CRDs in %s", dir)
-	}
-	crds, err := Read(files, "CustomResourceDefinition")
+	crds, err := ReadCRDs(dir)
 	if err != nil {
 		return err
 	}
+	return ApplyCRDs(ctx, c, crds)
+}
+
+// ReadCRDs reads every CRD in dir.
+func ReadCRDs(dir string) ([]*unstructured.Unstructured, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("cannot find CRDs in %s", dir)
+	}
+	return Read(files, "CustomResourceDefinition")
+}
+
+// ApplyCRDs applies crds and waits until the API server serves them.
+func ApplyCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstructured) error {
 	if err := Apply(ctx, c, crds); err != nil {
 		return err
 	}
@@ -149,4 +161,51 @@ func WaitEstablished(ctx context.Context, c client.Client, name string) error {
 		return fmt.Errorf("cannot establish CRD %s: %w", name, err)
 	}
 	return nil
+}
+
+// WaitServed waits up to timeout until c finds kind gvk: a CRD can be
+// Established a moment before discovery serves its kind, and a client's
+// REST mapper learns of the kind only then.
+func WaitServed(ctx context.Context, c client.Client, gvk schema.GroupVersionKind, timeout time.Duration) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		last = c.List(ctx, list, client.Limit(1))
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot find kind %s: %w (last: %v)", gvk, err, last)
+	}
+	return nil
+}
+
+// configKinds are the kinds of a provider package that Crossplane's package
+// manager installs as CRDs: every other becomes a ManagedResourceDefinition.
+var configKinds = []string{"ProviderConfig", "ClusterProviderConfig", "ProviderConfigUsage", "ClusterProviderConfigUsage"}
+
+// AsPackage splits a provider package's CRDs as Crossplane v2's package
+// manager installs them (its custom-to-managed resource conversion, on by
+// default): the ProviderConfig kinds stay CRDs; each other CRD becomes a
+// ManagedResourceDefinition of the same name and spec, inactive — no CRD,
+// so no API — until a ManagedResourceActivationPolicy names it.
+func AsPackage(crds []*unstructured.Unstructured) (kept, mrds []*unstructured.Unstructured, err error) {
+	for _, crd := range crds {
+		kind, _, err := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		if err != nil || kind == "" {
+			return nil, nil, fmt.Errorf("cannot read the kind of CRD %s: spec.names.kind is missing", crd.GetName())
+		}
+		if slices.Contains(configKinds, kind) {
+			kept = append(kept, crd)
+			continue
+		}
+		spec, _, _ := unstructured.NestedMap(crd.Object, "spec")
+		spec["state"] = "Inactive"
+		mrd := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+		mrd.SetAPIVersion("apiextensions.crossplane.io/v1alpha1")
+		mrd.SetKind("ManagedResourceDefinition")
+		mrd.SetName(crd.GetName())
+		mrds = append(mrds, mrd)
+	}
+	return kept, mrds, nil
 }
