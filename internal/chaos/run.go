@@ -471,6 +471,7 @@ func (r *run) teardown(ctx context.Context) {
 	for _, z := range Zones {
 		_ = c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%s-0", z)}})
 	}
+	_ = c.DeleteAllOf(ctx, &v1alpha1.SafetyPolicy{}, client.MatchingLabels{runLabel: r.ns})
 }
 
 // traceHash is the fingerprint of a run: the same seed gives the same one.

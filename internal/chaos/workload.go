@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
@@ -31,6 +33,7 @@ const (
 	errNoCoordinator  = "cannot find a coordinator's process group"
 	errNoStorageZone  = "cannot find a zone that holds a storage group"
 	errNoStorageGroup = "cannot find a storage group"
+	errPlatformPolicy = "cannot create the platform's SafetyPolicy"
 )
 
 // clusterName is the name of the run's Cluster.
@@ -66,6 +69,7 @@ var Workloads = []Workload{
 	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}},
 	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}},
 	{"rollout", []Op{bootstrap(false), rollout()}},
+	{"platform-policy", []Op{bootstrapUnderPlatformPolicy(), storageDensity(2)}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
@@ -93,6 +97,42 @@ func bootstrap(faulty bool) Op {
 	}
 	return Op{Name: "bootstrap", Faults: fs, Do: func(ctx context.Context, r *run) error {
 		return r.kube.Create(ctx, cluster(r.ns))
+	}}
+}
+
+// runLabel marks the cluster-scoped objects a run makes, by its namespace,
+// for its teardown.
+const runLabel = "chaos.foundationdb.crossplane.io/run"
+
+// bootstrapUnderPlatformPolicy creates the run's Cluster under a platform
+// team's SafetyPolicy besides the defaults: examples/safetypolicy.yaml's,
+// which denies a storage exclusion while data moves or of more than two
+// groups at once. The policy is made for the run (its name carries the
+// run's namespace) and the Cluster names it, so it applies to no other
+// run's Cluster (a Cluster that names none is under every SafetyPolicy).
+// A storage migration then asks to exclude all three storage groups in
+// one batch, which the policy denies, and the provider proposes smaller
+// batches.
+func bootstrapUnderPlatformPolicy() Op {
+	return Op{Name: "bootstrap under a platform policy", Do: func(ctx context.Context, r *run) error {
+		objs, err := manifest.Read([]string{filepath.Join(testenv.Root(), "examples", "safetypolicy.yaml")}, "SafetyPolicy")
+		if err != nil {
+			return err
+		}
+		c := cluster(r.ns)
+		for _, o := range objs {
+			sp := &v1alpha1.SafetyPolicy{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, sp); err != nil {
+				return errors.Wrap(err, errPlatformPolicy)
+			}
+			sp.SetName(sp.GetName() + "-" + r.ns)
+			sp.SetLabels(map[string]string{runLabel: r.ns})
+			if err := r.kube.Create(ctx, sp); err != nil {
+				return errors.Wrap(err, errPlatformPolicy)
+			}
+			c.Spec.ForProvider.Safety.Policies = append(c.Spec.ForProvider.Safety.Policies, sp.GetName())
+		}
+		return r.kube.Create(ctx, c)
 	}}
 }
 

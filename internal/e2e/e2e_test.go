@@ -243,19 +243,11 @@ func (l *lane) platform(ctx context.Context, t *testing.T) *unstructured.Unstruc
 				return false, err
 			}
 			last = conditions(xrd, "Established")
-			if !isTrue(xrd, "Established") {
-				return false, nil
-			}
-			// The client finds the new kind once discovery serves it.
-			xrs := &unstructured.UnstructuredList{}
-			xrs.SetGroupVersionKind(examples[0].GroupVersionKind().GroupVersion().WithKind(examples[0].GetKind() + "List"))
-			err := l.r.Client.List(ctx, xrs, client.InNamespace(localrun.Namespace))
-			if meta.IsNoMatchError(err) {
-				last += "; the API server does not serve the kind yet"
-				return false, nil
-			}
-			return err == nil, err
+			return isTrue(xrd, "Established"), nil
 		})
+		if err == nil {
+			err = manifest.WaitServed(ctx, l.r.Client, examples[0].GroupVersionKind(), time.Minute)
+		}
 		if err != nil {
 			t.Fatalf("Crossplane does not serve the XRD %s: %v; %s; Crossplane's log %s", o.GetName(), err, last, l.r.CrossplaneLog())
 		}
