@@ -9,13 +9,27 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
-const errTooFewCoordinatorZones = "cannot choose coordinators: %d needed in distinct zones, %d eligible zones"
+const (
+	errTooFewCoordinatorZones = "cannot choose coordinators: %d needed in distinct zones, %d eligible zones"
+	errTooFewCoordinatorHalls = "cannot choose coordinators: %d needed in distinct zones, at most %d in a data hall; found %d in %d data halls"
+)
+
+// coordinatorsPerDataHall is the most coordinators one data hall may hold
+// in mode, 0 for no limit: three_data_hall spreads its nine over three
+// halls, so that the loss of a hall and a zone more leaves a majority.
+func coordinatorsPerDataHall(mode fdb.RedundancyMode) int {
+	if mode == fdb.RedundancyThreeDataHall {
+		return 3
+	}
+	return 0
+}
 
 // CoordinatorCount is the number of coordinators a redundancy mode needs:
 // 2R−1 for replication factor R (single 1, double 3, triple 5) and 9 for
@@ -53,8 +67,10 @@ type Process struct {
 	// DNSName is the name its pod has under the cluster's headless Service
 	// (the dns_name locality); empty when it reports none.
 	DNSName    string
-	Class      string
-	Zone       string
+	Class string
+	Zone  string
+	// DataHall is its data_hall locality, empty when it reports none.
+	DataHall   string
 	InstanceID string
 	ProcessID  string
 	Excluded   bool
@@ -65,7 +81,7 @@ func Processes(s *fdb.Status) []Process {
 	out := make([]Process, 0, len(s.Cluster.Processes))
 	for _, p := range s.Cluster.Processes {
 		out = append(out, Process{
-			Address: fdb.ProcessAddress(p.Address), DNSName: p.Locality.DNSName, Class: p.ClassType, Zone: p.Locality.ZoneID,
+			Address: fdb.ProcessAddress(p.Address), DNSName: p.Locality.DNSName, Class: p.ClassType, Zone: p.Locality.ZoneID, DataHall: p.Locality.DataHall,
 			InstanceID: p.Locality.InstanceID, ProcessID: p.Locality.ProcessID, Excluded: p.Excluded,
 		})
 	}
@@ -143,6 +159,7 @@ type candidate struct {
 	address  fdb.ProcessAddress
 	names    []string
 	zone     string
+	dataHall string
 	id       string
 	priority int
 }
@@ -158,7 +175,7 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 		if !ok || p.Excluded || p.Zone == "" || p.Address == "" || removing[p.InstanceID] || dns && p.DNSName == "" {
 			continue
 		}
-		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: p.Zone, id: p.ProcessID, priority: prio}
+		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: p.Zone, dataHall: p.DataHall, id: p.ProcessID, priority: prio}
 		if dns {
 			c.address = fdb.HostAddress(p.DNSName, string(p.Address))
 		}
@@ -174,22 +191,28 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 }
 
 // ChooseCoordinators picks CoordinatorCount(mode) processes in distinct
-// zones, logs before storage, skipping groups being removed, named by DNS
-// name with dns and by IP address otherwise. It fails rather than put two
-// coordinators in one zone.
+// zones, and with three_data_hall at most three in a data hall (a process
+// that reports no data hall is in the empty one), logs before storage,
+// skipping groups being removed, named by DNS name with dns and by IP
+// address otherwise. It fails rather than put two coordinators in one zone
+// or too many in one data hall.
 func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
-	want := CoordinatorCount(mode)
+	want, perHall := CoordinatorCount(mode), coordinatorsPerDataHall(mode)
 	var chosen []fdb.ProcessAddress
-	zones := map[string]bool{}
+	zones, halls := map[string]bool{}, map[string]int{}
 	for _, c := range eligible(procs, removing, dns) {
-		if zones[c.zone] {
+		if zones[c.zone] || perHall > 0 && halls[c.dataHall] == perHall {
 			continue
 		}
 		zones[c.zone] = true
+		halls[c.dataHall]++
 		chosen = append(chosen, c.address)
 		if len(chosen) == want {
 			return fdb.SortedAddresses(chosen), nil
 		}
+	}
+	if perHall > 0 {
+		return nil, errors.Errorf(errTooFewCoordinatorHalls, want, perHall, len(chosen), len(halls))
 	}
 	return nil, errors.Errorf(errTooFewCoordinatorZones, want, len(zones))
 }
@@ -197,7 +220,7 @@ func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[s
 // CoordinatorProblem says why the current coordinators must change, or
 // returns "" when they are fine: the right number, each a reachable,
 // eligible, non-excluded process outside the groups being removed, at most
-// one per zone. A coordinator is found by either of its names; whether
+// one per zone and, with three_data_hall, at most three per data hall. A coordinator is found by either of its names; whether
 // the names have the form the cluster wants is CoordinatorFormProblem's
 // question. restarting maps the DNS names of pods restarted on purpose
 // (recreated under maintenance) to their zone: a coordinator named by one
@@ -213,11 +236,13 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.
 			ok[fdb.ProcessAddress(n)] = c
 		}
 	}
-	zones := map[string]bool{}
+	perHall := coordinatorsPerDataHall(mode)
+	zones, halls := map[string]bool{}, map[string]int{}
 	for _, a := range current {
 		c, found := ok[a]
+		restarted := false
 		if zone, away := restarting[a.Host()]; !found && away && a.IsHostname() {
-			c, found = candidate{zone: zone}, true
+			c, found, restarted = candidate{zone: zone}, true, true
 		}
 		if !found {
 			return "coordinator " + string(a) + " is missing, excluded, being removed or not eligible"
@@ -226,6 +251,12 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.
 			return "two coordinators share zone " + c.zone
 		}
 		zones[c.zone] = true
+		if restarted {
+			continue // its data hall shows once it is back
+		}
+		if halls[c.dataHall]++; perHall > 0 && halls[c.dataHall] > perHall {
+			return "more than " + itoa(perHall) + " coordinators in data hall " + strconv.Quote(c.dataHall)
+		}
 	}
 	return ""
 }

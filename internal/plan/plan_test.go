@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,6 +42,25 @@ func p(id, zone, ip string) func() (string, fdb.Process) {
 
 func excluded(id, zone, ip string) func() (string, fdb.Process) {
 	return func() (string, fdb.Process) { return proc(id, zone, ip, true) }
+}
+
+// inHall builds a process like p's in data hall hall.
+func inHall(hall, id, zone, ip string) func() (string, fdb.Process) {
+	return func() (string, fdb.Process) {
+		k, v := proc(id, zone, ip, false)
+		v.Locality.DataHall = hall
+		return k, v
+	}
+}
+
+// threeHalls has four log or storage processes in distinct zones in each of
+// data halls a and b and two in c, and a stateless one.
+func threeHalls() *fdb.Status {
+	return status(
+		inHall("a", "log-1", "a1", "10.0.1.1"), inHall("a", "storage-1", "a2", "10.0.1.2"), inHall("a", "storage-2", "a3", "10.0.1.3"), inHall("a", "storage-3", "a4", "10.0.1.4"),
+		inHall("b", "log-2", "b1", "10.0.2.1"), inHall("b", "storage-4", "b2", "10.0.2.2"), inHall("b", "storage-5", "b3", "10.0.2.3"), inHall("b", "storage-6", "b4", "10.0.2.4"),
+		inHall("c", "log-3", "c1", "10.0.3.1"), inHall("c", "storage-7", "c2", "10.0.3.2"), inHall("c", "stateless-1", "c3", "10.0.3.3"),
+	)
 }
 
 func TestChooseCoordinators(t *testing.T) {
@@ -86,6 +106,29 @@ func TestChooseCoordinators(t *testing.T) {
 		"NeverTwoInOneZone": {
 			status: status(p("log-1", "z1", "10.0.0.1"), p("log-2", "z1", "10.0.0.2"), p("storage-1", "z2", "10.0.0.3")),
 			mode:   fdb.RedundancyDouble, wantErr: "3 needed in distinct zones, 2 eligible zones",
+		},
+		"ThreeDataHallsNeverMoreThanThreeInOne": {
+			status: func() *fdb.Status {
+				s := threeHalls()
+				k, v := inHall("c", "storage-8", "c4", "10.0.3.4")()
+				s.Cluster.Processes[k] = v
+				return s
+			}(),
+			mode: fdb.RedundancyThreeDataHall,
+			want: []fdb.ProcessAddress{"10.0.1.1:4501", "10.0.1.2:4501", "10.0.1.3:4501", "10.0.2.1:4501", "10.0.2.2:4501", "10.0.2.3:4501",
+				"10.0.3.1:4501", "10.0.3.2:4501", "10.0.3.4:4501"},
+		},
+		// Nine zones, but one hall holds only two eligible processes.
+		"ThreeDataHallsShortOfAHall": {
+			status: threeHalls(), mode: fdb.RedundancyThreeDataHall,
+			wantErr: "9 needed in distinct zones, at most 3 in a data hall; found 8 in 3 data halls",
+		},
+		// Processes that report no data hall are all in the empty one.
+		"ThreeDataHallsWithoutDataHalls": {
+			status: status(p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("log-3", "z3", "10.0.0.3"), p("storage-1", "z4", "10.0.0.4"),
+				p("storage-2", "z5", "10.0.0.5"), p("storage-3", "z6", "10.0.0.6"), p("storage-4", "z7", "10.0.0.7"), p("storage-5", "z8", "10.0.0.8"),
+				p("storage-6", "z9", "10.0.0.9")),
+			mode: fdb.RedundancyThreeDataHall, wantErr: "found 3 in 1 data halls",
 		},
 	}
 	for name, tc := range cases {
@@ -140,6 +183,29 @@ func TestCoordinatorProblem(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyDouble, tc.removing, tc.restarting)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCoordinatorProblemThreeDataHalls(t *testing.T) {
+	s := threeHalls()
+	k, v := inHall("c", "storage-8", "c4", "10.0.3.4")()
+	s.Cluster.Processes[k] = v
+	spread := []fdb.ProcessAddress{"10.0.1.1:4501", "10.0.1.2:4501", "10.0.1.3:4501", "10.0.2.1:4501", "10.0.2.2:4501", "10.0.2.3:4501",
+		"10.0.3.1:4501", "10.0.3.2:4501", "10.0.3.4:4501"}
+	cases := map[string]struct {
+		current []fdb.ProcessAddress
+		want    string
+	}{
+		"ThreePerHall": {current: spread},
+		"FourInOneHall": {current: append(slices.Clone(spread[:8]), "10.0.1.4:4501"),
+			want: `more than 3 coordinators in data hall "a"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyThreeDataHall, nil, nil); got != tc.want {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
 			}
 		})
