@@ -140,6 +140,10 @@ func (r *run) pods() []*corev1.Pod {
 
 func (r *run) pick(n int) int { return r.chaos.IntN(n) }
 
+// deletePod deletes a pod, as a user or a node drain would. The pod of a
+// group without a volume keeps its data nowhere else: deleting it loses
+// the disk of its processes (loseDisk), so it is deleted only when that
+// may be.
 func deletePod(ctx context.Context, r *run, before map[string]*database) (string, error) {
 	pods := r.pods()
 	if len(pods) == 0 {
@@ -148,6 +152,11 @@ func deletePod(ctx context.Context, r *run, before map[string]*database) (string
 	p := pods[r.pick(len(pods))]
 	if !r.mayFault(before, zoneOf(r.hist.latest(), p)) {
 		return "", nil
+	}
+	if !slices.ContainsFunc(p.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil }) {
+		if ok, err := r.loseDisk(before, p); !ok || err != nil {
+			return "", err
+		}
 	}
 	return "deleted pod " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, p))
 }
@@ -179,21 +188,13 @@ func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database)
 		return "", nil
 	}
 	p := pods[r.pick(len(pods))]
-	db := before[p.Labels[workload.LabelCluster]]
-	if db == nil || db.status == nil || db.status.Cluster.Data.State.Name != fdb.DataHealthy || !r.mayFault(before, zoneOf(r.hist.latest(), p)) {
+	if !r.mayFault(before, zoneOf(r.hist.latest(), p)) {
 		return "", nil
 	}
+	if ok, err := r.loseDisk(before, p); !ok || err != nil {
+		return "", err
+	}
 	id := p.Labels[workload.LabelProcessGroup]
-	procs := fdb.ProcessesByInstance(db.status)[id]
-	if len(procs) == 0 {
-		return "", nil // its disk is not in use: the simulator could not tell the loss from a removal
-	}
-	for _, proc := range procs {
-		if err := db.sim.LoseDisk(proc.Locality.ProcessID); err != nil {
-			return "", err
-		}
-	}
-	r.destroyed(db.key, id)
 	pvc := &corev1.PersistentVolumeClaim{}
 	pvc.SetNamespace(p.Namespace)
 	pvc.SetName(p.Name + "-data")
@@ -201,6 +202,30 @@ func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database)
 		return "", err
 	}
 	return "lost the disk of " + id + ": deleted its volume claim and pod", client.IgnoreNotFound(r.kube.Delete(ctx, p))
+}
+
+// loseDisk makes the simulator lose the data of pod p's processes, as a
+// fault and not a removal, and notes that the harness destroyed it. Only
+// while the database is healthy and the group reports: the database then
+// survives, and the simulator can tell the loss from a removal; ok is
+// false, and nothing lost, otherwise.
+func (r *run) loseDisk(before map[string]*database, p *corev1.Pod) (ok bool, err error) {
+	db := before[p.Labels[workload.LabelCluster]]
+	if db == nil || db.status == nil || db.status.Cluster.Data.State.Name != fdb.DataHealthy {
+		return false, nil
+	}
+	id := p.Labels[workload.LabelProcessGroup]
+	procs := fdb.ProcessesByInstance(db.status)[id]
+	if len(procs) == 0 {
+		return false, nil
+	}
+	for _, proc := range procs {
+		if err := db.sim.LoseDisk(proc.Locality.ProcessID); err != nil {
+			return false, err
+		}
+	}
+	r.destroyed(db.key, id)
+	return true, nil
 }
 
 // nodeNotReady marks one node NotReady for the fault window; its pods'

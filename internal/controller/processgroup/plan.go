@@ -24,10 +24,11 @@ const (
 	reasonTeardown event.Reason = "DeletedWithCluster"
 	reasonReleased event.Reason = "ReleasedProcessGroup"
 
-	msgReleased    = "left the pod and volume in place: the group's Cluster is gone without a deletion that consents to removing its data"
-	msgWaitExclude = "waiting for the cluster to exclude the group before it is removed"
-	msgTearingDown = "waiting for the group's pod and volume claim, already being deleted, to go"
-	msgNotDrained  = "refusing to remove the group until the database status proves it holds nothing: %s"
+	msgReleased       = "left the pod and volume in place: the group's Cluster is gone without a deletion that consents to removing its data"
+	msgWaitExclude    = "waiting for the cluster to exclude the group before it is removed"
+	msgTearingDown    = "waiting for the group's pod and volume claim, already being deleted, to go"
+	msgNotDrained     = "refusing to remove the group until the database status proves it holds nothing: %s"
+	msgPodTerminating = "waiting for pod %s, being deleted, to go before it is created anew"
 )
 
 // kind is what a step of a ProcessGroup does; the executor runs it.
@@ -112,6 +113,11 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		return groupStep{Kind: kindUnchanged}
 	case o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil):
 		return groupStep{Kind: kindEnsure, Step: step.Step{Reason: reasonCreated, Message: "created the group's missing pod or volume claim"}}
+	case o.pod.DeletionTimestamp != nil:
+		// Deleted already, to be recreated or by someone else: deleting
+		// it again would change nothing, and its policy would weigh the
+		// pod's own processes, down now, against it.
+		return groupStep{Kind: kindWait, Step: step.Wait(msgPodTerminating, o.pod.Name)}
 	}
 	why, msg := "pod spec changed", "deleted pod %s to recreate it with the new spec"
 	if !o.has(v1alpha1.IncorrectPodSpec) {

@@ -191,7 +191,12 @@ func TestPlanPod(t *testing.T) {
 		"NewVersionPodGoing": {
 			reason: "A pod being deleted is not changed: its successor gets the new image.",
 			o:      obs(upgraded, deleting),
-			want:   want{kind: kindUnchanged},
+			want:   want{kind: kindWait, msg: "waiting for pod db-storage-1, being deleted, to go before it is created anew"},
+		},
+		"DriftedPodGoing": {
+			reason: "A drifted pod already being deleted (to be recreated, the step before) is not deleted again: that would change nothing, and its policy weighs the pod's own processes, down now, against it (chaos seed 275 at e500f08 waited on such a denial until the group was replaced as failed).",
+			o:      obs(c, deleting, v1alpha1.IncorrectPodSpec),
+			want:   want{kind: kindWait, msg: "waiting for pod db-storage-1, being deleted, to go before it is created anew"},
 		},
 		"PodWithoutSidecar": {
 			reason: "A pod from before the sidecar is recreated like any drifted pod, under the grant.",
