@@ -103,7 +103,7 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 	if _, err := cur.RedundancyMode.StorageReplicas(); err != nil {
 		return cur, err
 	}
-	engine, ok := reportedEngine(cmp.Or(cur.StorageEngine, defaultStorageEngine), protocol)
+	engine, ok := engineName(cmp.Or(cur.StorageEngine, defaultStorageEngine), protocol)
 	if !ok {
 		return cur, errors.Errorf("%s %q", reasonUnknownStorageEngine, cur.StorageEngine)
 	}
@@ -115,11 +115,11 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 	return cur, nil
 }
 
-// reportedEngine is the storage_engine the status of a cluster that speaks
+// engineName is the storage_engine the status of a cluster that speaks
 // protocol (major.minor) reports for an engine configured as keyword, or
 // reported under that name by an earlier release (fdb.ReportedStorageEngine);
 // ok is false when the release does not take it or is unknown.
-func reportedEngine(keyword, protocol string) (string, bool) {
+func engineName(keyword, protocol string) (string, bool) {
 	v, err := fdb.ParseVersion(protocol + ".0")
 	if err != nil {
 		return "", false
@@ -131,7 +131,7 @@ func reportedEngine(keyword, protocol string) (string, bool) {
 // now: the release the cluster speaks may have renamed it since it was
 // configured (memory-2 in 7.1 is memory in 7.3).
 func (s *Sim) reportedEngine(engine string) string {
-	if name, ok := reportedEngine(engine, s.protocol); ok {
+	if name, ok := engineName(engine, s.protocol); ok {
 		return name
 	}
 	return engine
