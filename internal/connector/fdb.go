@@ -140,17 +140,20 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 			byID[id] = g
 			continue
 		}
-		lines, err := commandLines(workload.MonitorConfiguration(c, class, g.ProcessesPerPod), g.ProcessesPerPod, workload.MonitorEnvironment(&p))
+		lines, err := commandLines(workload.MonitorConfiguration(c, class, g.ProcessesPerPod), g.ProcessesPerPod, workload.MonitorEnvironment(&p), workload.ImageVersion(&p))
 		if err != nil {
 			g.Stopped = true
 			byID[id] = g
 			continue
 		}
 		g.IP, g.DNSName, g.CommandLines = p.Status.PodIP, workload.PodDNSName(c, &p), lines
-		// The processes run the binary their command line names; with
-		// a Cluster that names no version (one that is gone, seen
-		// through its ConfigMap), the one their pod staged.
-		g.Version = cmp.Or(workload.BinaryVersion(lines[0]), g.Staged, workload.ImageTag(p.Spec.Containers[0].Image))
+		// The processes run the staged binary their command line names;
+		// on the image's own binary (/usr/bin/fdbserver), or with a
+		// Cluster that names no version (one that is gone, seen through
+		// its ConfigMap), the one their pod staged. A real pod's image
+		// binary is of the image's version, also after a patch staged in
+		// place: see docs/SIMULATOR.md, What is still assumed.
+		g.Version = cmp.Or(workload.BinaryVersion(lines[0]), g.Staged, workload.ImageVersion(&p))
 		byID[id] = g
 	}
 	for _, pvc := range pvcs {
@@ -169,12 +172,12 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 }
 
 // commandLines are the command lines of the processes a monitor with
-// configuration cfg and environment env starts; an error when it refuses
-// the configuration.
-func commandLines(cfg workload.MonitorConfig, processes int, env map[string]string) ([]string, error) {
+// configuration cfg and environment env starts in a container whose image
+// is of imageVersion; an error when it refuses the configuration.
+func commandLines(cfg workload.MonitorConfig, processes int, env map[string]string, imageVersion string) ([]string, error) {
 	out := make([]string, 0, processes)
 	for n := 1; n <= processes; n++ {
-		line, err := cfg.CommandLine(n, env)
+		line, err := cfg.CommandLine(n, env, imageVersion)
 		if err != nil {
 			return nil, err
 		}

@@ -64,10 +64,15 @@ type Status struct {
 }
 
 // ClientStatus is the client section: what the client could observe.
+// FoundationDB always writes its messages, as a list (empty when there is
+// nothing to say); so do the messages of each process, the cluster's
+// incompatible connections and each log generation's possibly_losing_data.
+// The fields are written so, never as null or left out, when a status is
+// marshalled (the simulator's).
 type ClientStatus struct {
 	DatabaseStatus DatabaseStatus     `json:"database_status"`
 	Coordinators   CoordinatorsStatus `json:"coordinators"`
-	Messages       []Message          `json:"messages,omitempty"`
+	Messages       []Message          `json:"messages"`
 	Timestamp      int64              `json:"timestamp,omitempty"`
 }
 
@@ -109,7 +114,7 @@ type ClusterStatus struct {
 	Qos                     Qos                `json:"qos,omitzero"`
 	Layers                  Layers             `json:"layers,omitzero"`
 	Messages                []Message          `json:"messages"`
-	IncompatibleConnections []string           `json:"incompatible_connections,omitempty"`
+	IncompatibleConnections []string           `json:"incompatible_connections"`
 	// MaintenanceZone is the fault domain under maintenance, "" when none;
 	// MaintenanceSecondsRemaining how long it still lasts.
 	MaintenanceZone             string  `json:"maintenance_zone,omitempty"`
@@ -158,7 +163,7 @@ type ConnectedClient struct {
 // the exclusion list.
 type Configuration struct {
 	DatabaseConfiguration
-	ExcludedServers []ExcludedServer `json:"excluded_servers,omitempty"`
+	ExcludedServers []ExcludedServer `json:"excluded_servers"`
 }
 
 // ExcludedServer is one exclusion: an address or a locality selector.
@@ -200,7 +205,7 @@ type Process struct {
 	CommandLine   string        `json:"command_line,omitempty"`
 	UptimeSeconds float64       `json:"uptime_seconds"`
 	FaultDomain   string        `json:"fault_domain,omitempty"`
-	Messages      []Message     `json:"messages,omitempty"`
+	Messages      []Message     `json:"messages"`
 }
 
 // HasRole reports whether p serves role.
@@ -322,7 +327,7 @@ type LogGeneration struct {
 	LogFaultTolerance    int            `json:"log_fault_tolerance"`
 	LogReplicationFactor int            `json:"log_replication_factor"`
 	LogWriteAntiQuorum   int            `json:"log_write_anti_quorum"`
-	PossiblyLosingData   bool           `json:"possibly_losing_data,omitempty"`
+	PossiblyLosingData   bool           `json:"possibly_losing_data"`
 	LogInterfaces        []LogInterface `json:"log_interfaces,omitempty"`
 }
 

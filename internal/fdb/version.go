@@ -82,6 +82,14 @@ func (v Version) String() string {
 	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
 }
 
+// ProtocolCompatible reports whether processes of versions a and b speak
+// the same protocol (the same major.minor): false when either is unknown.
+func ProtocolCompatible(a, b string) bool {
+	va, errA := ParseVersion(a)
+	vb, errB := ParseVersion(b)
+	return errA == nil && errB == nil && va.MajorMinor() == vb.MajorMinor()
+}
+
 // RunningVersion is the version most of the status's processes run (ties:
 // the lowest); "" when none reports one.
 func RunningVersion(s *Status) string {

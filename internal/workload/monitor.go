@@ -153,15 +153,14 @@ func (a Argument) expand(n int, env map[string]string) (string, error) {
 }
 
 // CommandLine is the command line of the n-th process the monitor starts
-// with configuration m in environment env, as FoundationDB reports it in
-// the process's command_line: the staged fdbserver of m's version
-// (BinaryPath) and m's arguments. (The monitor runs the fdbserver of its
-// own image instead when that is protocol-compatible with m's version; see
-// "Pods and the monitor configuration" in docs/ARCHITECTURE.md.) It fails,
-// as the monitor refuses the configuration, when an argument refers to a
-// variable env does not set.
-func (m MonitorConfig) CommandLine(n int, env map[string]string) (string, error) {
-	args := []string{BinaryPath(m.Version)}
+// with configuration m in environment env when its own image is of
+// imageVersion, as FoundationDB reports it in the process's command_line
+// (fdbserver's argv joined by single spaces, argv[0] included): the
+// fdbserver the monitor chooses (ServerBinary) and m's arguments in their
+// order. It fails, as the monitor refuses the configuration, when an
+// argument refers to a variable env does not set.
+func (m MonitorConfig) CommandLine(n int, env map[string]string, imageVersion string) (string, error) {
+	args := []string{ServerBinary(m.Version, imageVersion)}
 	for _, a := range m.Arguments {
 		s, err := a.expand(n, env)
 		if err != nil {
@@ -231,13 +230,15 @@ func ProcessEnvironment(c *v1alpha1.Cluster, groupID, ip, zone, machine string) 
 
 // ProcessCommandLine is the command line of the n-th process of a group of
 // density processes per pod that runs on ip, on node machine, in fault
-// domain zone, as FoundationDB reports it: MonitorConfiguration expanded
-// with ProcessEnvironment. The provider compares it with the command_line
-// the status reports to find processes that must restart.
-func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int, ip, zone, machine string) string {
+// domain zone, in a pod whose main container's image is of imageVersion
+// (ImageVersion), as FoundationDB reports it: MonitorConfiguration expanded
+// with ProcessEnvironment, on the binary the monitor chooses. The provider
+// compares it with the command_line the status reports to find processes
+// that must restart.
+func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int, ip, zone, machine, imageVersion string) string {
 	// ProcessEnvironment sets every variable the configuration refers to
 	// (TestPodRunsItsMonitorConfiguration).
-	line, _ := MonitorConfiguration(c, class, density).CommandLine(n, ProcessEnvironment(c, groupID, ip, zone, machine))
+	line, _ := MonitorConfiguration(c, class, density).CommandLine(n, ProcessEnvironment(c, groupID, ip, zone, machine), imageVersion)
 	return line
 }
 

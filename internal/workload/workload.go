@@ -188,6 +188,36 @@ func Image(c *v1alpha1.Cluster) string {
 // volume it shares with the main container.
 func BinaryPath(version string) string { return binariesDir + "/bin/" + version + "/fdbserver" }
 
+// imageBinaryPath is the fdbserver of the main container's own image, the
+// one fdb-kubernetes-monitor runs by default (its --fdbserver-path).
+const imageBinaryPath = "/usr/bin/fdbserver"
+
+// ServerBinary is the fdbserver fdb-kubernetes-monitor starts for the
+// version its configuration names when its own image is of imageVersion:
+// the image's (/usr/bin/fdbserver) when the two speak the same protocol
+// (the same major.minor, so a patch release configured before the image
+// changes keeps running the image's binary), else the one the sidecar
+// staged for version (BinaryPath), as the monitor's readConfiguration
+// chooses. An unknown image version counts as another protocol; the same
+// version (a release candidate too) as the same.
+func ServerBinary(version, imageVersion string) string {
+	if version == imageVersion || fdb.ProtocolCompatible(version, imageVersion) {
+		return imageBinaryPath
+	}
+	return BinaryPath(version)
+}
+
+// ImageVersion is the FoundationDB version of the image pod p's main
+// container runs (the tag of the provider's images), which its monitor
+// compares with the configured version to choose the fdbserver it starts
+// (ServerBinary); "" when unknown.
+func ImageVersion(p *corev1.Pod) string {
+	if c := container(&p.Spec, containerName); c != nil {
+		return ImageTag(c.Image)
+	}
+	return ""
+}
+
 // BinaryVersion is the version whose staged fdbserver a command line runs
 // (see BinaryPath); "" when it runs another binary.
 func BinaryVersion(commandLine string) string {

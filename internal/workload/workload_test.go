@@ -3,6 +3,8 @@ package workload
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -319,6 +321,7 @@ func mountedConfig(t *testing.T, p *corev1.Pod, cm *corev1.ConfigMap) MonitorCon
 func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 	const ip, node = "10.1.2.3", "node-7"
 	type process struct {
+		Binary        string
 		Port          int32
 		PublicAddress string
 		ProcessID     string
@@ -372,19 +375,23 @@ func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 						env := MonitorEnvironment(pod)
 						var want, got []process
 						for n := 1; n <= ProcessCount(pod); n++ {
-							line, err := cfg.CommandLine(n, env)
+							line, err := cfg.CommandLine(n, env, ImageVersion(pod))
 							if err != nil {
 								t.Fatal(err)
 							}
 							a := args(line)
 							got = append(got, process{
-								Port: pod.Spec.Containers[0].Ports[n-1].ContainerPort, PublicAddress: a["--public_address"],
+								Binary: strings.Fields(line)[0],
+								Port:   pod.Spec.Containers[0].Ports[n-1].ContainerPort, PublicAddress: a["--public_address"],
 								ProcessID: a["--locality_process_id"], DataDir: a["--datadir"], CommandLine: line,
 							})
 							want = append(want, process{
-								Port: int32(fdb.ProcessPort(n)), PublicAddress: fmt.Sprintf("%s:%d", ip, fdb.ProcessPort(n)),
+								// A new pod's image is of the configured
+								// version: the monitor runs its own binary.
+								Binary: "/usr/bin/fdbserver",
+								Port:   int32(fdb.ProcessPort(n)), PublicAddress: fmt.Sprintf("%s:%d", ip, fdb.ProcessPort(n)),
 								ProcessID: fdb.ProcessID(id, n, density), DataDir: fmt.Sprintf("/var/fdb/data/%d", n),
-								CommandLine: ProcessCommandLine(c, class, id, n, density, ip, placement.wantZone, node),
+								CommandLine: ProcessCommandLine(c, class, id, n, density, ip, placement.wantZone, node, ImageVersion(pod)),
 							})
 						}
 						if diff := cmp.Diff(want, got); diff != "" {
@@ -400,29 +407,42 @@ func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 	}
 }
 
+// TestProcessCommandLine: the command line of a process as FoundationDB
+// reports it, argv[0] included: fdb-kubernetes-monitor runs its image's
+// /usr/bin/fdbserver for a configured version of the same major.minor (a
+// patch staged in place keeps it), the staged binary of the configured
+// version otherwise; the arguments follow in the configuration's order.
 func TestProcessCommandLine(t *testing.T) {
-	line := func(n int, processID, extra string) string {
+	line := func(binary string, n int, processID, extra string) string {
 		port := fdb.ProcessPort(n)
 		return strings.Join([]string{
-			"/var/fdb/shared-binaries/bin/7.3.63/fdbserver", "--class=storage",
+			binary, "--class=storage",
 			fmt.Sprintf("--public_address=10.0.0.1:%d", port), fmt.Sprintf("--listen_address=0.0.0.0:%d", port),
 			"--cluster_file=/var/fdb/data/fdb.cluster", "--seed_cluster_file=/var/dynamic-conf/fdb.cluster",
 			fmt.Sprintf("--datadir=/var/fdb/data/%d", n), "--logdir=/var/log/fdb-trace-logs",
 			"--locality_instance_id=storage-3", "--locality_process_id=" + processID, "--locality_machineid=node-1", "--locality_zoneid=a",
 		}, " ") + extra
 	}
-	const dns = " --locality_dns_name=db-storage-3.db.team.svc.cluster.local"
+	const (
+		dns    = " --locality_dns_name=db-storage-3.db.team.svc.cluster.local"
+		image  = "/usr/bin/fdbserver"
+		staged = "/var/fdb/shared-binaries/bin/7.3.63/fdbserver"
+	)
 	cases := map[string]struct {
-		n, density int
-		dns        *bool
-		params     []string
-		want       string
+		n, density   int
+		dns          *bool
+		params       []string
+		imageVersion string
+		want         string
 	}{
-		"DensityOne":       {n: 1, density: 1, want: line(1, "storage-3", dns)},
-		"DensityTwoFirst":  {n: 1, density: 2, want: line(1, "storage-3-1", dns)},
-		"DensityTwoSecond": {n: 2, density: 2, want: line(2, "storage-3-2", dns)},
-		"WithoutDNS":       {n: 1, density: 1, dns: ptr.To(false), want: line(1, "storage-3", "")},
-		"CustomParameters": {n: 1, density: 1, params: []string{"knob_b=2", "knob_a=1"}, want: line(1, "storage-3", dns+" --knob_a=1 --knob_b=2")},
+		"DensityOne":         {n: 1, density: 1, imageVersion: "7.3.63", want: line(image, 1, "storage-3", dns)},
+		"DensityTwoFirst":    {n: 1, density: 2, imageVersion: "7.3.63", want: line(image, 1, "storage-3-1", dns)},
+		"DensityTwoSecond":   {n: 2, density: 2, imageVersion: "7.3.63", want: line(image, 2, "storage-3-2", dns)},
+		"WithoutDNS":         {n: 1, density: 1, dns: ptr.To(false), imageVersion: "7.3.63", want: line(image, 1, "storage-3", "")},
+		"CustomParameters":   {n: 1, density: 1, params: []string{"knob_b=2", "knob_a=1"}, imageVersion: "7.3.63", want: line(image, 1, "storage-3", dns+" --knob_a=1 --knob_b=2")},
+		"PatchStagedInPlace": {n: 1, density: 1, imageVersion: "7.3.60", want: line(image, 1, "storage-3", dns)},
+		"MinorStagedInPlace": {n: 1, density: 1, imageVersion: "7.1.67", want: line(staged, 1, "storage-3", dns)},
+		"UnknownImage":       {n: 1, density: 1, want: line(staged, 1, "storage-3", dns)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -430,7 +450,7 @@ func TestProcessCommandLine(t *testing.T) {
 				c.Spec.ForProvider.Routing.UseDNSInClusterFile = tc.dns
 				c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: tc.params}}
 			})
-			got := ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", tc.n, tc.density, "10.0.0.1", "a", "node-1")
+			got := ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", tc.n, tc.density, "10.0.0.1", "a", "node-1", tc.imageVersion)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ProcessCommandLine: -want, +got:\n%s", diff)
 			}
@@ -467,7 +487,7 @@ func TestMonitorConfigCommandLine(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			line, err := tc.cfg.CommandLine(2, tc.env)
+			line, err := tc.cfg.CommandLine(2, tc.env, "7.1.67")
 			got := result{Line: line}
 			if err != nil {
 				got.Err = err.Error()
@@ -552,7 +572,7 @@ func TestBinaryVersion(t *testing.T) {
 		commandLine string
 		want        string
 	}{
-		"Staged":        {commandLine: ProcessCommandLine(cluster(), v1alpha1.ProcessClassLog, "log-1", 1, 1, "10.0.0.1", "a", "node-1"), want: "7.3.63"},
+		"Staged":        {commandLine: ProcessCommandLine(cluster(), v1alpha1.ProcessClassLog, "log-1", 1, 1, "10.0.0.1", "a", "node-1", "7.1.67"), want: "7.3.63"},
 		"BinaryOnly":    {commandLine: BinaryPath("7.4.1"), want: "7.4.1"},
 		"ImageBinary":   {commandLine: "/usr/bin/fdbserver --class=log"},
 		"Nested":        {commandLine: "/var/fdb/shared-binaries/bin/7.3.63/x/fdbserver --class=log"},
@@ -652,5 +672,98 @@ func TestDNSNames(t *testing.T) {
 	}
 	if got := PodDNSName(cluster(), &corev1.Pod{}); got != "" {
 		t.Errorf("PodDNSName of a pod without hostname and subdomain = %q, want none", got)
+	}
+}
+
+// realStatusDocuments are the real 7.1 status documents whose processes
+// report their command_line (internal/fdb/testdata/real/SOURCES.md).
+var realStatusDocuments = []string{"7.1.0-rc1_operator_healthy.json", "7.1.43_operator_unreachable_testers.json"}
+
+// commandLineFacts is what a command line says about its process: the
+// binary (argv[0]), and the values of the flags the status reports again
+// elsewhere.
+func commandLineFacts(line string) map[string]string {
+	args := strings.Fields(line)
+	facts := map[string]string{"binary": args[0]}
+	for _, a := range args[1:] {
+		name, value, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		switch name {
+		case "class", "locality_instance_id", "locality_machineid", "locality_zoneid":
+			facts[name] = value
+		case "public_address":
+			facts["public_host"], _, _ = strings.Cut(value, ":")
+		}
+	}
+	return facts
+}
+
+// TestCommandLineAsRealStatusReports checks the command lines the provider
+// expects against the real command_line of the processes of real 7.1
+// documents, started on the image's own fdbserver (their pods' image is of
+// the version they run): argv[0] first, then one `--name=value` per
+// argument, single spaces; the binary, class, localities and public host
+// of the line are those the process reports. The real lines come from the
+// operator's older launcher (fdbmonitor), which sorts the arguments;
+// fdb-kubernetes-monitor keeps its configuration's order, so only the
+// arguments, not their order, are compared with the real ones: each flag
+// the provider passes is one the real lines pass, or a locality.
+func TestCommandLineAsRealStatusReports(t *testing.T) {
+	for _, name := range realStatusDocuments {
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("..", "fdb", "testdata", "real", "status", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := fdb.ParseStatus(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			realFlags := map[string]bool{}
+			var expected []string
+			checked := 0
+			for id, p := range st.Cluster.Processes {
+				if p.CommandLine == "" {
+					continue
+				}
+				checked++
+				host, _, _ := strings.Cut(p.Address, ":")
+				want := map[string]string{
+					"binary": "/usr/bin/fdbserver", "class": p.ClassType, "public_host": host,
+					"locality_instance_id": p.Locality.InstanceID, "locality_machineid": p.Locality.MachineID, "locality_zoneid": p.Locality.ZoneID,
+				}
+				if diff := cmp.Diff(want, commandLineFacts(p.CommandLine)); diff != "" {
+					t.Errorf("process %s: the real command line's facts: -want (its status), +got:\n%s", id, diff)
+				}
+				if diff := cmp.Diff(strings.Join(strings.Fields(p.CommandLine), " "), p.CommandLine); diff != "" {
+					t.Errorf("process %s: the real command line is not its arguments joined by single spaces: %s", id, diff)
+				}
+				for _, a := range strings.Fields(p.CommandLine)[1:] {
+					flag, _, _ := strings.Cut(a, "=")
+					realFlags[flag] = true
+				}
+
+				c := cluster(func(c *v1alpha1.Cluster) {
+					c.Spec.ForProvider.Version = p.Version
+					c.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(false)
+				})
+				ours := ProcessCommandLine(c, v1alpha1.ProcessClass(p.ClassType), p.Locality.InstanceID, 1, 1, host,
+					p.Locality.ZoneID, p.Locality.MachineID, p.Version)
+				if diff := cmp.Diff(want, commandLineFacts(ours)); diff != "" {
+					t.Errorf("process %s: the expected command line's facts: -want (the real process's), +got:\n%s", id, diff)
+				}
+				expected = append(expected, ours)
+			}
+			for _, line := range expected {
+				for _, a := range strings.Fields(line)[1:] {
+					flag, _, ok := strings.Cut(a, "=")
+					if !ok || !realFlags[flag] && !strings.HasPrefix(flag, "--locality_") {
+						t.Errorf("argument %q of %q is not --name=value with a name the real command lines use", a, line)
+					}
+				}
+			}
+			if checked == 0 {
+				t.Fatal("no process reports its command line")
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -417,14 +418,28 @@ func configureNewStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
-// differs reports whether the database runs another configuration than the
-// spec asks for; fields the spec leaves unset (zero) are FoundationDB's
-// choice.
-func differs(want, got fdb.DatabaseConfiguration) bool {
+// differs reports whether a database of version runs another
+// configuration than the spec asks for; fields the spec leaves unset (zero)
+// are FoundationDB's choice.
+func differs(want, got fdb.DatabaseConfiguration, version string) bool {
 	set := func(w, g int) bool { return w != 0 && w != g }
-	return want.RedundancyMode != got.RedundancyMode || want.StorageEngine != got.StorageEngine ||
+	return want.RedundancyMode != got.RedundancyMode || !sameEngine(want.StorageEngine, got.StorageEngine, version) ||
 		set(want.UsableRegions, got.UsableRegions) || set(want.Logs, got.Logs) || set(want.CommitProxies, got.CommitProxies) ||
 		set(want.GrvProxies, got.GrvProxies) || set(want.Resolvers, got.Resolvers)
+}
+
+// sameEngine reports whether a database of version that reports storage
+// engine got runs the engine `configure <keyword>` sets: the status names
+// engines by release (fdb.ReportedStorageEngine; `configure memory`
+// reports memory-2 on 7.1 and memory on 7.3, ssd reports ssd-2). For a
+// version or keyword the table does not know, whether the names are equal.
+func sameEngine(keyword, got, version string) bool {
+	if v, err := fdb.ParseVersion(version); err == nil {
+		if reported, ok := fdb.ReportedStorageEngine(keyword, v); ok {
+			return reported == got
+		}
+	}
+	return keyword == got
 }
 
 func configureStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
@@ -432,7 +447,8 @@ func configureStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	want, running := desiredConfiguration(cr), o.status.Cluster.Configuration.DatabaseConfiguration
-	if !differs(want, running) {
+	// The engine is named as the processes that report it run.
+	if !differs(want, running, cmp.Or(fdb.RunningVersion(o.status), cr.Spec.ForProvider.Version)) {
 		return nil
 	}
 	a := &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"}
@@ -746,11 +762,12 @@ func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range o.status.Cluster.Processes {
 		id := p.Locality.InstanceID
 		g, ok := params[id]
-		if !ok {
-			continue
+		pod := o.pods[workload.PodName(cr, id)]
+		if !ok || pod == nil {
+			continue // without its pod, no evidence of the binary its monitor chooses
 		}
 		ip, _, _ := strings.Cut(p.Address, ":")
-		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, fdb.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID, p.Locality.MachineID) {
+		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, fdb.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID, p.Locality.MachineID, workload.ImageVersion(pod)) {
 			continue
 		}
 		addrs = append(addrs, fdb.ProcessAddress(p.Address))

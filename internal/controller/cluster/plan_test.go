@@ -197,7 +197,7 @@ func dnsNames(reporting bool) mutation {
 			o.pods[workload.PodName(cr, id)].Spec = workload.Pod(cr, pg, id).Spec
 			if reporting {
 				pg.Status.AtProvider.DNSName, p.Locality.DNSName = workload.DNSName(cr, id), workload.DNSName(cr, id)
-				p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, pg.Status.AtProvider.FaultDomain, "")
+				p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, pg.Status.AtProvider.FaultDomain, "", workload.ImageVersion(o.pods[workload.PodName(cr, id)]))
 			}
 			o.status.Cluster.Processes[k] = p
 		}
@@ -213,11 +213,11 @@ func zone(id, z string) mutation {
 		k, p := processOf(o, id)
 		ip, _, _ := strings.Cut(pg.Status.AtProvider.Addresses[0], ":")
 		p.Locality.ZoneID = z
-		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z, "")
-		o.status.Cluster.Processes[k] = p
 		pod := workload.Pod(cr, pg, id)
 		pod.Status = o.pods[pod.Name].Status
 		o.pods[pod.Name] = pod
+		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z, "", workload.ImageVersion(pod))
+		o.status.Cluster.Processes[k] = p
 	}
 }
 
@@ -231,7 +231,7 @@ func addGroup(class v1alpha1.ProcessClass, id, z, ip string) mutation {
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
 		o.pods[pod.Name] = pod
 		o.status.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: string(class), UptimeSeconds: 3600, Version: cr.Spec.ForProvider.Version,
-			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z, ""),
+			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z, "", workload.ImageVersion(pod)),
 			Locality:    fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: z}}
 	}
 }

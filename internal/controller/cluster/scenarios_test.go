@@ -19,6 +19,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -515,6 +516,25 @@ func TestUpgradeInPlace(t *testing.T) {
 			}
 			if d := cr.Status.AtProvider.LastPolicyDecision; d == nil || d.Action != "Upgrade" || d.Result != "Allowed" {
 				t.Errorf("the Cluster records the last decision %+v, want an allowed Upgrade", d)
+			}
+			// No bounce loop: further reconciles restart nothing, and no
+			// group finds its processes on an incorrect command line; they
+			// run what their monitor starts them with (the image's
+			// fdbserver after a patch, the staged one after a minor).
+			from := h.AdminCalls(cr)
+			polls(t, cr, 3*(len(groupsOf(t, cr))+1))
+			if n := h.AdminCalls(cr).Calls[sim.OpKill] - from.Calls[sim.OpKill]; n != 0 {
+				t.Errorf("%d kills after the upgrade: %v", n, events(t, cr))
+			}
+			if n := eventCount(t, cr, "BouncedProcesses"); n != 0 {
+				t.Errorf("%d bounces: %v", n, events(t, cr))
+			}
+			for _, pg := range groupsOf(t, cr) {
+				if slices.ContainsFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool {
+					return c.Type == v1alpha1.IncorrectCommandLine
+				}) {
+					t.Errorf("group %s: IncorrectCommandLine after the upgrade", pg.ID())
+				}
 			}
 			if v := db.Check(); len(v) != 0 {
 				t.Errorf("the simulator reports %v", v)

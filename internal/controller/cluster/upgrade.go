@@ -87,7 +87,7 @@ func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		policy.DetailMinimumUptimeSeconds: uptime,
 		policy.DetailFromVersion:          from,
 		policy.DetailToVersion:            version,
-		policy.DetailProtocolCompatible:   protocolCompatible(from, version),
+		policy.DetailProtocolCompatible:   fdb.ProtocolCompatible(from, version),
 		policy.DetailClientsAcknowledged:  cr.GetAnnotations()[policy.AnnotationAllowUnsupportedClients] == version,
 	}
 	if v, err := fdb.ParseVersion(version); err == nil {
@@ -104,14 +104,6 @@ func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		},
 		Kind: kindBounce, Addresses: fdb.SortedAddresses(addrs),
 	}
-}
-
-// protocolCompatible reports whether processes of versions a and b speak
-// the same protocol (the same major.minor): false when either is unknown.
-func protocolCompatible(a, b string) bool {
-	va, errA := fdb.ParseVersion(a)
-	vb, errB := fdb.ParseVersion(b)
-	return errA == nil && errB == nil && va.MajorMinor() == vb.MajorMinor()
 }
 
 // stagingStep waits while pods stage the binaries of the spec's version.

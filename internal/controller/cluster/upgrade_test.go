@@ -61,6 +61,31 @@ func sidecar(reported bool, ids ...string) mutation {
 	}
 }
 
+// restarted restarts every process as its pod's monitor starts it from the
+// current configuration: on the fdbserver the monitor chooses by the
+// version of the pod's image, with the arguments of the Cluster's monitor
+// configuration expanded with the pod's environment, reporting the version
+// of that binary (the main image's own for /usr/bin/fdbserver).
+func restarted() mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		for k, p := range o.status.Cluster.Processes {
+			pg := groupNamed(o, p.Locality.InstanceID)
+			pod := o.pods[workload.PodName(cr, p.Locality.InstanceID)]
+			cfg := workload.MonitorConfiguration(cr, pg.Spec.ForProvider.ProcessClass, pg.Spec.ForProvider.ProcessesPerPod)
+			line, err := cfg.CommandLine(1, workload.MonitorEnvironment(pod), workload.ImageVersion(pod))
+			if err != nil {
+				panic(err) // the fixture's pods set every variable
+			}
+			p.CommandLine, p.Locality.MachineID = line, pod.Spec.NodeName
+			p.Version = workload.BinaryVersion(line)
+			if p.Version == "" {
+				p.Version = workload.ImageVersion(pod)
+			}
+			o.status.Cluster.Processes[k] = p
+		}
+	}
+}
+
 // podPending makes the group's pod wait for a node.
 func podPending(id string) mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
@@ -186,6 +211,28 @@ func TestPlanUpgrade(t *testing.T) {
 			reason: "A coordinator that does not report (its pod recreated on the new, incompatible version) is brought back by the upgrade, not by a coordinator change.",
 			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1")},
 			want:   upgrade("7.4.1", false, everyStorage[1:], all[1:], 3600),
+		},
+		"ConvergedOnTheMonitorsCommandLines": {
+			reason: "Processes that run the command line their monitor starts them with (/usr/bin/fdbserver, the pod's image being of the version) are not bounced.",
+			mutate: []mutation{onNodes(), restarted()},
+		},
+		"PatchStagedInPlaceNotBounced": {
+			reason: "A patch staged in place changes no command line: the monitor keeps the image's /usr/bin/fdbserver for a version of the same major.minor.",
+			mutate: []mutation{onNodes(), restarted(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), restarted(), func(cr *v1alpha1.Cluster, o *observation) {
+				for k, p := range o.status.Cluster.Processes {
+					p.Version = cr.Spec.ForProvider.Version // as if the image's binary were of the new patch
+					o.status.Cluster.Processes[k] = p
+				}
+			}},
+		},
+		"MinorUpgradeDoneNotBounced": {
+			reason: "After a minor upgrade the processes run the staged binary the monitor chose for another major.minor than its image's: no bounce.",
+			mutate: []mutation{onNodes(), restarted(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), restarted()},
+		},
+		"MinorUpgradeRestartsOnTheStagedBinary": {
+			reason: "Before the kill, processes still run the image's binary of the old major.minor: the upgrade restarts them, no bounce comes first.",
+			mutate: []mutation{onNodes(), restarted(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...)},
+			want:   upgrade("7.4.1", false, everyStorage, all, 3600),
 		},
 		"NoUpgradeWhileUnavailable": {
 			reason: "Nothing restarts while the database is unavailable.",

@@ -38,7 +38,7 @@ func running(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) *corev1.Pod {
 
 func process(c *v1alpha1.Cluster, excluded bool, cmdline string) fdb.Process {
 	if cmdline == "" {
-		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, 1, "10.0.0.1", "a", "")
+		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, 1, "10.0.0.1", "a", "", c.Spec.ForProvider.Version)
 	}
 	return fdb.Process{Address: "10.0.0.1:4501", ClassType: "storage", Excluded: excluded, CommandLine: cmdline,
 		Locality: fdb.Locality{InstanceID: "storage-1", ProcessID: "storage-1", ZoneID: "a"}}
@@ -98,6 +98,53 @@ func TestConditions(t *testing.T) {
 			e := &external{cluster: c}
 			if diff := cmp.Diff(tc.want, e.conditions(pg, tc.o)); diff != "" {
 				t.Errorf("conditions: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCommandLineAsTheMonitorStartsIt: a process that runs the command line
+// its pod's monitor starts it with from the current configuration is not
+// IncorrectCommandLine, whichever binary the monitor chose: the image's
+// /usr/bin/fdbserver for a version of the image's major.minor (a patch
+// staged in place changes no command line), the staged one for another.
+// One started on an older configuration is, once the monitor would start
+// another command line.
+func TestCommandLineAsTheMonitorStartsIt(t *testing.T) {
+	cases := map[string]struct {
+		podVersion, version, startedOn string
+		want                           []v1alpha1.ProcessGroupConditionType
+	}{
+		"Converged":                       {podVersion: "7.3.63", version: "7.3.63", startedOn: "7.3.63"},
+		"PatchStagedInPlaceBeforeRestart": {podVersion: "7.3.63", version: "7.3.69", startedOn: "7.3.63"},
+		"PatchStagedInPlaceAfterRestart":  {podVersion: "7.3.63", version: "7.3.69", startedOn: "7.3.69"},
+		"MinorStagedInPlaceBeforeRestart": {podVersion: "7.3.63", version: "7.4.1", startedOn: "7.3.63",
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectCommandLine}},
+		"MinorStagedInPlaceAfterRestart": {podVersion: "7.3.63", version: "7.4.1", startedOn: "7.4.1"},
+		"PodRecreatedOnTheNewMinor":      {podVersion: "7.4.1", version: "7.4.1", startedOn: "7.4.1"},
+	}
+	at := func(v string) *v1alpha1.Cluster {
+		c := testCluster()
+		c.Spec.ForProvider.Version = v
+		return c
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, pg := at(tc.version), testGroup()
+			pod := running(at(tc.podVersion), pg)
+			line, err := workload.MonitorConfiguration(at(tc.startedOn), v1alpha1.ProcessClassStorage, 1).
+				CommandLine(1, workload.MonitorEnvironment(pod), workload.ImageVersion(pod))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := fdb.Process{Address: "10.0.0.1:4501", ClassType: "storage", CommandLine: line,
+				Locality: fdb.Locality{InstanceID: "storage-1", ProcessID: "storage-1", ZoneID: "a", MachineID: pod.Spec.NodeName}}
+			o := &observation{id: "storage-1", want: workload.Pod(c, pg, "storage-1"), pod: pod, pvc: workload.PVC(c, pg, "storage-1"),
+				status: &fdb.Status{}, procs: []fdb.Process{p}}
+			o.pod.Annotations[workload.AnnotationSpec] = o.want.Annotations[workload.AnnotationSpec]
+			e := &external{cluster: c}
+			if diff := cmp.Diff(tc.want, e.conditions(pg, o)); diff != "" {
+				t.Errorf("conditions of a process running %q: -want, +got:\n%s", line, diff)
 			}
 		})
 	}
@@ -187,7 +234,7 @@ func TestProcessesByDensity(t *testing.T) {
 				pvc: workload.PVC(c, pg, "storage-3"), status: &fdb.Status{}}
 			for n, id := range tc.wantIDs {
 				reporting.procs = append(reporting.procs, fdb.Process{Address: tc.wantAddresses[n], ClassType: "storage",
-					CommandLine: workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", n+1, tc.density, "10.0.0.3", "a", ""),
+					CommandLine: workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", n+1, tc.density, "10.0.0.3", "a", "", workload.ImageVersion(pod)),
 					Locality:    fdb.Locality{InstanceID: "storage-3", ProcessID: id, ZoneID: "a"}})
 			}
 			if got := e.conditions(pg, reporting); len(got) != 0 {

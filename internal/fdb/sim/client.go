@@ -33,23 +33,13 @@ const (
 	reasonStateLost            = "the coordinated state is lost"
 )
 
-// storageEngines maps the storage engines configure accepts to the name
-// status reports.
-var storageEngines = map[string]string{
-	"ssd":                        "ssd-2",
-	"ssd-1":                      "ssd-1",
-	"ssd-2":                      "ssd-2",
-	"ssd-redwood-1":              "ssd-redwood-1",
-	"ssd-redwood-1-experimental": "ssd-redwood-1-experimental",
-	"ssd-rocksdb-v1":             "ssd-rocksdb-v1",
-	"ssd-sharded-rocksdb":        "ssd-sharded-rocksdb",
-	"memory":                     "memory-2",
-	"memory-1":                   "memory-1",
-	"memory-2":                   "memory-2",
-	"memory-radixtree-beta":      "memory-radixtree-beta",
-}
-
+// defaultStorageEngine is the engine `configure new` sets when it names
+// none.
 const defaultStorageEngine = "ssd-2"
+
+// storageMigrationDisabled is the storage_migration_type the status reports
+// of a database configured without one.
+const storageMigrationDisabled = "disabled"
 
 // connectionIDChars are the characters of a generated connection string ID.
 const connectionIDChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -69,7 +59,7 @@ func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newD
 	if newDatabase && s.created {
 		return errors.Wrap(fdb.ErrAlreadyExists, errConfigure)
 	}
-	next, err := merge(s.config, cfg)
+	next, err := merge(s.config, cfg, s.protocol)
 	if err != nil {
 		return errors.Wrap(err, errConfigure)
 	}
@@ -84,8 +74,11 @@ func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newD
 	return nil
 }
 
-// merge overlays the non-zero fields of cfg on cur and validates the result.
-func merge(cur, cfg fdb.DatabaseConfiguration) (fdb.DatabaseConfiguration, error) {
+// merge overlays the non-zero fields of cfg on cur and validates the result
+// for a cluster that speaks protocol (major.minor): its storage engine is
+// kept under the name that release reports for it, so that configuring
+// the same engine again under another keyword changes nothing.
+func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseConfiguration, error) {
 	set := func(dst *int, v int) {
 		if v != 0 {
 			*dst = v
@@ -110,7 +103,7 @@ func merge(cur, cfg fdb.DatabaseConfiguration) (fdb.DatabaseConfiguration, error
 	if _, err := cur.RedundancyMode.StorageReplicas(); err != nil {
 		return cur, err
 	}
-	engine, ok := storageEngines[cmp.Or(cur.StorageEngine, defaultStorageEngine)]
+	engine, ok := engineName(cmp.Or(cur.StorageEngine, defaultStorageEngine), protocol)
 	if !ok {
 		return cur, errors.Errorf("%s %q", reasonUnknownStorageEngine, cur.StorageEngine)
 	}
@@ -120,6 +113,28 @@ func merge(cur, cfg fdb.DatabaseConfiguration) (fdb.DatabaseConfiguration, error
 		return cur, errors.New(reasonSingleRegion)
 	}
 	return cur, nil
+}
+
+// engineName is the storage_engine the status of a cluster that speaks
+// protocol (major.minor) reports for an engine configured as keyword, or
+// reported under that name by an earlier release (fdb.ReportedStorageEngine);
+// ok is false when the release does not take it or is unknown.
+func engineName(keyword, protocol string) (string, bool) {
+	v, err := fdb.ParseVersion(protocol + ".0")
+	if err != nil {
+		return "", false
+	}
+	return fdb.ReportedStorageEngine(keyword, v)
+}
+
+// reportedEngine is the name the status reports for the configured engine
+// now: the release the cluster speaks may have renamed it since it was
+// configured (memory-2 in 7.1 is memory in 7.3).
+func (s *Sim) reportedEngine(engine string) string {
+	if name, ok := engineName(engine, s.protocol); ok {
+		return name
+	}
+	return engine
 }
 
 // validateTargets checks that every target is an IP, IP:port or a

@@ -212,7 +212,7 @@ func TestPartialUpgradeIsIncompatible(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Clock.Step(time.Minute)
-	if diff := cmp.Diff(view{11, nil}, observe()); diff != "" {
+	if diff := cmp.Diff(view{11, []string{}}, observe()); diff != "" {
 		t.Errorf("after upgrading all processes (-want +got):\n%s", diff)
 	}
 }
@@ -240,7 +240,7 @@ func TestInPlaceUpgrade(t *testing.T) {
 		Available    bool
 		Incompatible []string
 	}
-	want := view{1, map[string]int{"7.4.1": len(all)}, cs, true, nil}
+	want := view{1, map[string]int{"7.4.1": len(all)}, cs, true, []string{}}
 	got := view{c.Sim.Recoveries() - before, versions, c.Sim.ConnectionString(), s.Client.DatabaseStatus.Available, s.Cluster.IncompatibleConnections}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("after one kill of every process (-want +got):\n%s", diff)

@@ -20,19 +20,28 @@ const (
 	phaseFullyRecovered
 )
 
-// phases names each recovery phase and how many ticks it lasts at least.
+// phases names each recovery phase, describes it as the cluster
+// controller does in recovery_state.description (RecoveryStatus in
+// fdbserver/Status.actor.cpp, 7.1 and 7.3) and says how many ticks it lasts
+// at least.
 var phases = [...]struct {
-	name  string
-	ticks time.Duration
+	name, description string
+	ticks             time.Duration
 }{
-	phaseReading:          {fdb.RecoveryReadingCoordinatedState, 1},
-	phaseLocking:          {fdb.RecoveryLockingCoordinatedState, 1},
-	phaseRecruiting:       {fdb.RecoveryRecruitingTransactionServers, 1},
-	phaseInitializing:     {fdb.RecoveryInitializingTransactionServers, 1},
-	phaseAcceptingCommits: {fdb.RecoveryAcceptingCommits, 2},
-	phaseAllLogsRecruited: {fdb.RecoveryAllLogsRecruited, 3},
-	phaseFullyRecovered:   {fdb.RecoveryFullyRecovered, 0},
+	phaseReading: {fdb.RecoveryReadingCoordinatedState,
+		"Requesting information from coordination servers. Verify that a majority of coordination server processes are active.", 1},
+	phaseLocking: {fdb.RecoveryLockingCoordinatedState,
+		"Locking coordination state. Verify that a majority of coordination server processes are active.", 1},
+	phaseRecruiting:       {fdb.RecoveryRecruitingTransactionServers, "Recruiting new transaction servers.", 1},
+	phaseInitializing:     {fdb.RecoveryInitializingTransactionServers, "Initializing new transaction servers and recovering transaction logs.", 1},
+	phaseAcceptingCommits: {fdb.RecoveryAcceptingCommits, "Accepting commits.", 2},
+	phaseAllLogsRecruited: {fdb.RecoveryAllLogsRecruited, "Accepting commits. All logs recruited.", 3},
+	phaseFullyRecovered:   {fdb.RecoveryFullyRecovered, "Recovery complete.", 0},
 }
+
+// neverCreatedDescription describes configuration_never_created.
+const neverCreatedDescription = "The coordinator(s) have no record of this database. Either the coordinator addresses are incorrect, " +
+	"the coordination state on those machines is missing, or no database has been created."
 
 // Role counts used when the configuration leaves them at zero.
 const (

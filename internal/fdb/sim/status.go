@@ -64,6 +64,8 @@ func (s *Sim) status() *fdb.Status {
 			fdb.CoordinatorStatus{Address: c, Reachable: s.coordinatorReachable(c)})
 	}
 	st.Client.Coordinators.QuorumReachable = s.quorumReachable()
+	// FoundationDB writes these lists empty, never null or left out.
+	st.Client.Messages, st.Cluster.Messages, st.Cluster.IncompatibleConnections = []fdb.Message{}, []fdb.Message{}, []string{}
 	if !st.Client.Coordinators.QuorumReachable {
 		st.Client.Messages = []fdb.Message{{Name: messageQuorumNotReachable, Description: "Unable to reach a quorum of coordinators."}}
 		st.Cluster.Messages = []fdb.Message{{Name: fdb.MessageStatusIncomplete, Description: "Unable to retrieve all status information."}}
@@ -80,6 +82,11 @@ func (s *Sim) status() *fdb.Status {
 	c.ConnectionString = s.conn.String()
 	c.Generation = s.rec.epoch
 	c.Configuration = fdb.Configuration{DatabaseConfiguration: s.config}
+	c.Configuration.StorageEngine = s.reportedEngine(s.config.StorageEngine)
+	if s.created { // a database's configuration always says these
+		c.Configuration.StorageMigrationType = cmp.Or(s.config.StorageMigrationType, storageMigrationDisabled)
+		c.Configuration.ExcludedServers = []fdb.ExcludedServer{}
+	}
 	for _, t := range s.exclusions {
 		if _, _, ok := t.Locality(); ok {
 			c.Configuration.ExcludedServers = append(c.Configuration.ExcludedServers, fdb.ExcludedServer{Locality: t})
@@ -114,11 +121,12 @@ func (s *Sim) status() *fdb.Status {
 
 func (s *Sim) recoveryStatus() fdb.RecoveryState {
 	if !s.created {
-		return fdb.RecoveryState{Name: fdb.RecoveryConfigurationNeverCreated}
+		return fdb.RecoveryState{Name: fdb.RecoveryConfigurationNeverCreated, Description: neverCreatedDescription}
 	}
 	logReplicas, _ := s.config.RedundancyMode.LogReplicas()
 	return fdb.RecoveryState{
 		Name:                      phases[s.rec.phase].name,
+		Description:               phases[s.rec.phase].description,
 		ActiveGenerations:         s.activeGenerations(),
 		SecondsSinceLastRecovered: s.now.Sub(s.rec.startedAt).Seconds(),
 		RequiredLogs:              logReplicas,
@@ -179,6 +187,7 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 			CommandLine:   p.commandLine,
 			UptimeSeconds: s.now.Sub(p.started).Seconds(),
 			FaultDomain:   p.zone,
+			Messages:      []fdb.Message{},
 		}
 	}
 	return out
@@ -275,6 +284,9 @@ func (s *Sim) logGenerationStatus(current bool, epoch int64, ids, lost []string)
 		g.LogInterfaces = append(g.LogInterfaces, fdb.LogInterface{ID: logID(epoch, id), Address: address, Healthy: healthy})
 	}
 	g.LogFaultTolerance = max(replicas-1-len(failed), 0)
+	// As the cluster controller says: the generation's fault tolerance
+	// is below zero.
+	g.PossiblyLosingData = replicas-1-len(failed) < 0
 	return g
 }
 
