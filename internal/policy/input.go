@@ -316,89 +316,81 @@ func (a Action) targetCount() int64 {
 	return int64(len(a.Targets))
 }
 
-// The CEL values of the input types. Keys are the JSON names, which the
-// schema (see schema.go) declares to the type checker; a test keeps both in
-// step.
+// The CEL fields of the input types (see object.go).
 
-func (a Action) value() map[string]any {
-	return map[string]any{
-		"type":         string(a.Type),
-		"targets":      nonNil(a.Targets),
-		"processClass": a.ProcessClass,
-		"count":        a.targetCount(),
-		"reason":       a.Reason,
-		"details":      normalizeMap(a.Details),
-	}
+var actionFields = fields[Action]{
+	"type":         func(a *Action) any { return string(a.Type) },
+	"targets":      func(a *Action) any { return nonNil(a.Targets) },
+	"processClass": func(a *Action) any { return a.ProcessClass },
+	"count":        func(a *Action) any { return a.targetCount() },
+	"reason":       func(a *Action) any { return a.Reason },
+	"details":      func(a *Action) any { return normalizeMap(a.Details) },
 }
 
-func (c Cluster) value() map[string]any {
-	return map[string]any{
-		"name":                          c.Name,
-		"namespace":                     c.Namespace,
-		"version":                       c.Version,
-		"runningVersion":                c.RunningVersion,
-		"redundancyMode":                c.RedundancyMode,
-		"desiredCounts":                 nonNilMap(c.DesiredCounts),
-		"minimumUptimeSecondsForBounce": c.MinimumUptimeSecondsForBounce,
-		"deletionProtection":            c.DeletionProtection,
-		"available":                     c.Available,
-		"healthy":                       c.Healthy,
-		"recoveryState":                 c.RecoveryState,
-		"activeGenerations":             c.ActiveGenerations,
-		"secondsSinceLastRecovery":      c.SecondsSinceLastRecovery,
-		"faultTolerance":                c.FaultTolerance,
-		"desiredFaultTolerance":         c.DesiredFaultTolerance,
-		"dataMovement":                  c.DataMovement.value(),
-		"coordinators":                  nonNil(c.Coordinators),
-	}
+func (*Action) fields() fields[Action] { return actionFields }
+
+var clusterFields = fields[Cluster]{
+	"name":                          func(c *Cluster) any { return c.Name },
+	"namespace":                     func(c *Cluster) any { return c.Namespace },
+	"version":                       func(c *Cluster) any { return c.Version },
+	"runningVersion":                func(c *Cluster) any { return c.RunningVersion },
+	"redundancyMode":                func(c *Cluster) any { return c.RedundancyMode },
+	"desiredCounts":                 func(c *Cluster) any { return nonNilMap(c.DesiredCounts) },
+	"minimumUptimeSecondsForBounce": func(c *Cluster) any { return c.MinimumUptimeSecondsForBounce },
+	"deletionProtection":            func(c *Cluster) any { return c.DeletionProtection },
+	"available":                     func(c *Cluster) any { return c.Available },
+	"healthy":                       func(c *Cluster) any { return c.Healthy },
+	"recoveryState":                 func(c *Cluster) any { return c.RecoveryState },
+	"activeGenerations":             func(c *Cluster) any { return c.ActiveGenerations },
+	"secondsSinceLastRecovery":      func(c *Cluster) any { return c.SecondsSinceLastRecovery },
+	"faultTolerance":                func(c *Cluster) any { return c.FaultTolerance },
+	"desiredFaultTolerance":         func(c *Cluster) any { return c.DesiredFaultTolerance },
+	"dataMovement":                  func(c *Cluster) any { return objectOf(&c.DataMovement) },
+	"coordinators":                  func(c *Cluster) any { return nonNil(c.Coordinators) },
 }
 
-func (d DataMovement) value() map[string]any {
-	return map[string]any{
-		"inFlightBytes":        d.InFlightBytes,
-		"inQueueBytes":         d.InQueueBytes,
-		"healthy":              d.Healthy,
-		"state":                d.State,
-		"minReplicasRemaining": d.MinReplicasRemaining,
-	}
+func (*Cluster) fields() fields[Cluster] { return clusterFields }
+
+var dataMovementFields = fields[DataMovement]{
+	"inFlightBytes":        func(d *DataMovement) any { return d.InFlightBytes },
+	"inQueueBytes":         func(d *DataMovement) any { return d.InQueueBytes },
+	"healthy":              func(d *DataMovement) any { return d.Healthy },
+	"state":                func(d *DataMovement) any { return d.State },
+	"minReplicasRemaining": func(d *DataMovement) any { return d.MinReplicasRemaining },
 }
 
-func (g ProcessGroup) value() map[string]any {
-	conds := make([]any, len(g.Conditions))
-	for i, c := range g.Conditions {
-		conds[i] = c.value()
-	}
-	return map[string]any{
-		"id":            g.ID,
-		"class":         g.Class,
-		"addresses":     nonNil(g.Addresses),
-		"conditions":    conds,
-		"excluded":      g.Excluded,
-		"removing":      g.Removing,
-		"fullyExcluded": g.FullyExcluded,
-		"reporting":     g.Reporting,
-		"drain":         g.Drain,
-		"roles":         nonNil(g.Roles),
-		"coordinator":   g.Coordinator,
-		"holdsData":     g.HoldsData,
-	}
+func (*DataMovement) fields() fields[DataMovement] { return dataMovementFields }
+
+var processGroupFields = fields[ProcessGroup]{
+	"id":            func(g *ProcessGroup) any { return g.ID },
+	"class":         func(g *ProcessGroup) any { return g.Class },
+	"addresses":     func(g *ProcessGroup) any { return nonNil(g.Addresses) },
+	"conditions":    func(g *ProcessGroup) any { return objectList(g.Conditions) },
+	"excluded":      func(g *ProcessGroup) any { return g.Excluded },
+	"removing":      func(g *ProcessGroup) any { return g.Removing },
+	"fullyExcluded": func(g *ProcessGroup) any { return g.FullyExcluded },
+	"reporting":     func(g *ProcessGroup) any { return g.Reporting },
+	"drain":         func(g *ProcessGroup) any { return g.Drain },
+	"roles":         func(g *ProcessGroup) any { return nonNil(g.Roles) },
+	"coordinator":   func(g *ProcessGroup) any { return g.Coordinator },
+	"holdsData":     func(g *ProcessGroup) any { return g.HoldsData },
 }
 
-func (t Targets) value() map[string]any {
-	return map[string]any{"groups": groupValues(t.Groups), "unknown": nonNil(t.Unknown)}
+func (*ProcessGroup) fields() fields[ProcessGroup] { return processGroupFields }
+
+var targetsFields = fields[Targets]{
+	"groups":  func(t *Targets) any { return objectList(t.Groups) },
+	"unknown": func(t *Targets) any { return nonNil(t.Unknown) },
 }
 
-func groupValues(groups []ProcessGroup) []any {
-	out := make([]any, len(groups))
-	for i, g := range groups {
-		out[i] = g.value()
-	}
-	return out
+func (*Targets) fields() fields[Targets] { return targetsFields }
+
+var conditionFields = fields[Condition]{
+	"type":       func(c *Condition) any { return c.Type },
+	"ageSeconds": func(c *Condition) any { return c.AgeSeconds },
 }
 
-func (c Condition) value() map[string]any {
-	return map[string]any{"type": c.Type, "ageSeconds": c.AgeSeconds}
-}
+func (*Condition) fields() fields[Condition] { return conditionFields }
 
 func nonNil(s []string) []string {
 	if s == nil {
