@@ -125,15 +125,15 @@ func (e *Engine) Decide(ctx context.Context, policies []Policy, in Input) Decisi
 	if len(in.Params) > 0 {
 		vars.params = normalizeMap(in.Params)
 	}
-	for _, p := range policies {
+	for i := range policies {
+		p := &policies[i]
+		d.Trace = append(d.Trace, PolicyTrace{Policy: p.Name, Enforcement: p.enforcement()})
 		if !p.AppliesTo(in.Action.Type) {
-			// Its trace needs no program: it is not compiled.
-			d.Trace = append(d.Trace, PolicyTrace{Policy: p.Name, Enforcement: p.enforcement()})
+			// Its trace is complete; it needs no program.
 			continue
 		}
-		t, v := evaluate(ctx, e.Compile(p), vars)
-		d.Trace = append(d.Trace, t)
-		d.Violations = append(d.Violations, v...)
+		t := &d.Trace[len(d.Trace)-1]
+		d.Violations = append(d.Violations, evaluate(ctx, e.Compile(*p), vars, t)...)
 		d.Cost += t.Cost
 	}
 	d.conclude()
@@ -189,9 +189,9 @@ func (v *inputVariables) convert(name string) any {
 	}
 }
 
-// evaluate evaluates one policy that applies to the action.
-func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTrace, []Violation) {
-	t := PolicyTrace{Policy: c.Name, Enforcement: c.enforcement()}
+// evaluate evaluates one policy that applies to the action into its trace t,
+// which has its name and enforcement, and returns its violations.
+func evaluate(ctx context.Context, c *Compiled, vars *inputVariables, t *PolicyTrace) []Violation {
 	violation := func(rule, reason, msg string) Violation {
 		return Violation{Policy: c.Name, Rule: rule, Enforcement: c.enforcement(), Reason: reason, Message: msg}
 	}
@@ -200,11 +200,12 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 		return t.conclude([]Violation{violation(RuleCompile, reasonDefault, c.err.Error())})
 	}
 	a := &activation{ctx: ctx, vars: vars, params: overlay(c.params, vars.params), compiled: c}
-	finish := func(vs []Violation) (PolicyTrace, []Violation) {
-		t.Variables = a.traces()
+	buf := make(traceBuffer, len(c.matchConditions)+len(c.variables)+len(c.validations))
+	finish := func(vs []Violation) []Violation {
+		t.Variables = a.traces(buf.take(len(c.variables)))
 		return t.conclude(vs)
 	}
-	t.MatchConditions = slices.Grow(t.MatchConditions, len(c.matchConditions))
+	t.MatchConditions = buf.take(len(c.matchConditions))
 	for _, m := range c.matchConditions {
 		x := a.eval(m)
 		t.MatchConditions = append(t.MatchConditions, x)
@@ -218,7 +219,7 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 	}
 	t.Matched = true
 	var vs []Violation
-	t.Validations = slices.Grow(t.Validations, len(c.validations))
+	t.Validations = buf.take(len(c.validations))
 	for _, v := range c.validations {
 		x := a.eval(v.expression)
 		switch {
@@ -239,8 +240,23 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 	return finish(vs)
 }
 
-// conclude sets the policy's result and total cost.
-func (t PolicyTrace) conclude(vs []Violation) (PolicyTrace, []Violation) {
+// A traceBuffer hands out the room for the traces of a policy's expressions
+// from one array.
+type traceBuffer []ExprTrace
+
+// take returns an empty slice with room for n traces; nil when n is 0.
+func (b *traceBuffer) take(n int) []ExprTrace {
+	if n == 0 {
+		return nil
+	}
+	s := (*b)[:0:n]
+	*b = (*b)[n:]
+	return s
+}
+
+// conclude sets the policy's result and total cost from its evaluation and
+// its violations vs, and returns vs.
+func (t *PolicyTrace) conclude(vs []Violation) []Violation {
 	for _, x := range [][]ExprTrace{t.MatchConditions, t.Variables, t.Validations} {
 		for _, e := range x {
 			t.Cost += e.Cost
@@ -253,7 +269,7 @@ func (t PolicyTrace) conclude(vs []Violation) (PolicyTrace, []Violation) {
 	default:
 		t.Result = resultOf(t.Enforcement)
 	}
-	return t, vs
+	return vs
 }
 
 func resultOf(e v1alpha1.Enforcement) Result {
@@ -383,12 +399,15 @@ func (a *activation) variable(name string) (ref.Val, bool) {
 }
 
 // traces returns the traces of the variables evaluated, in declaration order.
-func (a *activation) traces() []ExprTrace {
-	var out []ExprTrace
+// They are appended to out, which has room for all; nil when there are none.
+func (a *activation) traces(out []ExprTrace) []ExprTrace {
 	for _, v := range a.variables {
 		if v.done {
 			out = append(out, v.trace)
 		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

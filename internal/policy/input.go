@@ -237,36 +237,32 @@ func ResolveTargets(targets []string, groups []ProcessGroup) Targets {
 	s := newTargetSet(targets)
 	var out Targets
 	for i := range groups {
-		g := &groups[i]
-		hit := s.mark(g.ID)
-		for _, a := range g.Addresses {
-			hit = s.mark(a) || hit
-		}
-		if hit {
-			out.Groups = append(out.Groups, *g)
+		if s.mark(&groups[i]) {
+			out.Groups = append(out.Groups, groups[i])
 		}
 	}
-	for _, t := range targets {
-		if !s.found[s.index(t)] {
+	for i, t := range targets {
+		if !s.known(i) {
 			out.Unknown = append(out.Unknown, t)
 		}
 	}
 	return out
 }
 
-// maxScannedTargets is how many targets a targetSet compares a name with,
-// one by one: for so few, that is cheaper than hashing every name of every
-// process group.
+// maxScannedTargets is how many targets a targetSet compares a process
+// group's names with, one by one: for so few, that is cheaper than hashing
+// every name of every process group.
 const maxScannedTargets = 8
 
-// A targetSet finds the target a name (a process group's ID or address)
-// names and marks it found.
+// A targetSet marks the targets that name a process group, by its ID or an
+// address, found.
 type targetSet struct {
 	targets []string
-	// found is by the index of a target's first occurrence.
+	// found is by index: every target found, or with first, the first
+	// occurrence of each.
 	found []bool
-	// first is that index by target, when there are more than
-	// maxScannedTargets targets.
+	// first is the index of each target's first occurrence, when there
+	// are more than maxScannedTargets targets.
 	first map[string]int
 }
 
@@ -281,25 +277,41 @@ func newTargetSet(targets []string) targetSet {
 	return s
 }
 
-// index returns the index of the first target that is name, or -1.
-func (s targetSet) index(name string) int {
-	if s.first == nil {
-		return slices.Index(s.targets, name)
+// mark marks the targets that name g found and reports whether there is
+// one.
+func (s targetSet) mark(g *ProcessGroup) bool {
+	if s.first != nil {
+		hit := s.markName(g.ID)
+		for _, a := range g.Addresses {
+			hit = s.markName(a) || hit
+		}
+		return hit
 	}
-	if i, ok := s.first[name]; ok {
-		return i
+	hit := false
+	for i, t := range s.targets {
+		if t == g.ID || slices.Contains(g.Addresses, t) {
+			s.found[i], hit = true, true
+		}
 	}
-	return -1
+	return hit
 }
 
-// mark marks the target that is name found and reports whether there is
-// one.
-func (s targetSet) mark(name string) bool {
-	i := s.index(name)
-	if i >= 0 {
+// markName marks the target that is name found and reports whether there
+// is one; for a set with first only.
+func (s targetSet) markName(name string) bool {
+	i, ok := s.first[name]
+	if ok {
 		s.found[i] = true
 	}
-	return i >= 0
+	return ok
+}
+
+// known reports whether the target at index i names a process group.
+func (s targetSet) known(i int) bool {
+	if s.first != nil {
+		return s.found[s.first[s.targets[i]]]
+	}
+	return s.found[i]
 }
 
 // A Condition of a process group and how long it has held.
