@@ -31,24 +31,17 @@ func DesiredFaultTolerance(redundancyMode string) int64 {
 // IgnoreMissingProcessesSeconds the budget is 0: the replacement may not be
 // up yet. Every class with a desired count or a group has an entry.
 func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, groups []ProcessGroup) map[string]int64 {
-	tallies := make(map[string]*classTally, len(desired))
+	tallies := make(classTallies, 0, len(desired))
 	for class := range desired {
-		tallies[class] = &classTally{}
+		tallies = append(tallies, classTally{class: class})
 	}
 	// Groups of a class mostly come one after another: the tally of the
-	// previous group's class saves a map lookup for each of them.
-	var (
-		t     *classTally
-		class string
-	)
+	// previous group's class saves a search for each of them.
+	var t *classTally
 	for i := range groups {
 		g := &groups[i]
-		if t == nil || g.Class != class {
-			class = g.Class
-			if t = tallies[class]; t == nil {
-				t = &classTally{}
-				tallies[class] = t
-			}
+		if t == nil || g.Class != t.class {
+			t = tallies.of(g.Class)
 		}
 		if g.Removing && g.Excluded && !g.FullyExcluded {
 			t.ongoing++
@@ -63,12 +56,12 @@ func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, grou
 		t.valid++
 	}
 	budget := make(map[string]int64, len(tallies))
-	for class, t := range tallies {
+	for _, t := range tallies {
 		if t.frozen {
-			budget[class] = 0
+			budget[t.class] = 0
 			continue
 		}
-		budget[class] = max(0, t.valid+desiredFaultTolerance-desired[class]-t.ongoing)
+		budget[t.class] = max(0, t.valid+desiredFaultTolerance-desired[t.class]-t.ongoing)
 	}
 	return budget
 }
@@ -76,8 +69,25 @@ func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, grou
 // A classTally counts the process groups of a class for its exclusion
 // budget.
 type classTally struct {
+	class          string
 	valid, ongoing int64
 	frozen         bool
+}
+
+// classTallies are the tallies of a cluster's classes, which are few: a
+// search through them is cheaper than a map.
+type classTallies []classTally
+
+// of returns the tally of class, added when there is none yet. It stays
+// valid until the next tally is added.
+func (ts *classTallies) of(class string) *classTally {
+	for i := range *ts {
+		if (*ts)[i].class == class {
+			return &(*ts)[i]
+		}
+	}
+	*ts = append(*ts, classTally{class: class})
+	return &(*ts)[len(*ts)-1]
 }
 
 // conditionAge returns how long the group has had a condition, if it has it.

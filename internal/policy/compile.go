@@ -6,6 +6,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/ast"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 )
@@ -44,6 +45,9 @@ type expression struct {
 	name string
 	text string
 	prg  cel.Program
+	// interruptible is true when the expression has a comprehension, the
+	// only place where CEL checks whether the context is cancelled.
+	interruptible bool
 }
 
 // A validation is a compiled rule.
@@ -60,8 +64,8 @@ func (c *Compiled) Err() error {
 }
 
 // AppliesTo reports whether the policy's actions include a.
-func (c *Compiled) AppliesTo(a v1alpha1.ActionType) bool {
-	for _, t := range c.Spec.Actions {
+func (p *Policy) AppliesTo(a v1alpha1.ActionType) bool {
+	for _, t := range p.Spec.Actions {
 		if t == a || t == v1alpha1.ActionAll {
 			return true
 		}
@@ -70,11 +74,11 @@ func (c *Compiled) AppliesTo(a v1alpha1.ActionType) bool {
 }
 
 // enforcement is the policy's enforcement, Deny when unset.
-func (c *Compiled) enforcement() v1alpha1.Enforcement {
-	if c.Spec.Enforcement == "" {
+func (p *Policy) enforcement() v1alpha1.Enforcement {
+	if p.Spec.Enforcement == "" {
 		return v1alpha1.EnforcementDeny
 	}
-	return c.Spec.Enforcement
+	return p.Spec.Enforcement
 }
 
 // compile compiles a policy; problems end up in the result's Err.
@@ -98,37 +102,37 @@ func (e *Engine) compile(p Policy) *Compiled {
 
 	env := e.env
 	for _, v := range p.Spec.Variables {
-		x, t, err := e.program(env, v.Expression, nil)
+		x, t, err := e.expression(env, v.Name, v.Expression, nil)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("variable %q: %s", v.Name, err))
 			continue
 		}
-		c.variables = append(c.variables, expression{name: v.Name, text: v.Expression, prg: x})
+		c.variables = append(c.variables, x)
 		if env, err = env.Extend(cel.Variable(varVariables+v.Name, t)); err != nil {
 			problems = append(problems, fmt.Sprintf("variable %q: %s", v.Name, err))
 		}
 	}
 	for _, m := range p.Spec.MatchConditions {
-		x, _, err := e.program(env, m.Expression, cel.BoolType)
+		x, _, err := e.expression(env, m.Name, m.Expression, cel.BoolType)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("match condition %q: %s", m.Name, err))
 			continue
 		}
-		c.matchConditions = append(c.matchConditions, expression{name: m.Name, text: m.Expression, prg: x})
+		c.matchConditions = append(c.matchConditions, x)
 	}
 	for _, v := range p.Spec.Validations {
 		val := validation{message: v.Message, reason: v.Reason}
-		x, _, err := e.program(env, v.Expression, cel.BoolType)
+		x, _, err := e.expression(env, v.Name, v.Expression, cel.BoolType)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("validation %q: %s", v.Name, err))
 		}
-		val.expression = expression{name: v.Name, text: v.Expression, prg: x}
+		val.expression = x
 		if v.MessageExpression != "" {
-			mx, _, err := e.program(env, v.MessageExpression, cel.StringType)
+			mx, _, err := e.expression(env, v.Name, v.MessageExpression, cel.StringType)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("validation %q messageExpression: %s", v.Name, err))
 			}
-			val.messageExpression = &expression{name: v.Name, text: v.MessageExpression, prg: mx}
+			val.messageExpression = &mx
 		}
 		c.validations = append(c.validations, val)
 	}
@@ -138,27 +142,44 @@ func (e *Engine) compile(p Policy) *Compiled {
 	return c
 }
 
-// program compiles one expression, checks its type against want (any type
-// when nil) and its estimated cost, and returns the program and its type.
-func (e *Engine) program(env *cel.Env, text string, want *cel.Type) (cel.Program, *cel.Type, error) {
-	ast, iss := env.Compile(text)
+// expression compiles one expression, checks its type against want (any
+// type when nil) and its estimated cost, and returns it and its type. When it
+// does not compile, the expression has no program.
+func (e *Engine) expression(env *cel.Env, name, text string, want *cel.Type) (expression, *cel.Type, error) {
+	x := expression{name: name, text: text}
+	a, iss := env.Compile(text)
 	if iss.Err() != nil {
-		return nil, nil, errors.New(strings.TrimSpace(iss.Err().Error()))
+		return x, nil, errors.New(strings.TrimSpace(iss.Err().Error()))
 	}
-	if want != nil && !ast.OutputType().IsExactType(want) {
-		return nil, nil, errors.Errorf("must evaluate to %s, not %s: %s", want, ast.OutputType(), text)
+	if want != nil && !a.OutputType().IsExactType(want) {
+		return x, nil, errors.Errorf("must evaluate to %s, not %s: %s", want, a.OutputType(), text)
 	}
-	est, err := env.EstimateCost(ast, sizeEstimator{})
+	est, err := env.EstimateCost(a, sizeEstimator{})
 	if err != nil {
-		return nil, nil, err
+		return x, nil, err
 	}
 	if est.Max > e.staticCostLimit {
-		return nil, nil, errors.Errorf("estimated worst-case cost %d exceeds the limit %d: %s", est.Max, e.staticCostLimit, text)
+		return x, nil, errors.Errorf("estimated worst-case cost %d exceeds the limit %d: %s", est.Max, e.staticCostLimit, text)
 	}
-	prg, err := env.Program(ast,
+	prg, err := env.Program(a,
 		cel.CostLimit(e.runtimeCostLimit),
 		cel.EvalOptions(cel.OptOptimize),
-		cel.InterruptCheckFrequency(100),
+		cel.InterruptCheckFrequency(interruptCheckFrequency),
 	)
-	return prg, ast.OutputType(), err
+	if err != nil {
+		return x, nil, err
+	}
+	x.prg = prg
+	x.interruptible = hasComprehension(a)
+	return x, a.OutputType(), nil
+}
+
+// interruptCheckFrequency is how many iterations of a comprehension CEL
+// evaluates between checks of the context.
+const interruptCheckFrequency = 100
+
+// hasComprehension reports whether a checked expression has a comprehension,
+// e.g. a macro such as all or filter.
+func hasComprehension(a *cel.Ast) bool {
+	return len(ast.MatchDescendants(ast.NavigateAST(a.NativeRep()), ast.KindMatcher(ast.ComprehensionKind))) > 0
 }

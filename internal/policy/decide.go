@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -120,11 +121,19 @@ type ExprTrace struct {
 func (e *Engine) Decide(ctx context.Context, policies []Policy, in Input) Decision {
 	now := e.clock.Now()
 	d := Decision{Action: in.Action.Type, Targets: in.Action.Targets, Time: now, Trace: make([]PolicyTrace, 0, len(policies))}
-	vars := &inputVariables{in: in, now: now, params: normalizeMap(in.Params)}
-	for _, p := range policies {
-		t, v := evaluate(ctx, e.Compile(p), vars)
-		d.Trace = append(d.Trace, t)
-		d.Violations = append(d.Violations, v...)
+	vars := &inputVariables{in: in, now: now}
+	if len(in.Params) > 0 {
+		vars.params = normalizeMap(in.Params)
+	}
+	for i := range policies {
+		p := &policies[i]
+		d.Trace = append(d.Trace, PolicyTrace{Policy: p.Name, Enforcement: p.enforcement()})
+		if !p.AppliesTo(in.Action.Type) {
+			// Its trace is complete; it needs no program.
+			continue
+		}
+		t := &d.Trace[len(d.Trace)-1]
+		d.Violations = append(d.Violations, evaluate(ctx, e.Compile(*p), vars, t)...)
 		d.Cost += t.Cost
 	}
 	d.conclude()
@@ -137,7 +146,8 @@ func (e *Engine) Decide(ctx context.Context, policies []Policy, in Input) Decisi
 type inputVariables struct {
 	in  Input
 	now time.Time
-	// params are the cluster's params, which override each policy's.
+	// params are the cluster's params, which override each policy's; nil
+	// when it has none.
 	params map[string]any
 	// values are the variables converted so far, by their index in
 	// inputNames; nil until converted (no conversion returns nil).
@@ -162,13 +172,14 @@ func (v *inputVariables) get(name string) (any, bool) {
 func (v *inputVariables) convert(name string) any {
 	switch name {
 	case varAction:
-		return v.in.Action.value()
+		return objectOf(&v.in.Action)
 	case varCluster:
-		return v.in.Cluster.value()
+		return objectOf(&v.in.Cluster)
 	case varProcessGroups:
-		return groupValues(v.in.ProcessGroups)
+		return objectList(v.in.ProcessGroups)
 	case varTargets:
-		return ResolveTargets(v.in.Action.Targets, v.in.ProcessGroups).value()
+		t := ResolveTargets(v.in.Action.Targets, v.in.ProcessGroups)
+		return objectOf(&t)
 	case varBudget:
 		return ExclusionBudget(v.in.Cluster.DesiredCounts, v.in.Cluster.DesiredFaultTolerance, v.in.ProcessGroups)
 	case varNow:
@@ -178,12 +189,9 @@ func (v *inputVariables) convert(name string) any {
 	}
 }
 
-// evaluate evaluates one policy.
-func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTrace, []Violation) {
-	t := PolicyTrace{Policy: c.Name, Enforcement: c.enforcement()}
-	if !c.AppliesTo(vars.in.Action.Type) {
-		return t, nil
-	}
+// evaluate evaluates one policy that applies to the action into its trace t,
+// which has its name and enforcement, and returns its violations.
+func evaluate(ctx context.Context, c *Compiled, vars *inputVariables, t *PolicyTrace) []Violation {
 	violation := func(rule, reason, msg string) Violation {
 		return Violation{Policy: c.Name, Rule: rule, Enforcement: c.enforcement(), Reason: reason, Message: msg}
 	}
@@ -192,11 +200,12 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 		return t.conclude([]Violation{violation(RuleCompile, reasonDefault, c.err.Error())})
 	}
 	a := &activation{ctx: ctx, vars: vars, params: overlay(c.params, vars.params), compiled: c}
-	finish := func(vs []Violation) (PolicyTrace, []Violation) {
-		t.Variables = a.traces()
+	buf := make(traceBuffer, len(c.matchConditions)+len(c.variables)+len(c.validations))
+	finish := func(vs []Violation) []Violation {
+		t.Variables = a.traces(buf.take(len(c.variables)))
 		return t.conclude(vs)
 	}
-	t.MatchConditions = slices.Grow(t.MatchConditions, len(c.matchConditions))
+	t.MatchConditions = buf.take(len(c.matchConditions))
 	for _, m := range c.matchConditions {
 		x := a.eval(m)
 		t.MatchConditions = append(t.MatchConditions, x)
@@ -210,7 +219,7 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 	}
 	t.Matched = true
 	var vs []Violation
-	t.Validations = slices.Grow(t.Validations, len(c.validations))
+	t.Validations = buf.take(len(c.validations))
 	for _, v := range c.validations {
 		x := a.eval(v.expression)
 		switch {
@@ -231,8 +240,23 @@ func evaluate(ctx context.Context, c *Compiled, vars *inputVariables) (PolicyTra
 	return finish(vs)
 }
 
-// conclude sets the policy's result and total cost.
-func (t PolicyTrace) conclude(vs []Violation) (PolicyTrace, []Violation) {
+// A traceBuffer hands out the room for the traces of a policy's expressions
+// from one array.
+type traceBuffer []ExprTrace
+
+// take returns an empty slice with room for n traces; nil when n is 0.
+func (b *traceBuffer) take(n int) []ExprTrace {
+	if n == 0 {
+		return nil
+	}
+	s := (*b)[:0:n]
+	*b = (*b)[n:]
+	return s
+}
+
+// conclude sets the policy's result and total cost from its evaluation and
+// its violations vs, and returns vs.
+func (t *PolicyTrace) conclude(vs []Violation) []Violation {
 	for _, x := range [][]ExprTrace{t.MatchConditions, t.Variables, t.Validations} {
 		for _, e := range x {
 			t.Cost += e.Cost
@@ -245,7 +269,7 @@ func (t PolicyTrace) conclude(vs []Violation) (PolicyTrace, []Violation) {
 	default:
 		t.Result = resultOf(t.Enforcement)
 	}
-	return t, vs
+	return vs
 }
 
 func resultOf(e v1alpha1.Enforcement) Result {
@@ -375,12 +399,15 @@ func (a *activation) variable(name string) (ref.Val, bool) {
 }
 
 // traces returns the traces of the variables evaluated, in declaration order.
-func (a *activation) traces() []ExprTrace {
-	var out []ExprTrace
+// They are appended to out, which has room for all; nil when there are none.
+func (a *activation) traces(out []ExprTrace) []ExprTrace {
 	for _, v := range a.variables {
 		if v.done {
 			out = append(out, v.trace)
 		}
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }
@@ -388,7 +415,7 @@ func (a *activation) traces() []ExprTrace {
 // evalValue evaluates an expression; an error becomes an error value.
 func (a *activation) evalValue(x expression) (ref.Val, ExprTrace) {
 	t := ExprTrace{Name: x.name, Expression: x.text}
-	val, det, err := x.prg.ContextEval(a.ctx, a)
+	val, det, err := x.eval(a.ctx, a)
 	if det != nil && det.ActualCost() != nil {
 		t.Cost = *det.ActualCost()
 	}
@@ -398,6 +425,17 @@ func (a *activation) evalValue(x expression) (ref.Val, ExprTrace) {
 	}
 	t.Value = render(val)
 	return val, t
+}
+
+// eval evaluates x with the activation. Only an interruptible expression is
+// evaluated with the context, which costs a cancellable context of its own
+// (and an execution frame that tracks asynchronous calls) for every
+// evaluation; without a comprehension, CEL would never look at it.
+func (x expression) eval(ctx context.Context, a *activation) (ref.Val, *cel.EvalDetails, error) {
+	if x.interruptible {
+		return x.prg.ContextEval(ctx, a)
+	}
+	return x.prg.Eval(a)
 }
 
 // eval evaluates a bool expression.
@@ -437,6 +475,10 @@ const (
 	maxRenderedItems = 16
 )
 
+// maxExactInt is the largest int a float64 holds exactly along with every
+// int below it (2^53-1, JavaScript's Number.MAX_SAFE_INTEGER).
+const maxExactInt = 1<<53 - 1
+
 // render renders a CEL value as JSON for a trace; a list or map of more than
 // maxRenderedItems only by its size.
 func render(v ref.Val) string {
@@ -444,9 +486,24 @@ func render(v ref.Val) string {
 	case types.Bool:
 		// Most results are; spare them the conversion to JSON.
 		return strconv.FormatBool(bool(c))
+	case types.Int:
+		// The conversion to JSON makes an int a number when a float64
+		// holds it exactly, which renders as its digits.
+		if c >= -maxExactInt && c <= maxExactInt {
+			return strconv.FormatInt(int64(c), 10)
+		}
 	case traits.Lister, traits.Mapper:
-		if n, ok := c.(traits.Sizer).Size().(types.Int); ok && n > maxRenderedItems {
+		n, ok := c.(traits.Sizer).Size().(types.Int)
+		switch {
+		case ok && n > maxRenderedItems:
 			return fmt.Sprintf("<%s of size %d>", v.Type().TypeName(), n)
+		case ok && n == 0:
+			// As JSON renders them, e.g. the result of a filter that
+			// found nothing.
+			if _, isList := c.(traits.Lister); isList {
+				return "[]"
+			}
+			return "{}"
 		}
 	}
 	var s string

@@ -483,13 +483,17 @@ func TestRender(t *testing.T) {
 		variable("text", "lists.range(300).map(i, 'x').join('')"),
 		variable("yes", "cluster.available"),
 		variable("no", "!cluster.available"),
-		rule("r", "variables.small.size() + variables.large.size() + variables.text.size() > 0 && variables.yes != variables.no"),
+		variable("int", "processGroups.size() - 25"),
+		variable("huge", "processGroups.size() * 1000000000000000"),
+		variable("none", "processGroups.filter(g, false)"),
+		variable("empty", "params"),
+		rule("r", "variables.small.size() + variables.large.size() + variables.text.size() > 0 && variables.yes != variables.no && variables.int < variables.huge && variables.none == [] && variables.empty.size() == 0"),
 	)
 	var got []string
 	for _, v := range e.Decide(context.Background(), []Policy{p}, in).Trace[0].Variables {
 		got = append(got, v.Value)
 	}
-	want := []string{`["storage-1","storage-2"]`, "<list of size 20>", `"` + strings.Repeat("x", maxRendered-1) + "...", "true", "false"}
+	want := []string{`["storage-1","storage-2"]`, "<list of size 20>", `"` + strings.Repeat("x", maxRendered-1) + "...", "true", "false", "-5", `"20000000000000000"`, "[]", "{}"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rendered variables: -want, +got:\n%s", diff)
 	}

@@ -237,36 +237,32 @@ func ResolveTargets(targets []string, groups []ProcessGroup) Targets {
 	s := newTargetSet(targets)
 	var out Targets
 	for i := range groups {
-		g := &groups[i]
-		hit := s.mark(g.ID)
-		for _, a := range g.Addresses {
-			hit = s.mark(a) || hit
-		}
-		if hit {
-			out.Groups = append(out.Groups, *g)
+		if s.mark(&groups[i]) {
+			out.Groups = append(out.Groups, groups[i])
 		}
 	}
-	for _, t := range targets {
-		if !s.found[s.index(t)] {
+	for i, t := range targets {
+		if !s.known(i) {
 			out.Unknown = append(out.Unknown, t)
 		}
 	}
 	return out
 }
 
-// maxScannedTargets is how many targets a targetSet compares a name with,
-// one by one: for so few, that is cheaper than hashing every name of every
-// process group.
+// maxScannedTargets is how many targets a targetSet compares a process
+// group's names with, one by one: for so few, that is cheaper than hashing
+// every name of every process group.
 const maxScannedTargets = 8
 
-// A targetSet finds the target a name (a process group's ID or address)
-// names and marks it found.
+// A targetSet marks the targets that name a process group, by its ID or an
+// address, found.
 type targetSet struct {
 	targets []string
-	// found is by the index of a target's first occurrence.
+	// found is by index: every target found, or with first, the first
+	// occurrence of each.
 	found []bool
-	// first is that index by target, when there are more than
-	// maxScannedTargets targets.
+	// first is the index of each target's first occurrence, when there
+	// are more than maxScannedTargets targets.
 	first map[string]int
 }
 
@@ -281,25 +277,41 @@ func newTargetSet(targets []string) targetSet {
 	return s
 }
 
-// index returns the index of the first target that is name, or -1.
-func (s targetSet) index(name string) int {
-	if s.first == nil {
-		return slices.Index(s.targets, name)
+// mark marks the targets that name g found and reports whether there is
+// one.
+func (s targetSet) mark(g *ProcessGroup) bool {
+	if s.first != nil {
+		hit := s.markName(g.ID)
+		for _, a := range g.Addresses {
+			hit = s.markName(a) || hit
+		}
+		return hit
 	}
-	if i, ok := s.first[name]; ok {
-		return i
+	hit := false
+	for i, t := range s.targets {
+		if t == g.ID || slices.Contains(g.Addresses, t) {
+			s.found[i], hit = true, true
+		}
 	}
-	return -1
+	return hit
 }
 
-// mark marks the target that is name found and reports whether there is
-// one.
-func (s targetSet) mark(name string) bool {
-	i := s.index(name)
-	if i >= 0 {
+// markName marks the target that is name found and reports whether there
+// is one; for a set with first only.
+func (s targetSet) markName(name string) bool {
+	i, ok := s.first[name]
+	if ok {
 		s.found[i] = true
 	}
-	return i >= 0
+	return ok
+}
+
+// known reports whether the target at index i names a process group.
+func (s targetSet) known(i int) bool {
+	if s.first != nil {
+		return s.found[s.first[s.targets[i]]]
+	}
+	return s.found[i]
 }
 
 // A Condition of a process group and how long it has held.
@@ -316,89 +328,81 @@ func (a Action) targetCount() int64 {
 	return int64(len(a.Targets))
 }
 
-// The CEL values of the input types. Keys are the JSON names, which the
-// schema (see schema.go) declares to the type checker; a test keeps both in
-// step.
+// The CEL fields of the input types (see object.go).
 
-func (a Action) value() map[string]any {
-	return map[string]any{
-		"type":         string(a.Type),
-		"targets":      nonNil(a.Targets),
-		"processClass": a.ProcessClass,
-		"count":        a.targetCount(),
-		"reason":       a.Reason,
-		"details":      normalizeMap(a.Details),
-	}
+var actionFields = fields[Action]{
+	"type":         func(a *Action) any { return string(a.Type) },
+	"targets":      func(a *Action) any { return nonNil(a.Targets) },
+	"processClass": func(a *Action) any { return a.ProcessClass },
+	"count":        func(a *Action) any { return a.targetCount() },
+	"reason":       func(a *Action) any { return a.Reason },
+	"details":      func(a *Action) any { return normalizeMap(a.Details) },
 }
 
-func (c Cluster) value() map[string]any {
-	return map[string]any{
-		"name":                          c.Name,
-		"namespace":                     c.Namespace,
-		"version":                       c.Version,
-		"runningVersion":                c.RunningVersion,
-		"redundancyMode":                c.RedundancyMode,
-		"desiredCounts":                 nonNilMap(c.DesiredCounts),
-		"minimumUptimeSecondsForBounce": c.MinimumUptimeSecondsForBounce,
-		"deletionProtection":            c.DeletionProtection,
-		"available":                     c.Available,
-		"healthy":                       c.Healthy,
-		"recoveryState":                 c.RecoveryState,
-		"activeGenerations":             c.ActiveGenerations,
-		"secondsSinceLastRecovery":      c.SecondsSinceLastRecovery,
-		"faultTolerance":                c.FaultTolerance,
-		"desiredFaultTolerance":         c.DesiredFaultTolerance,
-		"dataMovement":                  c.DataMovement.value(),
-		"coordinators":                  nonNil(c.Coordinators),
-	}
+func (*Action) fields() fields[Action] { return actionFields }
+
+var clusterFields = fields[Cluster]{
+	"name":                          func(c *Cluster) any { return c.Name },
+	"namespace":                     func(c *Cluster) any { return c.Namespace },
+	"version":                       func(c *Cluster) any { return c.Version },
+	"runningVersion":                func(c *Cluster) any { return c.RunningVersion },
+	"redundancyMode":                func(c *Cluster) any { return c.RedundancyMode },
+	"desiredCounts":                 func(c *Cluster) any { return nonNilMap(c.DesiredCounts) },
+	"minimumUptimeSecondsForBounce": func(c *Cluster) any { return c.MinimumUptimeSecondsForBounce },
+	"deletionProtection":            func(c *Cluster) any { return c.DeletionProtection },
+	"available":                     func(c *Cluster) any { return c.Available },
+	"healthy":                       func(c *Cluster) any { return c.Healthy },
+	"recoveryState":                 func(c *Cluster) any { return c.RecoveryState },
+	"activeGenerations":             func(c *Cluster) any { return c.ActiveGenerations },
+	"secondsSinceLastRecovery":      func(c *Cluster) any { return c.SecondsSinceLastRecovery },
+	"faultTolerance":                func(c *Cluster) any { return c.FaultTolerance },
+	"desiredFaultTolerance":         func(c *Cluster) any { return c.DesiredFaultTolerance },
+	"dataMovement":                  func(c *Cluster) any { return objectOf(&c.DataMovement) },
+	"coordinators":                  func(c *Cluster) any { return nonNil(c.Coordinators) },
 }
 
-func (d DataMovement) value() map[string]any {
-	return map[string]any{
-		"inFlightBytes":        d.InFlightBytes,
-		"inQueueBytes":         d.InQueueBytes,
-		"healthy":              d.Healthy,
-		"state":                d.State,
-		"minReplicasRemaining": d.MinReplicasRemaining,
-	}
+func (*Cluster) fields() fields[Cluster] { return clusterFields }
+
+var dataMovementFields = fields[DataMovement]{
+	"inFlightBytes":        func(d *DataMovement) any { return d.InFlightBytes },
+	"inQueueBytes":         func(d *DataMovement) any { return d.InQueueBytes },
+	"healthy":              func(d *DataMovement) any { return d.Healthy },
+	"state":                func(d *DataMovement) any { return d.State },
+	"minReplicasRemaining": func(d *DataMovement) any { return d.MinReplicasRemaining },
 }
 
-func (g ProcessGroup) value() map[string]any {
-	conds := make([]any, len(g.Conditions))
-	for i, c := range g.Conditions {
-		conds[i] = c.value()
-	}
-	return map[string]any{
-		"id":            g.ID,
-		"class":         g.Class,
-		"addresses":     nonNil(g.Addresses),
-		"conditions":    conds,
-		"excluded":      g.Excluded,
-		"removing":      g.Removing,
-		"fullyExcluded": g.FullyExcluded,
-		"reporting":     g.Reporting,
-		"drain":         g.Drain,
-		"roles":         nonNil(g.Roles),
-		"coordinator":   g.Coordinator,
-		"holdsData":     g.HoldsData,
-	}
+func (*DataMovement) fields() fields[DataMovement] { return dataMovementFields }
+
+var processGroupFields = fields[ProcessGroup]{
+	"id":            func(g *ProcessGroup) any { return g.ID },
+	"class":         func(g *ProcessGroup) any { return g.Class },
+	"addresses":     func(g *ProcessGroup) any { return nonNil(g.Addresses) },
+	"conditions":    func(g *ProcessGroup) any { return objectList(g.Conditions) },
+	"excluded":      func(g *ProcessGroup) any { return g.Excluded },
+	"removing":      func(g *ProcessGroup) any { return g.Removing },
+	"fullyExcluded": func(g *ProcessGroup) any { return g.FullyExcluded },
+	"reporting":     func(g *ProcessGroup) any { return g.Reporting },
+	"drain":         func(g *ProcessGroup) any { return g.Drain },
+	"roles":         func(g *ProcessGroup) any { return nonNil(g.Roles) },
+	"coordinator":   func(g *ProcessGroup) any { return g.Coordinator },
+	"holdsData":     func(g *ProcessGroup) any { return g.HoldsData },
 }
 
-func (t Targets) value() map[string]any {
-	return map[string]any{"groups": groupValues(t.Groups), "unknown": nonNil(t.Unknown)}
+func (*ProcessGroup) fields() fields[ProcessGroup] { return processGroupFields }
+
+var targetsFields = fields[Targets]{
+	"groups":  func(t *Targets) any { return objectList(t.Groups) },
+	"unknown": func(t *Targets) any { return nonNil(t.Unknown) },
 }
 
-func groupValues(groups []ProcessGroup) []any {
-	out := make([]any, len(groups))
-	for i, g := range groups {
-		out[i] = g.value()
-	}
-	return out
+func (*Targets) fields() fields[Targets] { return targetsFields }
+
+var conditionFields = fields[Condition]{
+	"type":       func(c *Condition) any { return c.Type },
+	"ageSeconds": func(c *Condition) any { return c.AgeSeconds },
 }
 
-func (c Condition) value() map[string]any {
-	return map[string]any{"type": c.Type, "ageSeconds": c.AgeSeconds}
-}
+func (*Condition) fields() fields[Condition] { return conditionFields }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -15,8 +15,8 @@ const typePrefix = "fdb."
 // schema declares the input model's Go structs to the CEL type checker as
 // object types whose fields carry the JSON names, so that a misspelt field or
 // a comparison of mismatched types fails at compile time. At run time the
-// values are plain maps (see input.go); the interpreter selects their fields
-// by name.
+// values are maps over the structs (objects, see object.go and the field
+// tables in input.go); the interpreter selects their fields by name.
 type schema struct {
 	*types.Registry
 	fields map[string]map[string]*types.Type

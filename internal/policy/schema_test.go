@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestValuesMatchSchema keeps the hand-written CEL values of the input types
+// TestValuesMatchSchema keeps the hand-written CEL fields of the input types
 // in step with the schema the type checker sees, which is derived from the
 // structs' JSON tags.
 func TestValuesMatchSchema(t *testing.T) {
@@ -18,12 +18,12 @@ func TestValuesMatchSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := map[string]map[string]any{
-		"Action":       Action{}.value(),
-		"Cluster":      Cluster{}.value(),
-		"DataMovement": DataMovement{}.value(),
-		"ProcessGroup": ProcessGroup{}.value(),
-		"Condition":    Condition{}.value(),
-		"Targets":      Targets{}.value(),
+		"Action":       fieldMap(&Action{}),
+		"Cluster":      fieldMap(&Cluster{}),
+		"DataMovement": fieldMap(&DataMovement{}),
+		"ProcessGroup": fieldMap(&ProcessGroup{}),
+		"Condition":    fieldMap(&Condition{}),
+		"Targets":      fieldMap(&Targets{}),
 	}
 	for name, v := range values {
 		want, ok := s.FindStructFieldNames(typePrefix + name)
@@ -32,7 +32,7 @@ func TestValuesMatchSchema(t *testing.T) {
 			continue
 		}
 		if diff := cmp.Diff(slices.Sorted(slices.Values(want)), slices.Sorted(maps.Keys(v))); diff != "" {
-			t.Errorf("%s: keys of value(): -schema, +value:\n%s", name, diff)
+			t.Errorf("%s: CEL fields: -schema, +fields:\n%s", name, diff)
 		}
 	}
 	if got := len(s.fields); got != len(values) {
