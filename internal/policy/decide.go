@@ -58,7 +58,7 @@ type Decision struct {
 	Rule   string `json:"rule,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	// Message explains the decision, e.g. "exclude storage-3 denied by
-	// fdb-exclusion/min-recovery-time: 42s since last recovery, needs 120s".
+	// fdb-exclusion/min-recovery-time: the last recovery was less than 120s ago".
 	Message string `json:"message"`
 	// Warnings are the failures of Warn policies, as <policy>/<rule>: <message>.
 	Warnings []string `json:"warnings,omitempty"`

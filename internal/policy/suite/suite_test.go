@@ -189,10 +189,10 @@ func TestPrintTrace(t *testing.T) {
 	PrintTrace(b, r.Decide(context.Background(), DefaultNow, in))
 	for _, want := range []string{
 		"RESULT:  Denied\n",
-		"MESSAGE: include storage-1 denied by fdb-inclusion/min-recovery-time: 10s since last recovery, needs 600s\n",
+		"MESSAGE: include storage-1 denied by fdb-inclusion/min-recovery-time: the last recovery was less than 600s ago\n",
 		"policy fdb-inclusion (Deny): Denied, cost ",
 		"  rule     min-recovery-time FAIL (cost ",
-		"    message: 10s since last recovery, needs 600s\n",
+		"    message: the last recovery was less than 600s ago\n",
 		"  rule     recovery-state PASS (cost ",
 		"not applying to Include: fdb-backup, fdb-bounce, fdb-configuration, fdb-coordinators, fdb-deletion, fdb-exclusion, fdb-fault-tolerance, fdb-pod-deletion, fdb-removal, fdb-replacement, fdb-restore, fdb-unreachable-removal, fdb-upgrade\n",
 	} {
