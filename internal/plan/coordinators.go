@@ -66,9 +66,9 @@ type Process struct {
 	Address fdb.ProcessAddress
 	// DNSName is the name its pod has under the cluster's headless Service
 	// (the dns_name locality); empty when it reports none.
-	DNSName    string
-	Class string
-	Zone  string
+	DNSName string
+	Class   string
+	Zone    string
 	// DataHall is its data_hall locality, empty when it reports none.
 	DataHall   string
 	InstanceID string
