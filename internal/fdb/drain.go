@@ -75,7 +75,7 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 		d.Roles = append(d.Roles, r)
 	}
 	slices.Sort(d.Roles)
-	incomplete := incompleteBecause(s)
+	incomplete := IncompleteBecause(s)
 	d.Complete = incomplete == ""
 	d.HoldsData = roles[RoleStorage] || roles[RoleLog] || !d.Reporting || incomplete != "" || unknownRoles
 	switch {
@@ -95,9 +95,9 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 	return d
 }
 
-// incompleteBecause says why a status cannot show every role and the data
+// IncompleteBecause says why a status cannot show every role and the data
 // each process keeps; "" when it can.
-func incompleteBecause(s *Status) string {
+func IncompleteBecause(s *Status) string {
 	var msgs []string
 	for _, m := range s.Cluster.Messages {
 		switch m.Name {

@@ -12,6 +12,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -26,11 +27,15 @@ const reasonForceDeleted event.Reason = "ForceDeletedPods"
 // that starts while a node is down acts too. Gated as ForceDeletePod with
 // what the default policy needs: the node is not Ready, and how many of the
 // pods' processes still report in this reconcile's status (a node cut off
-// from Kubernetes but not from FoundationDB still runs them).
+// from Kubernetes but not from FoundationDB still runs them). A pod without
+// a volume stays while the status cannot show that no log data it may keep
+// is still needed (keptLogData): a stateless process recruited as a
+// transaction log keeps that data in the pod, which a node back from a
+// short outage still has and a force-deleted pod has not.
 func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	byNode := map[string][]*corev1.Pod{}
 	for _, pod := range o.pods {
-		if n := o.nodes[pod.Spec.NodeName]; n != nil && !workload.NodeReady(n) && pod.Labels[workload.LabelProcessGroup] != "" {
+		if n := o.nodes[pod.Spec.NodeName]; n != nil && !workload.NodeReady(n) && pod.Labels[workload.LabelProcessGroup] != "" && !o.keptLogData(pod) {
 			byNode[n.Name] = append(byNode[n.Name], pod)
 		}
 	}
@@ -58,4 +63,17 @@ func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		},
 		Kind: kindForceDeletePods, Pods: pods,
 	}
+}
+
+// keptLogData reports whether pod, on a node that is not Ready, may keep
+// transaction-log data the database still needs: it has no volume (its
+// data lives and dies with it), and this reconcile's status cannot show
+// that the database recovered past any log it served — the status is
+// incomplete, or more than one log generation is active, or none is
+// reported (fdb.IncompleteBecause).
+func (o *observation) keptLogData(pod *corev1.Pod) bool {
+	if slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil }) {
+		return false
+	}
+	return o.status == nil || fdb.IncompleteBecause(o.status) != ""
 }
