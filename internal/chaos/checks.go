@@ -477,9 +477,31 @@ func clusterConverged(r *run) (bool, string) {
 		return false, "no status confirmed since the last fault ended"
 	}
 	observed := r.checks.observed[key]
-	return observed == c.GetGeneration() && ready.Status == corev1.ConditionTrue && upToDate.Status == corev1.ConditionTrue,
-		fmt.Sprintf("generation %d, status confirmed for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
+	if observed != c.GetGeneration() || ready.Status != corev1.ConditionTrue || upToDate.Status != corev1.ConditionTrue {
+		return false, fmt.Sprintf("generation %d, status confirmed for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
 			ready.Status, ready.Message, upToDate.Status, upToDate.Message, c.GetCondition(xpv2.TypeSynced).Message)
+	}
+	return podsRunning(r.hist.latest(), clusterName)
+}
+
+// podsRunning: every process group of the Cluster named cluster that is
+// not being deleted has a Running pod that is not being deleted. The
+// Cluster's Ready condition sums up its groups' statuses as they last
+// wrote them, so it can be Ready a moment before a group notices that its
+// pod went; the pods themselves cannot lag.
+func podsRunning(s snapshot, cluster string) (bool, string) {
+	var not []string
+	for _, o := range s[groupKind] {
+		pg := o.(*fdbv1alpha1.ProcessGroup)
+		if pg.Spec.ForProvider.ClusterName != cluster || pg.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if p := podOf(s, cluster, pg.ID()); p == nil || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+			not = append(not, pg.ID())
+		}
+	}
+	slices.Sort(not)
+	return len(not) == 0, fmt.Sprintf("the Cluster is Ready, but the pods of %v do not run", not)
 }
 
 func groupOf(s snapshot, cluster, id string) *fdbv1alpha1.ProcessGroup {

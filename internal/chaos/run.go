@@ -240,32 +240,71 @@ func (r *run) operate(ctx context.Context, op Op) error {
 	return r.converge(ctx, op.Name, converged)
 }
 
+// ownRecoveries is how many times a hold may start again after the
+// database recovered on its own during it.
+const ownRecoveries = 2
+
 // converge runs quiet steps until converged holds, then checks that it
-// keeps holding for the hold.
+// keeps holding for the hold. A database recovers on its own too (its
+// cluster controller moves a log to a better-fit process a while after a
+// recovery): it is unavailable a moment and the Cluster says so. When it
+// did, and the provider took no step meanwhile, the run converges again,
+// up to ownRecoveries times; a divergence after a step of the provider's
+// is a violation.
 func (r *run) converge(ctx context.Context, name string, converged func(*run) (bool, string)) error {
+	for range ownRecoveries {
+		again, err := r.convergeOnce(ctx, name, converged, false)
+		if !again || err != nil {
+			return err
+		}
+	}
+	_, err := r.convergeOnce(ctx, name, converged, true)
+	return err
+}
+
+// convergeOnce is one attempt of converge; again is true when the hold
+// ended by a recovery of the database's own and last is false.
+func (r *run) convergeOnce(ctx context.Context, name string, converged func(*run) (bool, string), last bool) (again bool, err error) {
 	ok, why := converged(r)
 	for i := 0; i < r.steps.Converge && !ok; i++ {
 		if err := r.tick(ctx); err != nil {
-			return err
+			return false, err
 		}
 		ok, why = converged(r)
 	}
 	r.report.Checks++
 	if !ok {
 		r.violate("convergence", fmt.Sprintf("%s: not converged after %d quiet steps: %s", name, r.steps.Converge, why))
-		return nil
+		return false, nil
 	}
+	generation, journaled := r.generation(ctx), len(r.journal)
 	for i := 0; i < r.steps.Hold; i++ {
 		if err := r.tick(ctx); err != nil {
-			return err
+			return false, err
 		}
 		r.report.Checks++
-		if ok, why := converged(r); !ok {
-			r.violate("convergence", fmt.Sprintf("%s: converged, then diverged without a fault: %s", name, why))
-			return nil
+		ok, why := converged(r)
+		if ok {
+			continue
 		}
+		if !last && len(r.journal) == journaled && r.generation(ctx) > generation {
+			r.log("the database recovered on its own during the hold: converging again")
+			return true, nil
+		}
+		r.violate("convergence", fmt.Sprintf("%s: converged, then diverged without a fault: %s", name, why))
+		return false, nil
 	}
-	return nil
+	return false, nil
+}
+
+// generation is the recovery generation the run's database reports now,
+// 0 when it reports none.
+func (r *run) generation(ctx context.Context) int64 {
+	dbs, err := r.databases(ctx)
+	if err != nil || dbs[clusterName] == nil || dbs[clusterName].status == nil {
+		return 0
+	}
+	return dbs[clusterName].status.Cluster.Generation
 }
 
 // quiesce ends the transient faults still in force.
