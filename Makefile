@@ -60,7 +60,7 @@ bench: ## Go benchmarks with figures (the controllers' on a real API server, e.g
 
 FLEET ?= .
 # Each fleet size starts its own local cluster and provider, as `make run`
-# does; FLEET selects sizes, e.g. FLEET='N=(10|50)$$'.
+# does; FLEET selects sizes by regular expression, e.g. FLEET='N=(10|50)$'.
 bench-fleet: ## The fleet benchmark (BenchmarkFleet): N quickstart Clusters and one more on the local cluster; figures in docs/PERFORMANCE.md.
 	@path=$$(hack/controlplane.sh --all); \
 	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path \
