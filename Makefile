@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO ?= go
 
-.PHONY: all build generate check-generated vet test chaos test-unit bench controlplane run stop clean
+.PHONY: all build generate check-generated vet test chaos test-unit bench bench-fleet controlplane run stop clean
 
 all: build
 
@@ -57,6 +57,14 @@ test-unit: ## Tests that need no control plane (the others skip).
 bench: ## Go benchmarks with figures (the controllers' on a real API server, e.g. BenchmarkRollouts).
 	@path=$$(hack/controlplane.sh); \
 	KUBEBUILDER_ASSETS=$${path%%:*} $(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+FLEET ?= .
+# Each fleet size starts its own local cluster and provider, as `make run`
+# does; FLEET selects sizes by regular expression, e.g. FLEET='N=(10|50)$'.
+bench-fleet: ## The fleet benchmark (BenchmarkFleet): N quickstart Clusters and one more on the local cluster; figures in docs/PERFORMANCE.md.
+	@path=$$(hack/controlplane.sh --all); \
+	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path \
+	  $(GO) test -run '^$$' -bench 'BenchmarkFleet/$(FLEET)' -benchtime 1x -timeout 0 ./internal/localrun
 
 run: ## The local cluster, the provider on the simulator and the quickstart; Ctrl-C stops all of it.
 	@path=$$(hack/controlplane.sh --all); \

@@ -64,6 +64,9 @@ type Options struct {
 	// once Crossplane runs (StartCrossplane), for an activation policy to
 	// activate. Until then the provider runs with no API of those kinds.
 	AsPackage bool
+	// MetricsAddress is where the provider serves its metrics (e.g.
+	// 127.0.0.1:8080); empty serves none.
+	MetricsAddress string
 	// Out receives progress for a person.
 	Out io.Writer
 }
@@ -117,6 +120,9 @@ type Run struct {
 // ProviderExited receives the provider's exit status should it stop on its
 // own.
 func (r *Run) ProviderExited() <-chan error { return r.providerExit }
+
+// ProviderPID is the provider's process id, 0 when it does not run.
+func (r *Run) ProviderPID() int { return readPID(r.st.providerPIDFile()) }
 
 // ProviderLog is the path of the provider's log.
 func (r *Run) ProviderLog() string { return r.st.providerLog() }
@@ -289,9 +295,13 @@ func (r *Run) startProvider() error {
 	if err != nil {
 		return err
 	}
+	metrics := r.opts.MetricsAddress
+	if metrics == "" {
+		metrics = "0"
+	}
 	// The run starts a single replica, which needs no leader election.
 	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--leader-election=false", "--poll=15s",
-		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+		"--metrics-bind-address="+metrics, "--health-probe-bind-address=0")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	r.providerExit, err = startProcess(cmd, r.st.providerLog(), r.st.providerPIDFile())
 	return err
