@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 )
@@ -264,10 +265,15 @@ type targetSet struct {
 	// first is the index of each target's first occurrence, when there
 	// are more than maxScannedTargets targets.
 	first map[string]int
+	// addresses is true when a target may be an address: one has a ':'.
+	// An address always does (host:port), a process-group ID never, so a
+	// set of IDs alone is compared with the groups' IDs only.
+	addresses bool
 }
 
 func newTargetSet(targets []string) targetSet {
-	s := targetSet{targets: targets, found: make([]bool, len(targets))}
+	s := targetSet{targets: targets, found: make([]bool, len(targets)),
+		addresses: slices.ContainsFunc(targets, func(t string) bool { return strings.Contains(t, ":") })}
 	if len(targets) > maxScannedTargets {
 		s.first = make(map[string]int, len(targets))
 		for i, t := range slices.Backward(targets) {
@@ -283,13 +289,13 @@ func (s targetSet) mark(g *ProcessGroup) bool {
 	if s.first != nil {
 		hit := s.markName(g.ID)
 		for _, a := range g.Addresses {
-			hit = s.markName(a) || hit
+			hit = s.addresses && s.markName(a) || hit
 		}
 		return hit
 	}
 	hit := false
 	for i, t := range s.targets {
-		if t == g.ID || slices.Contains(g.Addresses, t) {
+		if t == g.ID || s.addresses && slices.Contains(g.Addresses, t) {
 			s.found[i], hit = true, true
 		}
 	}
