@@ -93,7 +93,7 @@ processGroups: [{id: storage-1, class: storage}, {id: storage-2, class: storage}
 		"Text": {
 			args: []string{"eval", "-f", input},
 			want: []string{
-				"RESULT:  Denied\nMESSAGE: exclude storage-3 denied by fdb-exclusion/min-recovery-time: 42s since last recovery, needs 120s\n",
+				"RESULT:  Denied\nMESSAGE: exclude storage-3 denied by fdb-exclusion/min-recovery-time: the last recovery was less than 120s ago\n",
 				"  variable classBudget = 1 (cost ",
 			},
 		},

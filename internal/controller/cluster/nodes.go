@@ -67,13 +67,34 @@ func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 
 // keptLogData reports whether pod, on a node that is not Ready, may keep
 // transaction-log data the database still needs: it has no volume (its
-// data lives and dies with it), and this reconcile's status cannot show
-// that the database recovered past any log it served — the status is
-// incomplete, or more than one log generation is active, or none is
-// reported (fdb.IncompleteBecause).
+// data lives and dies with it), and this reconcile's status does not show
+// that none of the log generations still active has a log on it. A
+// complete status with one active generation shows that; with more, the
+// generations it lists (cluster.logs) must be all of them, and none may
+// name the pod's address. An incomplete status, log servers in error, or
+// an unreported generation count shows nothing (fdb.IncompleteBecause).
 func (o *observation) keptLogData(pod *corev1.Pod) bool {
 	if slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil }) {
 		return false
 	}
-	return o.status == nil || fdb.IncompleteBecause(o.status) != ""
+	s := o.status
+	switch {
+	case s == nil:
+		return true
+	case fdb.IncompleteBecause(s) == "":
+		return false
+	case s.Incomplete() || s.Cluster.RecoveryState.ActiveGenerations < 1 || len(s.Cluster.Logs) < s.Cluster.RecoveryState.ActiveGenerations ||
+		slices.ContainsFunc(s.Cluster.Messages, func(m fdb.Message) bool {
+			return m.Name == fdb.MessageLogServersError || m.Name == fdb.MessageStorageServersError
+		}):
+		return true
+	}
+	for _, g := range s.Cluster.Logs {
+		for _, l := range g.LogInterfaces {
+			if pod.Status.PodIP == "" || fdb.ProcessAddress(l.Address).Host() == pod.Status.PodIP {
+				return true
+			}
+		}
+	}
+	return false
 }

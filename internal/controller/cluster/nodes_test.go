@@ -16,7 +16,7 @@ func TestFailedNodeStep(t *testing.T) {
 		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}}}
 	pod := func(id string, volume bool) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-" + id, Labels: map[string]string{workload.LabelProcessGroup: id}},
-			Spec: corev1.PodSpec{NodeName: down.Name}}
+			Spec: corev1.PodSpec{NodeName: down.Name}, Status: corev1.PodStatus{PodIP: "10.0.1." + id[len(id)-1:]}}
 		if volume {
 			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "db-" + id + "-data"}}}}
 		}
@@ -30,6 +30,17 @@ func TestFailedNodeStep(t *testing.T) {
 		s.Cluster.RecoveryState.ActiveGenerations = generations
 		return s
 	}
+	// listing makes s list its active generations, with logs at addrs.
+	listing := func(s *fdb.Status, addrs ...string) *fdb.Status {
+		for g := range s.Cluster.RecoveryState.ActiveGenerations {
+			gen := fdb.LogGeneration{Current: g == 0}
+			for _, a := range addrs {
+				gen.LogInterfaces = append(gen.LogInterfaces, fdb.LogInterface{Address: a})
+			}
+			s.Cluster.Logs = append(s.Cluster.Logs, gen)
+		}
+		return s
+	}
 	pods := map[string]*corev1.Pod{"db-log-1": pod("log-1", true), "db-stateless-1": pod("stateless-1", false)}
 	cases := map[string]struct {
 		reason string
@@ -41,8 +52,16 @@ func TestFailedNodeStep(t *testing.T) {
 			status: status(1), want: []string{"log-1", "stateless-1"},
 		},
 		"OldGenerationActive": {
-			reason: "Two generations are active: the stateless pod may keep log data of the old one, which a node back from a short outage still has (chaos seed 751 at e500f08).",
+			reason: "Two generations are active and the status lists neither: the stateless pod may keep log data of the old one, which a node back from a short outage still has (chaos seed 751 at e500f08).",
 			status: status(2), want: []string{"log-1"},
+		},
+		"OldGenerationsElsewhere": {
+			reason: "Two generations are active, listed, and no log of either is on the stateless pod (10.0.1.1): it keeps nothing they need.",
+			status: listing(status(2), "10.0.0.9:4501", "10.0.0.8:4501"), want: []string{"log-1", "stateless-1"},
+		},
+		"OldGenerationOnThePod": {
+			reason: "A listed generation has a log on the stateless pod's address.",
+			status: listing(status(2), "10.0.0.9:4501", "10.0.1.1:4501"), want: []string{"log-1"},
 		},
 		"GenerationsUnknown": {
 			reason: "A status without the count cannot show it.",
