@@ -3,6 +3,8 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -86,7 +88,7 @@ func (r *run) withArmed(reconcile func()) error {
 
 func (r *run) setArmed(on bool) error {
 	for _, a := range r.armed {
-		for _, key := range sortedKeys(r.keysByName()) {
+		for _, key := range slices.Sorted(maps.Keys(r.keysByName())) {
 			if err := a.arm(r.sims.Registry.Get(key), on); err != nil {
 				return err
 			}
@@ -101,7 +103,7 @@ func stallExclusions(_ context.Context, r *run, before map[string]*database) (st
 	if len(before) == 0 {
 		return "", nil
 	}
-	for _, name := range sortedKeys(before) {
+	for _, name := range slices.Sorted(maps.Keys(before)) {
 		before[name].sim.StallExclusions(true)
 	}
 	r.stalledUntil = r.clock.Now().Add(faultWindow)
@@ -114,7 +116,7 @@ func (r *run) unstall(now bool) {
 	if r.stalledUntil.IsZero() || (!now && r.clock.Now().Before(r.stalledUntil)) {
 		return
 	}
-	for _, key := range sortedKeys(r.keysByName()) {
+	for _, key := range slices.Sorted(maps.Keys(r.keysByName())) {
 		r.sims.Registry.Get(key).StallExclusions(false)
 	}
 	r.stalledUntil = time.Time{}
@@ -123,7 +125,7 @@ func (r *run) unstall(now bool) {
 // recovery forces a recovery of every database, as a killed master would.
 func recovery(_ context.Context, _ *run, before map[string]*database) (string, error) {
 	n := 0
-	for _, name := range sortedKeys(before) {
+	for _, name := range slices.Sorted(maps.Keys(before)) {
 		if before[name].sim.Recover() == nil {
 			n++
 		}

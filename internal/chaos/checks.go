@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -98,7 +99,7 @@ func (r *run) databases(ctx context.Context) (map[string]*database, error) {
 			r.configMaps[name] = o.(*corev1.ConfigMap)
 		}
 	}
-	for _, name := range sortedKeys(r.configMaps) {
+	for _, name := range slices.Sorted(maps.Keys(r.configMaps)) {
 		cm := r.configMaps[name]
 		if now.find(cmKind, client.ObjectKeyFromObject(cm)) == nil && now.find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name}) == nil {
 			delete(r.configMaps, name) // its Cluster went with it
@@ -146,7 +147,7 @@ func (r *run) checkIdentity(before map[string]*database) {
 	if r.checks.databaseOf == nil {
 		r.checks.databaseOf = map[types.UID]string{}
 	}
-	for _, name := range sortedKeys(before) {
+	for _, name := range slices.Sorted(maps.Keys(before)) {
 		c := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name})
 		if c == nil {
 			continue
@@ -381,7 +382,7 @@ func (r *run) checkDisruptions(writes []write) {
 	}
 	two := len(domains) > 1
 	if two && !r.checks.twoDomains {
-		r.violate("one-domain", fmt.Sprintf("the provider disrupted pods in %d fault domains at once: %v", len(domains), sortedKeys(domains)))
+		r.violate("one-domain", fmt.Sprintf("the provider disrupted pods in %d fault domains at once: %v", len(domains), slices.Sorted(maps.Keys(domains))))
 	}
 	r.checks.twoDomains = two
 }
@@ -416,7 +417,7 @@ func (r *run) checkSims(context.Context) {
 	if r.checks.simSeen == nil {
 		r.checks.simSeen = map[string]int{}
 	}
-	for _, key := range sortedKeys(r.keysByName()) {
+	for _, key := range slices.Sorted(maps.Keys(r.keysByName())) {
 		db := r.sims.Registry.Get(key)
 		vs := db.Check()
 		r.report.Checks++

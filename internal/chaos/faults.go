@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -245,7 +246,7 @@ func (r *run) failNode(ctx context.Context, before map[string]*database, zone st
 	if err := r.nodes.SetReady(ctx, node, false); err != nil {
 		return "", err
 	}
-	for _, name := range sortedKeys(before) {
+	for _, name := range slices.Sorted(maps.Keys(before)) {
 		_ = before[name].sim.LoseZone(zone, faultWindow) // a zone without processes loses nothing
 	}
 	r.nodeBack[node] = r.clock.Now().Add(faultWindow)
@@ -254,7 +255,7 @@ func (r *run) failNode(ctx context.Context, before map[string]*database, zone st
 
 // nodesBack makes the nodes whose transient fault ended Ready again.
 func (r *run) nodesBack(ctx context.Context) error {
-	for _, node := range sortedKeys(r.nodeBack) {
+	for _, node := range slices.Sorted(maps.Keys(r.nodeBack)) {
 		if r.clock.Now().Before(r.nodeBack[node]) {
 			continue
 		}
@@ -272,7 +273,7 @@ func processes(db *database) []fdb.Process {
 		return nil
 	}
 	var out []fdb.Process
-	for _, id := range sortedKeys(db.status.Cluster.Processes) {
+	for _, id := range slices.Sorted(maps.Keys(db.status.Cluster.Processes)) {
 		out = append(out, db.status.Cluster.Processes[id])
 	}
 	return out
@@ -280,7 +281,7 @@ func processes(db *database) []fdb.Process {
 
 // anyDatabase picks one of the databases.
 func (r *run) anyDatabase(before map[string]*database) *database {
-	names := sortedKeys(before)
+	names := slices.Sorted(maps.Keys(before))
 	if len(names) == 0 {
 		return nil
 	}

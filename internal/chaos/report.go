@@ -3,6 +3,7 @@ package chaos
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"text/tabwriter"
 )
@@ -85,11 +86,11 @@ func (s Summary) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "seeds\tsteps\tchecks\tviolations\n%d\t%d\t%d\t%d\n\n", s.Seeds, s.Steps, s.Checks, len(s.Violations))
 	fmt.Fprintf(tw, "workload\tseeds\tviolations\n")
-	for _, k := range sortedKeys(s.ByWorkload) {
+	for _, k := range slices.Sorted(maps.Keys(s.ByWorkload)) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\n", k, s.ByWorkload[k][0], s.ByWorkload[k][1])
 	}
 	fmt.Fprintf(tw, "\nfault\tinjected\n")
-	for _, k := range sortedKeys(s.Faults) {
+	for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
 		fmt.Fprintf(tw, "%s\t%d\n", k, s.Faults[k])
 	}
 	_ = tw.Flush()

@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -311,7 +312,7 @@ func (r *run) generation(ctx context.Context) int64 {
 func (r *run) quiesce(ctx context.Context) error {
 	r.armed = nil
 	r.unstall(true)
-	for _, node := range sortedKeys(r.nodeBack) {
+	for _, node := range slices.Sorted(maps.Keys(r.nodeBack)) {
 		if err := r.nodes.SetReady(ctx, node, true); err != nil {
 			return err
 		}
@@ -462,7 +463,7 @@ func (r *run) logSaid() {
 // logData traces each database's data distribution state when it
 // changed, with the virtual time: how long healing takes.
 func (r *run) logData(dbs map[string]*database) {
-	for _, name := range sortedKeys(dbs) {
+	for _, name := range slices.Sorted(maps.Keys(dbs)) {
 		st := dbs[name].status
 		if st == nil {
 			continue
@@ -521,13 +522,4 @@ func traceHash(trace []string) uint64 {
 		h.Write([]byte{'\n'})
 	}
 	return h.Sum64()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

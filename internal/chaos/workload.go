@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -303,7 +304,7 @@ func replaceLostNode() Op {
 		if err != nil {
 			return err
 		}
-		for _, name := range sortedKeys(dbs) {
+		for _, name := range slices.Sorted(maps.Keys(dbs)) {
 			_ = dbs[name].sim.LoseZone(zone, sim.Forever) // a zone without processes loses nothing
 			if err := dbs[name].sim.SetMovementRate(slowMovement); err != nil {
 				return err

@@ -2,7 +2,6 @@ package fdb_test
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -239,11 +238,6 @@ func TestRealArtefactsHaveSources(t *testing.T) {
 	}
 }
 
-// sortedKeys is used in failure messages.
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.SortedFunc(maps.Keys(m), cmp.Compare[string])
-}
-
 // safety is what a decision may rely on from a status. Losing a field of
 // the document may make each only less permissive.
 type safety struct {
@@ -303,7 +297,7 @@ func laxer(base, got safety) []string {
 	if got.MinReplicas > base.MinReplicas {
 		out = append(out, fmt.Sprintf("min replicas remaining rose from %d to %d", base.MinReplicas, got.MinReplicas))
 	}
-	for _, id := range sortedKeys(base.Drained) {
+	for _, id := range slices.Sorted(maps.Keys(base.Drained)) {
 		flip(id+" drained", base.Drained[id], got.Drained[id])
 		flip(id+" complete", base.Complete[id], got.Complete[id])
 		if base.HoldsData[id] && !got.HoldsData[id] {
@@ -419,7 +413,7 @@ func TestRealStatusWithoutEachField(t *testing.T) {
 			}
 			base := safetyOf(parse(), groups)
 			var drained []string
-			for _, id := range sortedKeys(base.Drained) {
+			for _, id := range slices.Sorted(maps.Keys(base.Drained)) {
 				if base.Drained[id] {
 					drained = append(drained, id)
 				}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -201,7 +201,7 @@ func TestStatusShapesMatchRealDocuments(t *testing.T) {
 	model := map[string]bool{}
 	modelPaths(reflect.TypeFor[fdb.Status](), "", model)
 	var required []string
-	for _, path := range sortedKeys(model) {
+	for _, path := range slices.Sorted(maps.Keys(model)) {
 		if notModelled(path) {
 			continue
 		}
@@ -218,8 +218,8 @@ func TestStatusShapesMatchRealDocuments(t *testing.T) {
 			got := map[string]map[string]bool{}
 			shapes(v, schemas["7.1.67"], "", got)
 			var wrong []string
-			for _, path := range sortedKeys(got) {
-				for _, typ := range sortedKeys(got[path]) {
+			for _, path := range slices.Sorted(maps.Keys(got)) {
+				for _, typ := range slices.Sorted(maps.Keys(got[path])) {
 					if !shapeAllowed(real, schemas, path, typ) {
 						wrong = append(wrong, fmt.Sprintf("%s: %s", path, typ))
 					}
@@ -312,15 +312,6 @@ func shapeAllowed(real map[string]map[string]bool, schemas map[string]any, path,
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestStatusReportsStorageEngineAsReleased: the simulator reports the
