@@ -154,7 +154,7 @@ func deletePod(ctx context.Context, r *run, before map[string]*database) (string
 	if !r.mayFault(before, zoneOf(r.hist.latest(), p)) {
 		return "", nil
 	}
-	if !slices.ContainsFunc(p.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil }) {
+	if !workload.HasVolume(p) {
 		if ok, err := r.loseDisk(before, p); !ok || err != nil {
 			return "", err
 		}

@@ -96,8 +96,21 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 }
 
 // IncompleteBecause says why a status cannot show every role and the data
-// each process keeps; "" when it can.
+// each process keeps; "" when it can: its view is complete
+// (ViewIncompleteBecause) and no older log generation is still active.
 func IncompleteBecause(s *Status) string {
+	if why := ViewIncompleteBecause(s); why != "" {
+		return why
+	}
+	if g := s.Cluster.RecoveryState.ActiveGenerations; g > 1 {
+		return fmt.Sprintf("%d log generations are active: old logs may still hold data", g)
+	}
+	return ""
+}
+
+// ViewIncompleteBecause says why a status cannot show the roles of its
+// processes and how many log generations are active; "" when it can.
+func ViewIncompleteBecause(s *Status) string {
 	var msgs []string
 	for _, m := range s.Cluster.Messages {
 		switch m.Name {
@@ -112,8 +125,6 @@ func IncompleteBecause(s *Status) string {
 		return "the status lists no processes"
 	case len(msgs) > 0:
 		return "the status is incomplete (" + strings.Join(msgs, ", ") + ")"
-	case s.Cluster.RecoveryState.ActiveGenerations > 1:
-		return fmt.Sprintf("%d log generations are active: old logs may still hold data", s.Cluster.RecoveryState.ActiveGenerations)
 	case s.Cluster.RecoveryState.ActiveGenerations < 1 && s.Cluster.RecoveryState.Name != RecoveryConfigurationNeverCreated:
 		// FoundationDB leaves active_generations out when the cluster
 		// controller has not logged it yet, and releases older than the

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,6 +137,12 @@ func Service(c *v1alpha1.Cluster) *corev1.Service {
 			PublishNotReadyAddresses: true,
 		},
 	}
+}
+
+// HasVolume reports whether pod p mounts a volume claim: without one, what
+// its processes keep lives and dies with the pod.
+func HasVolume(p *corev1.Pod) bool {
+	return slices.ContainsFunc(p.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil })
 }
 
 // PVCName is the name of a process group's data volume claim.

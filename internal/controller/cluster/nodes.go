@@ -68,25 +68,21 @@ func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 // keptLogData reports whether pod, on a node that is not Ready, may keep
 // transaction-log data the database still needs: it has no volume (its
 // data lives and dies with it), and this reconcile's status does not show
-// that none of the log generations still active has a log on it. A
-// complete status with one active generation shows that; with more, the
-// generations it lists (cluster.logs) must be all of them, and none may
-// name the pod's address. An incomplete status, log servers in error, or
-// an unreported generation count shows nothing (fdb.IncompleteBecause).
+// that none of the log generations still active has a log on it. A status
+// whose view is complete (fdb.ViewIncompleteBecause) with one active
+// generation shows that; with more, the generations it lists
+// (cluster.logs) must be all of them, and none may name the pod's address.
 func (o *observation) keptLogData(pod *corev1.Pod) bool {
-	if slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil }) {
+	if workload.HasVolume(pod) {
 		return false
 	}
 	s := o.status
 	switch {
-	case s == nil:
+	case s == nil || fdb.ViewIncompleteBecause(s) != "":
 		return true
-	case fdb.IncompleteBecause(s) == "":
+	case s.Cluster.RecoveryState.ActiveGenerations <= 1:
 		return false
-	case s.Incomplete() || s.Cluster.RecoveryState.ActiveGenerations < 1 || len(s.Cluster.Logs) < s.Cluster.RecoveryState.ActiveGenerations ||
-		slices.ContainsFunc(s.Cluster.Messages, func(m fdb.Message) bool {
-			return m.Name == fdb.MessageLogServersError || m.Name == fdb.MessageStorageServersError
-		}):
+	case len(s.Cluster.Logs) < s.Cluster.RecoveryState.ActiveGenerations:
 		return true
 	}
 	for _, g := range s.Cluster.Logs {
