@@ -27,11 +27,12 @@ const (
 	// ParallelEnv is how many seeds run at once, each on a control plane
 	// of its own (1 when unset).
 	ParallelEnv = "CHAOS_PARALLEL"
-	// LedgerEnv names a directory that keeps each seed's report: a budget
-	// run again with the same ledger runs only the seeds it lacks, and
-	// sums up all of them. `make chaos` keys it by commit, and sets it only
-	// for a tree without changes, so that a long budget can run in parts
-	// on one commit.
+	// LedgerEnv names a file that keeps the summary of each whole block
+	// of a hundred seeds run: a budget run again with the same ledger runs
+	// only the blocks it lacks, and sums up all of them. `make chaos` keys
+	// it by the code (every file but the docs) and sets it only for code
+	// without changes, so that a long budget can run in parts, in several
+	// sittings, on the same code.
 	LedgerEnv = "CHAOS_LEDGER"
 )
 
@@ -101,10 +102,12 @@ func TestChaos(t *testing.T) {
 	if os.Getenv(SeedEnv) != "" {
 		l = "" // a replay runs
 	}
-	kept, all := l.read(t, seeds(t))
-	if len(kept) > 0 {
-		fmt.Printf("ledger %s: %d seeds already run, %d to run\n", l, len(kept), len(all))
+	budget := seeds(t)
+	kept, all := l.read(t, budget)
+	if kept.Seeds > 0 {
+		fmt.Printf("ledger %s: %d seeds already run, %d to run\n", l, kept.Seeds, len(all))
 	}
+	blocks := l.tally(budget)
 	envs := []*testenv.Env{env}
 	if s := os.Getenv(ParallelEnv); s != "" {
 		n, err := strconv.Atoi(s)
@@ -138,12 +141,12 @@ func TestChaos(t *testing.T) {
 		workers.Wait()
 		close(done)
 	}()
-	reports := kept
+	var reports []*Report
 	for rep := range done {
 		if rep == nil {
 			continue
 		}
-		l.write(t, rep)
+		blocks.add(t, rep)
 		t.Logf("seed %d (%s): %d steps, %d checks, %d violations", rep.Seed, rep.Workload, rep.Steps, rep.Checks, len(rep.Violations))
 		for _, v := range rep.Violations {
 			t.Log(v)
@@ -155,13 +158,15 @@ func TestChaos(t *testing.T) {
 		}
 		rep.Lines = nil // a long budget keeps only the figures
 		reports = append(reports, rep)
-		if len(reports)%100 == 0 && len(all) > 100 {
+		if len(reports)%blockSize == 0 && len(all) > blockSize {
 			s := Summarize(reports)
-			fmt.Printf("progress: %d of %d seeds, %d steps, %d checks, %d violations\n", s.Seeds, len(all)+len(kept), s.Steps, s.Checks, len(s.Violations))
+			s.Add(kept)
+			fmt.Printf("progress: %d of %d seeds, %d steps, %d checks, %d violations\n", s.Seeds, len(budget), s.Steps, s.Checks, len(s.Violations))
 		}
 	}
-	slices.SortFunc(reports, func(a, b *Report) int { return cmp.Compare(a.Seed, b.Seed) })
-	s := Summarize(reports)
+	s := kept
+	s.Add(Summarize(reports))
+	slices.SortStableFunc(s.Violations, func(a, b Violation) int { return cmp.Compare(a.Seed, b.Seed) })
 	s.Print(os.Stdout)
 	for _, v := range s.Violations {
 		t.Error(v)

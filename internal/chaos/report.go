@@ -65,19 +65,25 @@ type Summary struct {
 func Summarize(reports []*Report) Summary {
 	s := Summary{Faults: map[string]int{}, ByWorkload: map[string][2]int{}}
 	for _, r := range reports {
-		s.Seeds++
-		s.Steps += r.Steps
-		s.Checks += r.Checks
-		for k, n := range r.Faults {
-			s.Faults[k] += n
-		}
-		w := s.ByWorkload[r.Workload]
-		w[0]++
-		w[1] += len(r.Violations)
-		s.ByWorkload[r.Workload] = w
-		s.Violations = append(s.Violations, r.Violations...)
+		s.Add(Summary{Seeds: 1, Steps: r.Steps, Checks: r.Checks, Faults: r.Faults,
+			ByWorkload: map[string][2]int{r.Workload: {1, len(r.Violations)}}, Violations: r.Violations})
 	}
 	return s
+}
+
+// Add adds o to s, which Summarize made.
+func (s *Summary) Add(o Summary) {
+	s.Seeds += o.Seeds
+	s.Steps += o.Steps
+	s.Checks += o.Checks
+	for k, n := range o.Faults {
+		s.Faults[k] += n
+	}
+	for k, n := range o.ByWorkload {
+		w := s.ByWorkload[k]
+		s.ByWorkload[k] = [2]int{w[0] + n[0], w[1] + n[1]}
+	}
+	s.Violations = append(s.Violations, o.Violations...)
 }
 
 // Print writes the summary as tables, then every violation with the seed
