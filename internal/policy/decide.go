@@ -66,7 +66,8 @@ type Decision struct {
 	Violations []Violation `json:"violations,omitempty"`
 	// Trace shows how every policy was evaluated.
 	Trace []PolicyTrace `json:"trace"`
-	// Cost is the total CEL cost of the decision.
+	// Cost is the total CEL cost of the decision, of the expressions whose
+	// cost was tracked (see WithBuiltinCosts).
 	Cost uint64    `json:"cost"`
 	Time time.Time `json:"time"`
 }
@@ -109,7 +110,9 @@ type ExprTrace struct {
 	Message string `json:"message,omitempty"`
 	// Error of an evaluation that failed, e.g. on an exceeded cost limit.
 	Error string `json:"error,omitempty"`
-	Cost  uint64 `json:"cost"`
+	// Cost of the evaluation; 0 when its cost was not tracked (see
+	// WithBuiltinCosts).
+	Cost uint64 `json:"cost"`
 }
 
 // Decide evaluates the policies in order against the input and decides on
