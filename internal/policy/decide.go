@@ -328,6 +328,15 @@ func (d *Decision) conclude() {
 // force-delete-pod.
 func verb(a v1alpha1.ActionType) string {
 	var b strings.Builder
+	// Room for every letter and a hyphen before every word but the first:
+	// one allocation.
+	n := len(a)
+	for i, r := range string(a) {
+		if unicode.IsUpper(r) && i > 0 {
+			n++
+		}
+	}
+	b.Grow(n)
 	for i, r := range string(a) {
 		if unicode.IsUpper(r) && i > 0 {
 			b.WriteByte('-')

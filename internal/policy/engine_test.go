@@ -517,6 +517,7 @@ func TestVerb(t *testing.T) {
 		v1alpha1.ActionForceDeletePod:      "force-delete-pod",
 		v1alpha1.ActionRemoveProcessGroup:  "remove-process-group",
 		v1alpha1.ActionReplaceProcessGroup: "replace-process-group",
+		"":                                 "",
 	}
 	for a, want := range cases {
 		if got := verb(a); got != want {
