@@ -66,7 +66,8 @@ type Decision struct {
 	Violations []Violation `json:"violations,omitempty"`
 	// Trace shows how every policy was evaluated.
 	Trace []PolicyTrace `json:"trace"`
-	// Cost is the total CEL cost of the decision.
+	// Cost is the total CEL cost of the decision, of the expressions whose
+	// cost was tracked (see WithBuiltinCosts).
 	Cost uint64    `json:"cost"`
 	Time time.Time `json:"time"`
 }
@@ -109,7 +110,9 @@ type ExprTrace struct {
 	Message string `json:"message,omitempty"`
 	// Error of an evaluation that failed, e.g. on an exceeded cost limit.
 	Error string `json:"error,omitempty"`
-	Cost  uint64 `json:"cost"`
+	// Cost of the evaluation; 0 when its cost was not tracked (see
+	// WithBuiltinCosts).
+	Cost uint64 `json:"cost"`
 }
 
 // Decide evaluates the policies in order against the input and decides on
@@ -325,6 +328,15 @@ func (d *Decision) conclude() {
 // force-delete-pod.
 func verb(a v1alpha1.ActionType) string {
 	var b strings.Builder
+	// Room for every letter and a hyphen before every word but the first:
+	// one allocation.
+	n := len(a)
+	for i, r := range string(a) {
+		if unicode.IsUpper(r) && i > 0 {
+			n++
+		}
+	}
+	b.Grow(n)
 	for i, r := range string(a) {
 		if unicode.IsUpper(r) && i > 0 {
 			b.WriteByte('-')

@@ -408,9 +408,15 @@ func TestCostLimit(t *testing.T) {
 		want   string
 	}{
 		"RuntimeLimit": {
-			reason: "An evaluation that exceeds the runtime cost limit is cancelled and denies.",
+			reason: "An evaluation of a platform's policy that exceeds the runtime cost limit is cancelled and denies.",
 			engine: newTestEngine(t, WithCostLimits(DefaultStaticCostLimit, 1000)),
 			policy: policyOf("p", rule("r", "processGroups.all(g, g.id != '')")),
+			want:   "exclude storage-1 denied by p/r: rule failed to evaluate: operation cancelled: actual cost limit exceeded",
+		},
+		"BuiltinOverRuntimeLimit": {
+			reason: "A built-in policy's expression whose estimated cost exceeds the runtime limit keeps the runtime limit.",
+			engine: newTestEngine(t, WithCostLimits(DefaultStaticCostLimit, 1000)),
+			policy: builtin(policyOf("p", rule("r", "processGroups.all(g, g.id != '')"))),
 			want:   "exclude storage-1 denied by p/r: rule failed to evaluate: operation cancelled: actual cost limit exceeded",
 		},
 		"NestedComprehension": {
@@ -431,6 +437,52 @@ func TestCostLimit(t *testing.T) {
 			d := tc.engine.Decide(context.Background(), []Policy{tc.policy}, in)
 			if !strings.HasPrefix(d.Message, tc.want) {
 				t.Errorf("\n%s\nDecide(...).Message: want prefix %q, got %q", tc.reason, tc.want, d.Message)
+			}
+		})
+	}
+}
+
+// builtin marks p built in, as ParseBuiltin does.
+func builtin(p Policy) Policy {
+	p.Key, p.builtin = "builtin:"+p.Key, true
+	return p
+}
+
+func TestCostTracking(t *testing.T) {
+	in := exclude("storage-1")
+	cases := map[string]struct {
+		reason string
+		engine *Engine
+		policy Policy
+		want   bool
+	}{
+		"Platform": {
+			reason: "A platform's policy is evaluated with runtime cost tracking.",
+			engine: newTestEngine(t),
+			policy: policyOf("p", rule("r", "cluster.available")),
+			want:   true,
+		},
+		"Builtin": {
+			reason: "A built-in policy whose estimated cost is within the runtime limit is evaluated without.",
+			engine: newTestEngine(t),
+			policy: builtin(policyOf("p", rule("r", "cluster.available"))),
+			want:   false,
+		},
+		"BuiltinWithBuiltinCosts": {
+			reason: "WithBuiltinCosts tracks the cost of a built-in policy too.",
+			engine: newTestEngine(t, WithBuiltinCosts()),
+			policy: builtin(policyOf("p", rule("r", "cluster.available"))),
+			want:   true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := tc.engine.Decide(context.Background(), []Policy{tc.policy}, in)
+			if !d.Allowed {
+				t.Fatalf("\n%s\nDecide(...): want allowed, got %q", tc.reason, d.Message)
+			}
+			if diff := cmp.Diff(tc.want, d.Cost > 0); diff != "" {
+				t.Errorf("\n%s\nDecide(...).Cost > 0: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
@@ -465,6 +517,7 @@ func TestVerb(t *testing.T) {
 		v1alpha1.ActionForceDeletePod:      "force-delete-pod",
 		v1alpha1.ActionRemoveProcessGroup:  "remove-process-group",
 		v1alpha1.ActionReplaceProcessGroup: "replace-process-group",
+		"":                                 "",
 	}
 	for a, want := range cases {
 		if got := verb(a); got != want {

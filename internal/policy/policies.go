@@ -51,6 +51,23 @@ func ParseManifest(doc []byte) (Policy, error) {
 	return fromContent(sp), nil
 }
 
+// ParseBuiltin parses the manifest of a policy built into the provider,
+// as ParseManifest does, and marks it built in: reviewed code that ships with
+// the provider, whose expressions the engine evaluates without runtime cost
+// tracking where their estimated worst-case cost is within the runtime limit
+// (see WithBuiltinCosts). Only package defaults calls it; a policy from any
+// other source (FromObject, ParseManifest) keeps the runtime limit. Its key
+// differs from that of the same manifest parsed by ParseManifest, so the two
+// never share a compiled program.
+func ParseBuiltin(doc []byte) (Policy, error) {
+	p, err := ParseManifest(doc)
+	if err != nil {
+		return Policy{}, err
+	}
+	p.Key, p.builtin = "builtin:"+p.Key, true
+	return p, nil
+}
+
 func fromContent(sp *v1alpha1.SafetyPolicy) Policy {
 	// Marshalling a spec of plain fields cannot fail.
 	b, _ := json.Marshal(sp.Spec)

@@ -121,6 +121,32 @@ func TestParseManifest(t *testing.T) {
 	}
 }
 
+func TestParseBuiltin(t *testing.T) {
+	doc := []byte("apiVersion: foundationdb.crossplane.io/v1alpha1\nkind: SafetyPolicy\nmetadata: {name: p}\nspec: {actions: [Kill], validations: [{name: r, expression: 'true'}]}\n")
+	m, err := ParseManifest(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ParseBuiltin(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type view struct {
+		Name, Key string
+		Builtin   bool
+	}
+	want := view{Name: "p", Key: "builtin:" + m.Key, Builtin: true}
+	if diff := cmp.Diff(want, view{Name: b.Name, Key: b.Key, Builtin: b.builtin}); diff != "" {
+		t.Errorf("ParseBuiltin(...): -want, +got:\n%s", diff)
+	}
+	if m.builtin {
+		t.Error("ParseManifest(...): want a policy that is not built in")
+	}
+	if _, err := ParseBuiltin([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: p}\n")); err == nil {
+		t.Error("ParseBuiltin(ConfigMap): want an error")
+	}
+}
+
 func TestKeys(t *testing.T) {
 	sp := &v1alpha1.SafetyPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "u", Generation: 3}}
 	if got, want := FromObject(sp).Key, "uid:u/3"; got != want {

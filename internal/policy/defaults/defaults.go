@@ -29,7 +29,7 @@ var load = sync.OnceValues(func() ([]policy.Policy, error) {
 		if err != nil {
 			return nil, errors.Wrapf(err, errLoadDefault, f)
 		}
-		p, err := policy.ParseManifest(b)
+		p, err := policy.ParseBuiltin(b)
 		if err != nil {
 			return nil, errors.Wrapf(err, errLoadDefault, f)
 		}

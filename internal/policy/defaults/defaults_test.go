@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/defaults"
@@ -79,6 +81,46 @@ func TestSuite(t *testing.T) {
 	}
 	if !slices.ContainsFunc(results, func(r suite.Result) bool { return r.Decision.Result == policy.ResultAllowed }) {
 		t.Error("no test is allowed")
+	}
+}
+
+// TestUntrackedCost checks that the engine's default evaluation of the
+// built-in policies, without runtime cost tracking, decides every test of
+// their suite as the suite's runner does with it (traces included, costs
+// aside), and that it tracks no cost at all: every built-in expression's
+// estimated worst-case cost is within the runtime limit.
+func TestUntrackedCost(t *testing.T) {
+	ps, err := defaults.Policies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := suite.Load("tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracked, err := s.Run(context.Background(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := clocktesting.NewFakePassiveClock(suite.DefaultNow)
+	e, err := policy.NewEngine(policy.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignoreCost := cmpopts.IgnoreFields(policy.Decision{}, "Cost")
+	ignoreTraceCost := cmpopts.IgnoreFields(policy.PolicyTrace{}, "Cost")
+	ignoreExprCost := cmpopts.IgnoreFields(policy.ExprTrace{}, "Cost")
+	for _, r := range tracked {
+		t.Run(r.Test.Name, func(t *testing.T) {
+			clock.SetTime(r.Test.Now)
+			d := e.Decide(context.Background(), policy.Assemble(ps, s.Policies, r.Test.Input.Policies), r.Test.Input)
+			if diff := cmp.Diff(r.Decision, d, ignoreCost, ignoreTraceCost, ignoreExprCost); diff != "" {
+				t.Errorf("%s: -tracked, +untracked:\n%s", r.Test.File, diff)
+			}
+			if d.Cost != 0 {
+				t.Errorf("%s: untracked cost: want 0, got %d", r.Test.File, d.Cost)
+			}
+		})
 	}
 }
 

@@ -247,10 +247,11 @@ type Runner struct {
 }
 
 // NewRunner returns a runner for the defaults and the SafetyPolicy
-// manifests given as objects.
+// manifests given as objects. It tracks the cost of every policy, the
+// defaults' too, so that its traces show costs.
 func NewRunner(defaults, objects []policy.Policy) (*Runner, error) {
 	c := clocktesting.NewFakePassiveClock(DefaultNow)
-	e, err := policy.NewEngine(policy.WithClock(c))
+	e, err := policy.NewEngine(policy.WithClock(c), policy.WithBuiltinCosts())
 	if err != nil {
 		return nil, err
 	}
