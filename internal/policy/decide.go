@@ -64,8 +64,12 @@ type Decision struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Violations are every failed rule of every policy that applies.
 	Violations []Violation `json:"violations,omitempty"`
-	// Trace shows how every policy was evaluated.
+	// Trace shows how every policy that applies to the action was
+	// evaluated.
 	Trace []PolicyTrace `json:"trace"`
+	// NotApplying names the policies whose actions do not include the
+	// action.
+	NotApplying []string `json:"notApplying,omitempty"`
 	// Cost is the total CEL cost of the decision, of the expressions whose
 	// cost was tracked (see WithBuiltinCosts).
 	Cost uint64    `json:"cost"`
@@ -123,18 +127,28 @@ type ExprTrace struct {
 // validation, so a broken Deny policy denies: the engine fails closed.
 func (e *Engine) Decide(ctx context.Context, policies []Policy, in Input) Decision {
 	now := e.clock.Now()
-	d := Decision{Action: in.Action.Type, Targets: in.Action.Targets, Time: now, Trace: make([]PolicyTrace, 0, len(policies))}
+	applying := 0
+	for i := range policies {
+		if policies[i].AppliesTo(in.Action.Type) {
+			applying++
+		}
+	}
+	d := Decision{Action: in.Action.Type, Targets: in.Action.Targets, Time: now, Trace: make([]PolicyTrace, 0, applying)}
+	if applying < len(policies) {
+		d.NotApplying = make([]string, 0, len(policies)-applying)
+	}
 	vars := &inputVariables{in: in, now: now}
 	if len(in.Params) > 0 {
 		vars.params = normalizeMap(in.Params)
 	}
 	for i := range policies {
 		p := &policies[i]
-		d.Trace = append(d.Trace, PolicyTrace{Policy: p.Name, Enforcement: p.enforcement()})
 		if !p.AppliesTo(in.Action.Type) {
-			// Its trace is complete; it needs no program.
+			// It needs no program.
+			d.NotApplying = append(d.NotApplying, p.Name)
 			continue
 		}
+		d.Trace = append(d.Trace, PolicyTrace{Policy: p.Name, Enforcement: p.enforcement()})
 		t := &d.Trace[len(d.Trace)-1]
 		d.Violations = append(d.Violations, evaluate(ctx, e.Compile(*p), vars, t)...)
 		d.Cost += t.Cost

@@ -191,7 +191,7 @@ func TestDecide(t *testing.T) {
 			reason:   "Without an applicable policy the action is allowed.",
 			policies: []Policy{policyOf("p", actions(v1alpha1.ActionKill), rule("r", "false"))},
 			in:       exclude("storage-1"),
-			want:     Decision{Action: "Exclude", Targets: []string{"storage-1"}, Allowed: true, Result: ResultAllowed, Message: "exclude storage-1 allowed", Time: t0},
+			want:     Decision{Action: "Exclude", Targets: []string{"storage-1"}, Allowed: true, Result: ResultAllowed, Message: "exclude storage-1 allowed", NotApplying: []string{"p"}, Time: t0},
 		},
 		"Denied": {
 			reason:   "A failed Deny validation denies, naming policy, rule and values.",
@@ -278,7 +278,7 @@ func TestDecide(t *testing.T) {
 			reason:   "A policy that does not compile leaves the actions it does not apply to alone.",
 			policies: []Policy{policyOf("p", actions(v1alpha1.ActionKill), rule("r", "cluster.nope"))},
 			in:       exclude("storage-1"),
-			want:     Decision{Action: "Exclude", Targets: []string{"storage-1"}, Allowed: true, Result: ResultAllowed, Message: "exclude storage-1 allowed", Time: t0},
+			want:     Decision{Action: "Exclude", Targets: []string{"storage-1"}, Allowed: true, Result: ResultAllowed, Message: "exclude storage-1 allowed", NotApplying: []string{"p"}, Time: t0},
 		},
 		"EvaluationErrorUnderWarn": {
 			reason:   "An evaluation error is a failed validation, subject to the policy's enforcement.",
@@ -379,10 +379,12 @@ func TestTrace(t *testing.T) {
 				{Name: "second", Expression: "variables.storage < 3", Value: "false", Message: "three"},
 			},
 		},
-		{Policy: "other", Enforcement: v1alpha1.EnforcementDeny},
 	}
 	if diff := cmp.Diff(want, d.Trace, cmpopts.IgnoreFields(ExprTrace{}, "Cost"), cmpopts.IgnoreFields(PolicyTrace{}, "Cost")); diff != "" {
 		t.Errorf("Decide(...).Trace: -want, +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"other"}, d.NotApplying); diff != "" {
+		t.Errorf("Decide(...).NotApplying: -want, +got:\n%s", diff)
 	}
 	var sum uint64
 	for _, xs := range [][]ExprTrace{d.Trace[0].MatchConditions, d.Trace[0].Variables, d.Trace[0].Validations} {
@@ -483,6 +485,41 @@ func TestCostTracking(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, d.Cost > 0); diff != "" {
 				t.Errorf("\n%s\nDecide(...).Cost > 0: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestCancelledContext: a platform's policy stops at a cancelled context
+// and denies; a built-in policy whose cost the estimate bounds runs to its
+// end, as it would within the cost limit.
+func TestCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := exclude("storage-1")
+	in.ProcessGroups = groups(3 * interruptCheckFrequency)
+	all := rule("r", "processGroups.all(g, g.id != '')")
+	cases := map[string]struct {
+		reason string
+		policy Policy
+		want   string
+	}{
+		"Platform": {
+			reason: "A platform's policy with a comprehension is interrupted and denies.",
+			policy: policyOf("p", all),
+			want:   "exclude storage-1 denied by p/r: rule failed to evaluate: operation interrupted: context canceled",
+		},
+		"Builtin": {
+			reason: "A built-in policy whose estimated cost is within the runtime limit is not interrupted.",
+			policy: builtin(policyOf("p", all)),
+			want:   "exclude storage-1 allowed",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			d := newTestEngine(t).Decide(ctx, []Policy{tc.policy}, in)
+			if diff := cmp.Diff(tc.want, d.Message); diff != "" {
+				t.Errorf("\n%s\nDecide(...).Message: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

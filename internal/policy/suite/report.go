@@ -45,12 +45,7 @@ func PrintTrace(w io.Writer, d policy.Decision) {
 	for _, x := range d.Warnings {
 		fmt.Fprintf(w, "WARNING: %s\n", x)
 	}
-	var inapplicable []string
 	for _, t := range d.Trace {
-		if !t.Matched && len(t.MatchConditions) == 0 {
-			inapplicable = append(inapplicable, t.Policy)
-			continue
-		}
 		fmt.Fprintf(w, "\npolicy %s (%s): ", t.Policy, t.Enforcement)
 		if t.Matched {
 			fmt.Fprintf(w, "%s, cost %d\n", t.Result, t.Cost)
@@ -64,8 +59,8 @@ func PrintTrace(w io.Writer, d policy.Decision) {
 		printExprs(w, "variable", t.Variables, false)
 		printExprs(w, "rule", t.Validations, true)
 	}
-	if len(inapplicable) > 0 {
-		fmt.Fprintf(w, "\nnot applying to %s: %s\n", d.Action, strings.Join(inapplicable, ", "))
+	if len(d.NotApplying) > 0 {
+		fmt.Fprintf(w, "\nnot applying to %s: %s\n", d.Action, strings.Join(d.NotApplying, ", "))
 	}
 }
 
