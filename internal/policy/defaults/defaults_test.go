@@ -42,10 +42,10 @@ func TestPoliciesCompile(t *testing.T) {
 	}
 }
 
-// TestSuite runs the test suite of the default policies, as
-// `fdbpolicy test internal/policy/defaults/tests` does, and checks that
-// every rule of every default denies in at least one test.
-func TestSuite(t *testing.T) {
+// runSuite runs the test suite of the default policies as `fdbpolicy test`
+// does, and returns the defaults, the suite and its results.
+func runSuite(t *testing.T) ([]policy.Policy, *suite.Suite, []suite.Result) {
+	t.Helper()
 	ps, err := defaults.Policies()
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +58,14 @@ func TestSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ps, s, results
+}
+
+// TestSuite runs the test suite of the default policies, as
+// `fdbpolicy test internal/policy/defaults/tests` does, and checks that
+// every rule of every default denies in at least one test.
+func TestSuite(t *testing.T) {
+	ps, _, results := runSuite(t)
 	denied := map[string]bool{}
 	for _, r := range results {
 		t.Run(r.Test.Name, func(t *testing.T) {
@@ -90,18 +98,7 @@ func TestSuite(t *testing.T) {
 // aside), and that it tracks no cost at all: every built-in expression's
 // estimated worst-case cost is within the runtime limit.
 func TestUntrackedCost(t *testing.T) {
-	ps, err := defaults.Policies()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := suite.Load("tests")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tracked, err := s.Run(context.Background(), ps)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ps, s, tracked := runSuite(t)
 	clock := clocktesting.NewFakePassiveClock(suite.DefaultNow)
 	e, err := policy.NewEngine(policy.WithClock(clock))
 	if err != nil {
