@@ -15,6 +15,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -81,7 +82,11 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // last reconciled, so a group whose processes all report again is not
 // failing, and without a status no failure is known to last. A group that
 // heals before the deadline is left alone, unless its volume is stranded
-// (it cannot heal before its node does): then it is an early candidate.
+// (it cannot heal before its node does): then it is an early candidate. A
+// group whose processes an upgrade left behind has not failed: its
+// ProcessGroup recreates its pod, under the disruption grant, and they
+// restart on the database's version (a replacement would leave them
+// behind, unable to report, and so to prove the group drained).
 func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
@@ -102,7 +107,8 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 			oldest = &pg.Status.AtProvider.ProcessGroupConditions[i]
 		}
 	}
-	if oldest == nil || o.status == nil || reporting[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
+	if oldest == nil || o.status == nil || reporting[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) ||
+		fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses) {
 		return replacement{}, false
 	}
 	lasted := o.now.Sub(oldest.Since.Time)

@@ -269,6 +269,12 @@ func TestPlanReplacements(t *testing.T) {
 			reason: "A failure the group recorded before its processes came back is over: the status of this reconcile shows them all reporting.",
 			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), reportingAgain("storage-4")},
 		},
+		"FailedButLeftBehind": {
+			reason: "A group whose process an upgrade left behind (an incompatible connection of a database on the spec's version) has not failed: its pod is recreated, it is not replaced.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), func(_ *v1alpha1.Cluster, o *observation) {
+				o.status.Cluster.IncompatibleConnections = groupNamed(o, "storage-4").Status.AtProvider.Addresses
+			}},
+		},
 		"FailedStatusUnreadable": {
 			reason: "Without a status no failure is known to last: nothing is replaced automatically.",
 			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), statusUnreadable()},
