@@ -66,6 +66,20 @@ type replacement struct {
 	failed    time.Duration
 }
 
+// planned reports whether pg is down by the provider's own doing: its
+// zone's pods are recreated on purpose now (plannedZone), or its processes
+// an upgrade left behind wait for their pod to be recreated. Replacing such
+// a group as failed while its pod comes back would leave its volume behind
+// a replacement, under a maintenance that keeps data distribution from
+// healing it, with nothing able to prove it drained; so its failure counts
+// only after the maintenance the provider sets for the restart
+// (maintenanceSeconds) has run out too. A group that really failed is then
+// replaced, only later.
+func planned(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.ProcessGroup) bool {
+	zone := pg.Zone()
+	return zone != "" && zone == o.plannedZone(cr) || fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses)
+}
+
 // failureDetection is how long a group must fail before it is replaced.
 func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 	if s := cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds; s > 0 {
@@ -83,10 +97,8 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // failing, and without a status no failure is known to last. A group that
 // heals before the deadline is left alone, unless its volume is stranded
 // (it cannot heal before its node does): then it is an early candidate. A
-// group whose processes an upgrade left behind has not failed: its
-// ProcessGroup recreates its pod, under the disruption grant, and they
-// restart on the database's version (a replacement would leave them
-// behind, unable to report, and so to prove the group drained).
+// group the provider itself takes down (planned) gets the maintenance it
+// sets for that on top of the failure detection time.
 func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
@@ -107,14 +119,17 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 			oldest = &pg.Status.AtProvider.ProcessGroupConditions[i]
 		}
 	}
-	if oldest == nil || o.status == nil || reporting[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) ||
-		fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses) {
+	if oldest == nil || o.status == nil || reporting[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
 		return replacement{}, false
 	}
 	lasted := o.now.Sub(oldest.Since.Time)
 	r := replacement{why: fmt.Sprintf("failed: %s since %s", oldest.Type, stamp(oldest.Since)), automatic: true, failed: lasted}
+	detection := failureDetection(cr)
+	if planned(cr, o, pg) {
+		detection += maintenanceSeconds * time.Second
+	}
 	switch {
-	case lasted >= failureDetection(cr):
+	case lasted >= detection:
 		return r, true
 	case o.stranded[id]:
 		r.why += "; its volume cannot follow it to a Ready node"

@@ -61,6 +61,26 @@ func failing(id string, t v1alpha1.ProcessGroupConditionType, age time.Duration)
 	}
 }
 
+// leftBehind makes the group's addresses incompatible connections of the
+// database: an upgrade left its processes behind.
+func leftBehind(id string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		o.status.Cluster.IncompatibleConnections = groupNamed(o, id).Status.AtProvider.Addresses
+	}
+}
+
+// plannedRestart makes the provider recreate the group's pod on purpose:
+// its spec drifted, its zone holds the disruption grant and is under the
+// maintenance the provider set.
+func plannedRestart(id string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		podDrifted(id)(cr, o)
+		regrant()(cr, o)
+		zone := groupNamed(o, id).Zone()
+		maintenance(zone, 600, zone)(cr, o)
+	}
+}
+
 // reportingAgain puts the group's process back into the status.
 func reportingAgain(id string) mutation {
 	return func(_ *v1alpha1.Cluster, o *observation) {
@@ -270,10 +290,25 @@ func TestPlanReplacements(t *testing.T) {
 			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), reportingAgain("storage-4")},
 		},
 		"FailedButLeftBehind": {
-			reason: "A group whose process an upgrade left behind (an incompatible connection of a database on the spec's version) has not failed: its pod is recreated, it is not replaced.",
-			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), func(_ *v1alpha1.Cluster, o *observation) {
-				o.status.Cluster.IncompatibleConnections = groupNamed(o, "storage-4").Status.AtProvider.Addresses
-			}},
+			reason: "A group whose process an upgrade left behind (an incompatible connection of a database on the spec's version) waits for its pod to be recreated: its failure counts only after the maintenance of that restart too.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, 5*time.Minute), leftBehind("storage-4")},
+		},
+		"LeftBehindPastMaintenance": {
+			reason: "A left-behind group still failing past the failure detection time and the restart's maintenance is replaced.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, 11*time.Minute+time.Second), leftBehind("storage-4")},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses since 2026-01-01T11:48:59Z)",
+				[]string{"failed: MissingProcesses since 2026-01-01T11:48:59Z"}, "storage-4").failedFor(661, 60, false),
+		},
+		"FailedInPlannedRestart": {
+			reason: "A group of the zone whose pods the provider recreates on purpose is down by the provider's doing: not replaced while that restart's maintenance lasts.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, 5*time.Minute), plannedRestart("storage-4")},
+			want:   waiting("fault domain b may recreate its pods (disruption grant of generation 1)"),
+		},
+		"FailedInPlannedRestartPastMaintenance": {
+			reason: "Past the failure detection time and the restart's maintenance, a group of the planned zone that still fails is replaced.",
+			mutate: []mutation{at(), automation(1, 60), failing("storage-4", v1alpha1.MissingProcesses, 11*time.Minute+time.Second), plannedRestart("storage-4")},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: MissingProcesses since 2026-01-01T11:48:59Z)",
+				[]string{"failed: MissingProcesses since 2026-01-01T11:48:59Z"}, "storage-4").failedFor(661, 60, false),
 		},
 		"FailedStatusUnreadable": {
 			reason: "Without a status no failure is known to last: nothing is replaced automatically.",
