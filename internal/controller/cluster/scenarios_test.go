@@ -576,12 +576,23 @@ func TestUpgradeKillThatMissedSome(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h.Flow(true)
 			cr := smallCluster(namespace(t, "upgrade-missed-"+strings.ToLower(name)), nil)
+			// The virtual clock runs a thousand times faster than the wall's:
+			// the default failure detection time (2 h) is 7 s, and a loaded
+			// machine may take longer to recreate the left-behind pod. A
+			// failure replaced meanwhile is another scenario
+			// (TestPlanReplacements' planned restarts).
+			cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 30 * 24 * 3600
 			createReady(t, cr)
 			db := h.Sim(t, cr)
-			before, err := db.Status(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			var before *fdb.Status
+			eventually(t, 60*time.Second, "every process reports", func() (bool, string) {
+				var err error
+				if before, err = db.Status(context.Background()); err != nil {
+					return false, err.Error()
+				}
+				groups := len(groupsOf(t, cr))
+				return len(before.Cluster.Processes) == groups, fmt.Sprintf("%d processes of %d groups report", len(before.Cluster.Processes), groups)
+			})
 			var coordinators, others []fdb.Process
 			for _, p := range before.Cluster.Processes {
 				if p.HasRole(fdb.RoleCoordinator) {
