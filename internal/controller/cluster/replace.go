@@ -74,10 +74,11 @@ type replacement struct {
 // healing it, with nothing able to prove it drained; so its failure counts
 // only after the maintenance the provider sets for the restart
 // (maintenanceSeconds) has run out too. A group that really failed is then
-// replaced, only later.
-func planned(cr *v1alpha1.Cluster, o *observation, pg *v1alpha1.ProcessGroup) bool {
+// replaced, only later. plannedZone is o.plannedZone(cr), read once per
+// reconcile by the caller.
+func planned(cr *v1alpha1.Cluster, o *observation, plannedZone string, pg *v1alpha1.ProcessGroup) bool {
 	zone := pg.Zone()
-	return zone != "" && zone == o.plannedZone(cr) || fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses)
+	return zone != "" && zone == plannedZone || fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses)
 }
 
 // failureDetection is how long a group must fail before it is replaced.
@@ -99,7 +100,7 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // (it cannot heal before its node does): then it is an early candidate. A
 // group the provider itself takes down (planned) gets the maintenance it
 // sets for that on top of the failure detection time.
-func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, pg *v1alpha1.ProcessGroup) (replacement, bool) {
+func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, plannedZone string, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
 		return replacement{why: "requested"}, true
@@ -125,7 +126,7 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 	lasted := o.now.Sub(oldest.Since.Time)
 	r := replacement{why: fmt.Sprintf("failed: %s since %s", oldest.Type, stamp(oldest.Since)), automatic: true, failed: lasted}
 	detection := failureDetection(cr)
-	if planned(cr, o, pg) {
+	if planned(cr, o, plannedZone, pg) {
 		detection += maintenanceSeconds * time.Second
 	}
 	switch {
@@ -236,13 +237,13 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		failed time.Duration
 	}
 	asked, failed := map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}
-	reporting := o.reporting()
+	reporting, plannedZone := o.reporting(), o.plannedZone(cr)
 	for i := range o.groups {
 		pg := &o.groups[i]
 		if deleting(pg) || pg.Replacing() {
 			continue
 		}
-		r, ok := needsReplacement(cr, o, reporting, pg)
+		r, ok := needsReplacement(cr, o, reporting, plannedZone, pg)
 		if !ok || r.early != early {
 			continue
 		}
