@@ -15,9 +15,10 @@ const (
 	DetailMinimumUptimeSeconds = "minimumUptimeSeconds"
 	// DetailNodeReady (ForceDeletePod): whether the pod's node is Ready.
 	DetailNodeReady = "nodeReady"
-	// DetailReportingProcesses (ForceDeletePod): how many processes of the
-	// targeted pods report in the database status read in this reconcile
-	// (an int).
+	// DetailReportingProcesses (ForceDeletePod, DeletePod): how many
+	// processes of the targeted pods report in the database status read in
+	// this reconcile (an int). DeletePod carries it only when that status's
+	// view is complete (fdb.ViewIncompleteBecause).
 	DetailReportingProcesses = "reportingProcesses"
 	// DetailAutomatic (ReplaceProcessGroup): the replacement is the
 	// provider's own decision, because the groups failed (for longer than

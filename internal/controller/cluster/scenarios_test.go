@@ -627,9 +627,16 @@ func TestUpgradeKillThatMissedSome(t *testing.T) {
 						on++
 					}
 				}
+				var missedGroups []string
+				for _, pg := range groupsOf(t, cr) {
+					if slices.Contains(missedIDs, pg.ID()) {
+						missedGroups = append(missedGroups, fmt.Sprintf("%s: last decision %+v, conditions %+v, events %v", pg.ID(),
+							pg.Status.AtProvider.LastPolicyDecision, pg.Status.Conditions, events(t, &pg)))
+					}
+				}
 				return on == len(before.Cluster.Processes) && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
-					fmt.Sprintf("%d of %d processes on %s, incompatible %v; %s; events %v", on, len(before.Cluster.Processes), version,
-						st.Cluster.IncompatibleConnections, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
+					fmt.Sprintf("%d of %d processes on %s, incompatible %v; %s; events %v; missed groups %v", on, len(before.Cluster.Processes), version,
+						st.Cluster.IncompatibleConnections, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr), missedGroups)
 			})
 			var recreated []string
 			for _, pg := range groupsOf(t, cr) {

@@ -132,8 +132,23 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 	if o.grantWhy != "" {
 		return groupStep{Kind: kindWait, Step: step.Wait("waiting to recreate the pod: %s", o.grantWhy)}
 	}
-	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{id}, ProcessClass: class, Reason: why}
+	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{id}, ProcessClass: class, Reason: why, Details: reportingDetails(o)}
 	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonRecreate, Action: a, Message: fmt.Sprintf(msg, o.pod.Name)}}
+}
+
+// reportingDetails tells the DeletePod policies how many of the group's
+// processes report (policy.DetailReportingProcesses), when the status can
+// show it: its view is complete, so a process it does not list is down or
+// cut off, not left out. Without that the detail is absent. A pod none of
+// whose processes report serves nothing: recreating it takes away no fault
+// domain the database still has (an upgrade's left-behind processes, whose
+// zone's maintenance keeps data distribution from restoring the fault
+// tolerance they cost).
+func reportingDetails(o *observation) map[string]any {
+	if o.status == nil || fdb.ViewIncompleteBecause(o.status) != "" {
+		return nil
+	}
+	return map[string]any{policy.DetailReportingProcesses: len(o.procs)}
 }
 
 // dataInPod says why deleting the pod of a group without a volume would

@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -258,6 +259,66 @@ func TestPlanPod(t *testing.T) {
 			s := next(pg, tc.o, false, false)
 			if diff := cmp.Diff(tc.want, plannedOf(s), cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestRecreateCountsReportingProcesses pins the DeletePod detail the
+// fault-tolerance policy lets a pod that serves nothing be recreated with:
+// how many of the group's processes report, only from a status whose view
+// is complete.
+func TestRecreateCountsReportingProcesses(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	status := func(generations int, messages ...string) *fdb.Status {
+		s := &fdb.Status{}
+		s.Cluster.Processes = map[string]fdb.Process{"other": {Address: "10.0.0.8:4501"}}
+		s.Cluster.RecoveryState.ActiveGenerations = generations
+		for _, m := range messages {
+			s.Cluster.Messages = append(s.Cluster.Messages, fdb.Message{Name: m})
+		}
+		return s
+	}
+	cases := map[string]struct {
+		reason string
+		status *fdb.Status
+		procs  []fdb.Process
+		want   map[string]any
+	}{
+		"NoneReport": {
+			reason: "A complete view without the group's process: it reports nothing.",
+			status: status(1),
+			want:   map[string]any{policy.DetailReportingProcesses: 0},
+		},
+		"OneReports": {
+			reason: "The group's process is in the status.",
+			status: status(1),
+			procs:  []fdb.Process{{Address: "10.0.0.9:4501"}},
+			want:   map[string]any{policy.DetailReportingProcesses: 1},
+		},
+		"Incomplete": {
+			reason: "An incomplete status may leave out processes that run: absence there proves nothing.",
+			status: status(1, fdb.MessageStatusIncomplete),
+		},
+		"GenerationsUnknown": {
+			reason: "A status that does not report the active generations has an incomplete view.",
+			status: status(0),
+		},
+		"NoStatus": {
+			reason: "Without a status nothing is known.",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := &observation{id: "storage-1", pod: running(c, pg), pvc: workload.PVC(c, pg, "storage-1"), want: workload.Pod(c, pg, "storage-1"),
+				version: c.Spec.ForProvider.Version, status: tc.status, procs: tc.procs,
+				at: v1alpha1.ProcessGroupObservation{ProcessGroupConditions: []v1alpha1.ProcessGroupCondition{{Type: v1alpha1.IncorrectPodSpec}}}}
+			s := next(pg, o, false, false)
+			if s.Action == nil || s.Action.Type != apiv1alpha1.ActionDeletePod {
+				t.Fatalf("next(...) = %+v, want a DeletePod step", s)
+			}
+			if diff := cmp.Diff(tc.want, s.Action.Details); diff != "" {
+				t.Errorf("\n%s\nDeletePod details: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}
