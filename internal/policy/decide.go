@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -321,26 +322,42 @@ func (d *Decision) conclude() {
 			d.Warnings = append(d.Warnings, v.Policy+"/"+v.Rule+": "+v.Message)
 		}
 	}
-	subject := verb(d.Action)
+	// The subject, e.g. "exclude storage-3", in the message's one
+	// concatenation.
+	subject, sep, targets := verb(d.Action), "", ""
 	if len(d.Targets) > 0 {
-		subject += " " + targetList(d.Targets)
+		sep, targets = " ", targetList(d.Targets)
 	}
 	if len(decisive) == 0 {
-		d.Message = subject + " allowed"
+		d.Message = subject + sep + targets + " allowed"
 		return
 	}
 	first := decisive[0]
 	d.Allowed = d.Result != ResultDenied
 	d.Policy, d.Rule, d.Reason = first.Policy, first.Rule, first.Reason
-	d.Message = fmt.Sprintf("%s %s by %s/%s: %s", subject, strings.ToLower(string(d.Result)), first.Policy, first.Rule, first.Message)
+	d.Message = fmt.Sprintf("%s%s%s %s by %s/%s: %s", subject, sep, targets, strings.ToLower(string(d.Result)), first.Policy, first.Rule, first.Message)
 	if n := len(decisive) - 1; n > 0 {
 		d.Message += fmt.Sprintf(" (and %d more)", n)
 	}
 }
 
+// verbs are the verbs of the action types decided so far: a decision's
+// message needs one, and action types are few.
+var verbs sync.Map
+
 // verb turns an action type into lower-case words: ForceDeletePod becomes
 // force-delete-pod.
 func verb(a v1alpha1.ActionType) string {
+	if v, ok := verbs.Load(a); ok {
+		return v.(string)
+	}
+	v := words(a)
+	verbs.Store(a, v)
+	return v
+}
+
+// words turns an action type into lower-case words, hyphenated.
+func words(a v1alpha1.ActionType) string {
 	var b strings.Builder
 	// Room for every letter and a hyphen before every word but the first:
 	// one allocation.

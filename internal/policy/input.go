@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/cel-go/common/types"
+
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 )
 
@@ -343,7 +345,19 @@ var actionFields = fields[Action]{
 	"processClass": func(a *Action) any { return a.ProcessClass },
 	"count":        func(a *Action) any { return a.targetCount() },
 	"reason":       func(a *Action) any { return a.Reason },
-	"details":      func(a *Action) any { return normalizeMap(a.Details) },
+	"details":      func(a *Action) any { return details(a.Details) },
+}
+
+// noDetails is the CEL value of an action without details, shared: most
+// actions have none.
+var noDetails = types.NewStringInterfaceMap(types.DefaultTypeAdapter, map[string]any{})
+
+// details is the CEL value of an action's details.
+func details(d map[string]any) any {
+	if len(d) == 0 {
+		return noDetails
+	}
+	return normalizeMap(d)
 }
 
 func (*Action) fields() fields[Action] { return actionFields }
