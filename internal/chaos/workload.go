@@ -280,7 +280,7 @@ func knob() Op {
 // slowMovement is how fast data moves once a node is lost: a node holds
 // much data, re-replicating it takes minutes, and nothing it held may go
 // before. Re-replicating all of the run's 128 MiB takes 8.5 minutes of the
-// 20 or so that the quiet steps span (at 128 KiB/s, the 18 minutes some
+// 30 or so that the quiet steps span (at 128 KiB/s, the 18 minutes some
 // seeds' lost zone needed left the removals too little time to finish).
 const slowMovement = 256 << 10
 
