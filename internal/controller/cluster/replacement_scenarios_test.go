@@ -59,6 +59,18 @@ func settled(t testing.TB, cr *v1alpha1.Cluster, timeout time.Duration) {
 	}
 }
 
+// included waits for the Cluster's IncludedProcessGroups event: events
+// reach the API server after the steps they record, and an inclusion that
+// settled shows done (nothing excluded) may not show as an event yet
+// (TestDensityMigration counted none once, on a loaded machine).
+func included(t testing.TB, cr *v1alpha1.Cluster) {
+	t.Helper()
+	eventually(t, 30*time.Second, "the inclusion's event", func() (bool, string) {
+		n := eventCount(t, cr, "IncludedProcessGroups")
+		return n >= 1, fmt.Sprintf("%d IncludedProcessGroups events", n)
+	})
+}
+
 // counts are the figures of a scenario: recoveries of the database and the
 // Cluster's coordinator changes, exclusions and inclusions.
 type counts struct{ recoveries, coordinators, excludes, includes int }
@@ -93,6 +105,7 @@ func TestReplacementAskedFor(t *testing.T) {
 		return slices.Equal(got, []string{"storage-1", "storage-3", "storage-4", "storage-5", "storage-6"}), fmt.Sprintf("storage groups %v; events %v", got, events(t, cr))
 	})
 	settled(t, cr, 60*time.Second)
+	included(t, cr)
 	got := countsOf(t, cr).minus(before)
 	t.Logf("asked-for replacement: %+v", got)
 	if got.excludes != 1 || got.includes != 1 || got.coordinators > 1 {
@@ -480,6 +493,7 @@ func TestDensityMigration(t *testing.T) {
 		return done && n == 5, strings.Join(desc, " ")
 	})
 	settled(t, cr, 120*time.Second)
+	included(t, cr)
 	got := countsOf(t, cr).minus(before)
 	t.Logf("density 1 → 2: %+v", got)
 	if got.coordinators > 1 || got.excludes != 1 || got.includes != 1 || got.recoveries > got.coordinators {
