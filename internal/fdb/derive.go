@@ -24,6 +24,24 @@ func ProcessesByInstance(s *Status) map[string][]Process {
 	return out
 }
 
+// ReportingOf counts the processes status s lists of the pod of process
+// group instanceID whose IP is ip ("" when it has none): those of its
+// instance_id, and any other listening on its IP, whatever locality its
+// command line gave it. It is known (ok) only when the status's view is
+// complete (ViewIncompleteBecause): an incomplete status may leave out
+// processes that run, and absence there proves nothing.
+func ReportingOf(s *Status, instanceID, ip string) (n int, ok bool) {
+	if s == nil || ViewIncompleteBecause(s) != "" {
+		return 0, false
+	}
+	for _, p := range s.Cluster.Processes {
+		if p.Locality.InstanceID == instanceID || ip != "" && ProcessAddress(p.Address).Host() == ip {
+			n++
+		}
+	}
+	return n, true
+}
+
 // Exclusions returns the exclusion list of a status, sorted.
 func Exclusions(s *Status) []ProcessAddress {
 	var out []ProcessAddress

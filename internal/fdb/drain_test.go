@@ -139,3 +139,44 @@ func TestDrainOf(t *testing.T) {
 		})
 	}
 }
+
+func TestReportingOf(t *testing.T) {
+	status := func(generations int, messages ...string) *Status {
+		s := &Status{}
+		s.Cluster.RecoveryState.ActiveGenerations = generations
+		s.Cluster.Processes = map[string]Process{
+			"a": {Address: "10.0.0.1:4501", Locality: Locality{InstanceID: "storage-1"}},
+			"b": {Address: "10.0.0.1:4503", Locality: Locality{InstanceID: "renamed"}},
+			"c": {Address: "10.0.0.2:4501", Locality: Locality{InstanceID: "storage-2"}},
+		}
+		for _, m := range messages {
+			s.Cluster.Messages = append(s.Cluster.Messages, Message{Name: m})
+		}
+		return s
+	}
+	type result struct {
+		N  int
+		OK bool
+	}
+	cases := map[string]struct {
+		reason string
+		s      *Status
+		id, ip string
+		want   result
+	}{
+		"ByInstanceAndIP": {reason: "The group's process and another on the pod's IP, whatever its instance_id.", s: status(1), id: "storage-1", ip: "10.0.0.1", want: result{2, true}},
+		"ByInstanceAlone": {reason: "A pod without an IP counts by instance_id.", s: status(1), id: "storage-1", want: result{1, true}},
+		"None":            {reason: "A complete view without any: none report.", s: status(1), id: "storage-9", ip: "10.0.0.9", want: result{0, true}},
+		"Incomplete":      {reason: "An incomplete status proves no absence.", s: status(1, MessageStatusIncomplete), id: "storage-9", ip: "10.0.0.9"},
+		"NoGenerations":   {reason: "Nor does one without the active generations.", s: status(0), id: "storage-1", ip: "10.0.0.1"},
+		"NoStatus":        {reason: "Nor no status.", id: "storage-1"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n, ok := ReportingOf(tc.s, tc.id, tc.ip)
+			if diff := cmp.Diff(tc.want, result{n, ok}); diff != "" {
+				t.Errorf("\n%s\nReportingOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -19,8 +19,9 @@ const (
 	DetailNodeReady = "nodeReady"
 	// DetailReportingProcesses (ForceDeletePod, DeletePod): how many
 	// processes of the targeted pods report in the database status read in
-	// this reconcile (an int). DeletePod carries it only when that status's
-	// view is complete (fdb.ViewIncompleteBecause).
+	// this reconcile (an int; fdb.ReportingOf: by their group's instance_id
+	// or on the pod's IP), only when that status's view is complete
+	// (fdb.ViewIncompleteBecause); absent otherwise.
 	DetailReportingProcesses = "reportingProcesses"
 	// DetailAutomatic (ReplaceProcessGroup): the replacement is the
 	// provider's own decision, because the groups failed (for longer than

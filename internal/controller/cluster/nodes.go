@@ -27,7 +27,8 @@ const reasonForceDeleted event.Reason = "ForceDeletedPods"
 // that starts while a node is down acts too. Gated as ForceDeletePod with
 // what the default policy needs: the node is not Ready, and how many of the
 // pods' processes still report in this reconcile's status (a node cut off
-// from Kubernetes but not from FoundationDB still runs them). A pod without
+// from Kubernetes but not from FoundationDB still runs them), counted only
+// from a status whose view is complete (fdb.ReportingOf). A pod without
 // a volume stays while the status cannot show that no log data it may keep
 // is still needed (keptLogData): a stateless process recruited as a
 // transaction log keeps that data in the pod, which a node back from a
@@ -50,16 +51,23 @@ func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		ids = append(ids, pod.Labels[workload.LabelProcessGroup])
 		names = append(names, pod.Name)
 	}
-	reporting, byGroup := 0, o.reporting()
-	for _, id := range ids {
-		reporting += byGroup[id]
+	details := map[string]any{policy.DetailNodeReady: false}
+	// Only a status whose view is complete counts them; without the count
+	// the default policy denies.
+	reporting, known := 0, true
+	for i, pod := range pods {
+		n, ok := fdb.ReportingOf(o.status, ids[i], pod.Status.PodIP)
+		reporting, known = reporting+n, known && ok
+	}
+	if known {
+		details[policy.DetailReportingProcesses] = reporting
 	}
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonForceDeleted,
 			Message: fmt.Sprintf("force-deleted pods %s on NotReady node %s so that they reschedule", strings.Join(names, ", "), node),
 			Action: &policy.Action{Type: apiv1alpha1.ActionForceDeletePod, Targets: ids, Reason: "node " + node + " is not Ready",
-				Details: map[string]any{policy.DetailNodeReady: false, policy.DetailReportingProcesses: reporting}},
+				Details: details},
 		},
 		Kind: kindForceDeletePods, Pods: pods,
 	}

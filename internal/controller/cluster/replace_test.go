@@ -128,6 +128,12 @@ func nodeDown(name string, ids ...string) mutation {
 	}
 }
 
+// oneGeneration makes the status report one active log generation, which
+// completes its view (fdb.ViewIncompleteBecause).
+func oneGeneration(_ *v1alpha1.Cluster, o *observation) {
+	o.status.Cluster.RecoveryState.ActiveGenerations = 1
+}
+
 // agentOn runs a backup agent pod of the cluster on node name: not a
 // process group's, so never force-deleted by the Cluster.
 func agentOn(name string) mutation {
@@ -430,11 +436,21 @@ func TestPlanReplacements(t *testing.T) {
 		},
 		"ForceDeletePodsOnANotReadyNode": {
 			reason: "The pods on a node that is not Ready are force-deleted in one step, with how many of their processes still report.",
-			mutate: []mutation{nodeDown("node-7", "storage-4", "storage-1"), notReporting("storage-1"), agentOn("node-7")},
+			mutate: []mutation{nodeDown("node-7", "storage-4", "storage-1"), notReporting("storage-1"), agentOn("node-7"), oneGeneration},
 			want: &clusterStep{
 				Step: step.Step{Reason: reasonForceDeleted, Message: "force-deleted pods db-storage-1, db-storage-4 on NotReady node node-7 so that they reschedule",
 					Action: &policy.Action{Type: apiv1alpha1.ActionForceDeletePod, Targets: []string{"storage-1", "storage-4"}, Reason: "node node-7 is not Ready",
 						Details: map[string]any{policy.DetailNodeReady: false, policy.DetailReportingProcesses: 1}}},
+				Kind: kindForceDeletePods, Pods: []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1"}}, {ObjectMeta: metav1.ObjectMeta{Name: "db-storage-4"}}},
+			},
+		},
+		"ForceDeletePodsWithoutACount": {
+			reason: "A status whose view is incomplete (here: no active generations reported) gives no count of the processes that report: absence there proves nothing, and the policy denies without it.",
+			mutate: []mutation{nodeDown("node-7", "storage-4", "storage-1"), notReporting("storage-1")},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonForceDeleted, Message: "force-deleted pods db-storage-1, db-storage-4 on NotReady node node-7 so that they reschedule",
+					Action: &policy.Action{Type: apiv1alpha1.ActionForceDeletePod, Targets: []string{"storage-1", "storage-4"}, Reason: "node node-7 is not Ready",
+						Details: map[string]any{policy.DetailNodeReady: false}}},
 				Kind: kindForceDeletePods, Pods: []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1"}}, {ObjectMeta: metav1.ObjectMeta{Name: "db-storage-4"}}},
 			},
 		},

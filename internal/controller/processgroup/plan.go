@@ -136,19 +136,21 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonRecreate, Action: a, Message: fmt.Sprintf(msg, o.pod.Name)}}
 }
 
-// reportingDetails tells the DeletePod policies how many of the group's
-// processes report (policy.DetailReportingProcesses), when the status can
-// show it: its view is complete, so a process it does not list is down or
-// cut off, not left out. Without that the detail is absent. A pod none of
-// whose processes report serves nothing: recreating it takes away no fault
+// reportingDetails tells the DeletePod policies how many of the pod's
+// processes report (policy.DetailReportingProcesses: fdb.ReportingOf, by
+// the group's instance_id or the pod's IP), when the status can show it:
+// its view is complete, so a process it does not list is down or cut off,
+// not left out. Without that the detail is absent. A pod none of whose
+// processes report serves nothing: recreating it takes away no fault
 // domain the database still has (an upgrade's left-behind processes, whose
 // zone's maintenance keeps data distribution from restoring the fault
 // tolerance they cost).
 func reportingDetails(o *observation) map[string]any {
-	if o.status == nil || fdb.ViewIncompleteBecause(o.status) != "" {
+	n, ok := fdb.ReportingOf(o.status, o.id, o.pod.Status.PodIP)
+	if !ok {
 		return nil
 	}
-	return map[string]any{policy.DetailReportingProcesses: len(o.procs)}
+	return map[string]any{policy.DetailReportingProcesses: n}
 }
 
 // dataInPod says why deleting the pod of a group without a volume would

@@ -1,6 +1,7 @@
 package processgroup
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -266,13 +267,18 @@ func TestPlanPod(t *testing.T) {
 
 // TestRecreateCountsReportingProcesses pins the DeletePod detail the
 // fault-tolerance policy lets a pod that serves nothing be recreated with:
-// how many of the group's processes report, only from a status whose view
-// is complete.
+// how many of the pod's processes report — by the group's instance_id, or
+// on the pod's IP whatever locality they report — only from a status whose
+// view is complete.
 func TestRecreateCountsReportingProcesses(t *testing.T) {
 	c, pg := testCluster(), testGroup()
-	status := func(generations int, messages ...string) *fdb.Status {
+	other := fdb.Process{Address: "10.0.0.8:4501", Locality: fdb.Locality{InstanceID: "storage-2"}}
+	status := func(generations int, procs []fdb.Process, messages ...string) *fdb.Status {
 		s := &fdb.Status{}
-		s.Cluster.Processes = map[string]fdb.Process{"other": {Address: "10.0.0.8:4501"}}
+		s.Cluster.Processes = map[string]fdb.Process{}
+		for i, p := range append([]fdb.Process{other}, procs...) {
+			s.Cluster.Processes[fmt.Sprint(i)] = p
+		}
 		s.Cluster.RecoveryState.ActiveGenerations = generations
 		for _, m := range messages {
 			s.Cluster.Messages = append(s.Cluster.Messages, fdb.Message{Name: m})
@@ -282,27 +288,30 @@ func TestRecreateCountsReportingProcesses(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		status *fdb.Status
-		procs  []fdb.Process
 		want   map[string]any
 	}{
 		"NoneReport": {
 			reason: "A complete view without the group's process: it reports nothing.",
-			status: status(1),
+			status: status(1, nil),
 			want:   map[string]any{policy.DetailReportingProcesses: 0},
 		},
 		"OneReports": {
 			reason: "The group's process is in the status.",
-			status: status(1),
-			procs:  []fdb.Process{{Address: "10.0.0.9:4501"}},
+			status: status(1, []fdb.Process{{Address: "10.0.0.1:4501", Locality: fdb.Locality{InstanceID: "storage-1"}}}),
+			want:   map[string]any{policy.DetailReportingProcesses: 1},
+		},
+		"OnThePodsIP": {
+			reason: "A process on the pod's IP is the pod's, whatever instance_id its command line gave it.",
+			status: status(1, []fdb.Process{{Address: "10.0.0.1:4503", Locality: fdb.Locality{InstanceID: "old-name"}}}),
 			want:   map[string]any{policy.DetailReportingProcesses: 1},
 		},
 		"Incomplete": {
 			reason: "An incomplete status may leave out processes that run: absence there proves nothing.",
-			status: status(1, fdb.MessageStatusIncomplete),
+			status: status(1, nil, fdb.MessageStatusIncomplete),
 		},
 		"GenerationsUnknown": {
 			reason: "A status that does not report the active generations has an incomplete view.",
-			status: status(0),
+			status: status(0, nil),
 		},
 		"NoStatus": {
 			reason: "Without a status nothing is known.",
@@ -311,7 +320,7 @@ func TestRecreateCountsReportingProcesses(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := &observation{id: "storage-1", pod: running(c, pg), pvc: workload.PVC(c, pg, "storage-1"), want: workload.Pod(c, pg, "storage-1"),
-				version: c.Spec.ForProvider.Version, status: tc.status, procs: tc.procs,
+				version: c.Spec.ForProvider.Version, status: tc.status,
 				at: v1alpha1.ProcessGroupObservation{ProcessGroupConditions: []v1alpha1.ProcessGroupCondition{{Type: v1alpha1.IncorrectPodSpec}}}}
 			s := next(pg, o, false, false)
 			if s.Action == nil || s.Action.Type != apiv1alpha1.ActionDeletePod {
