@@ -103,7 +103,7 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 // Cluster sets for it), so that its data waits for the pod instead of
 // being re-replicated.
 func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *observation) (string, error) {
-	if e.clusterGone || pg.GetDeletionTimestamp() != nil || !o.has(v1alpha1.IncorrectPodSpec) {
+	if e.clusterGone || pg.GetDeletionTimestamp() != nil || !o.recreates() {
 		return "", nil
 	}
 	live := &v1alpha1.Cluster{}

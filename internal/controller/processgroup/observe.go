@@ -48,6 +48,14 @@ type observation struct {
 	grantWhy string
 }
 
+// recreates reports whether the group wants its pod recreated: its spec
+// drifted, or an upgrade left its processes behind on a version the
+// database no longer speaks (fdb.LeftBehind). Either takes the disruption
+// grant of its domain (external.grant) before it goes.
+func (o *observation) recreates() bool {
+	return o.has(v1alpha1.IncorrectPodSpec) || fdb.LeftBehind(o.status, o.version, o.at.Addresses)
+}
+
 // has reports whether the group's observed state has condition t.
 func (o *observation) has(t v1alpha1.ProcessGroupConditionType) bool {
 	return slices.ContainsFunc(o.at.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == t })

@@ -119,11 +119,11 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		// pod's own processes, down now, against it.
 		return groupStep{Kind: kindWait, Step: step.Wait(msgPodTerminating, o.pod.Name)}
 	}
+	if !o.recreates() {
+		return groupStep{Kind: kindUnchanged}
+	}
 	why, msg := "pod spec changed", "deleted pod %s to recreate it with the new spec"
 	if !o.has(v1alpha1.IncorrectPodSpec) {
-		if !fdb.LeftBehind(o.status, o.version, o.at.Addresses) {
-			return groupStep{Kind: kindUnchanged}
-		}
 		why, msg = "left behind by the upgrade to "+o.version, "deleted pod %s: its processes were left behind on a version the database no longer speaks, and restart on "+o.version+" with the new pod"
 	}
 	if kept := dataInPod(pg, o); kept != "" {
