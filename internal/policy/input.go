@@ -92,6 +92,11 @@ const (
 	DetailUnsupportedClients     = "unsupportedClients"
 	DetailUnsupportedClientCount = "unsupportedClientCount"
 	DetailClientsAcknowledged    = "clientsAcknowledged"
+	// DetailDownCoordinators (Upgrade) are the coordinators the status
+	// reports unreachable whose process runs on no protocol either (not
+	// among the incompatible connections): down or cut off. Absent when
+	// the status lists no coordinators.
+	DetailDownCoordinators = "downCoordinators"
 )
 
 // AnnotationAllowStopLastBackup, set to "true" on a Backup, lets the built-in

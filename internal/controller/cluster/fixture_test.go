@@ -50,6 +50,10 @@ func converged(n int) (*v1alpha1.Cluster, *observation) {
 		}
 	}
 	cs := fdb.ConnectionString{Description: "db", ID: "01234567", Coordinators: fdb.SortedAddresses(coords)}.String()
+	st.Client.Coordinators.QuorumReachable = len(coords) > 0
+	for _, c := range fdb.SortedAddresses(coords) {
+		st.Client.Coordinators.Coordinators = append(st.Client.Coordinators.Coordinators, fdb.CoordinatorStatus{Address: c, Reachable: true})
+	}
 	st.Cluster.ConnectionString = cs
 	o.clusterFile = cs
 	o.configMap = configMapData(cr, cs, o.groups)

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -562,16 +563,22 @@ func TestUpgradeInPlace(t *testing.T) {
 // and the processes left on it are killed again: no pod is recreated. When
 // it missed a process that is no coordinator, the database runs the new
 // version and that process, left behind on the old protocol where no kill
-// reaches it, has its pod recreated under maintenance, and only it.
+// reaches it, has its pod recreated under maintenance, and only it: while
+// a policy holds the maintenance its pod waits for it, and goes once the
+// hold is lifted.
 func TestUpgradeKillThatMissedSome(t *testing.T) {
 	start(t)
 	const version = "7.4.1"
 	for name, tc := range map[string]struct {
 		miss       func(coordinators, others []fdb.Process) []fdb.Process
 		leftBehind bool
+		// hold denies SetMaintenance until the left-behind group says it
+		// waits for its zone's grant and maintenance.
+		hold bool
 	}{
-		"CoordinatorMajority": {miss: func(c, _ []fdb.Process) []fdb.Process { return c[:2] }},
-		"OneNonCoordinator":   {miss: func(_, o []fdb.Process) []fdb.Process { return o[:1] }, leftBehind: true},
+		"CoordinatorMajority":   {miss: func(c, _ []fdb.Process) []fdb.Process { return c[:2] }},
+		"OneNonCoordinator":     {miss: func(_, o []fdb.Process) []fdb.Process { return o[:1] }, leftBehind: true},
+		"WaitsForItsDomainTurn": {miss: func(_, o []fdb.Process) []fdb.Process { return o[:1] }, leftBehind: true, hold: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h.Flow(true)
@@ -614,7 +621,25 @@ func TestUpgradeKillThatMissedSome(t *testing.T) {
 			if err := db.MissInNextKill(addrs, fdb.ErrTimeout); err != nil {
 				t.Fatal(err)
 			}
+			var release func()
+			if tc.hold {
+				release = holdMaintenance(t, cr.GetNamespace())
+			}
 			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
+			if tc.hold {
+				pg := &v1alpha1.ProcessGroup{}
+				pg.SetNamespace(cr.GetNamespace())
+				pg.SetName(cr.GetName() + "-" + missedIDs[0])
+				eventually(t, 120*time.Second, missedIDs[0]+" waits for its domain's grant and maintenance", func() (bool, string) {
+					get(t, pg)
+					msg := pg.GetCondition(xpv2.TypeUpToDate).Message
+					return strings.Contains(msg, "waiting to recreate the pod: ") && strings.Contains(msg, "disruption grant"), msg
+				})
+				if ev := events(t, pg); containsAny(ev, "RecreatingPod") {
+					t.Errorf("%s recreated its pod while SetMaintenance was held: %v", missedIDs[0], ev)
+				}
+				release()
+			}
 			eventually(t, 180*time.Second, "every process runs "+version, func() (bool, string) {
 				get(t, cr)
 				st, err := db.Status(context.Background())
@@ -884,4 +909,24 @@ func TestPodOfAGroupWithoutVolumeIsRecreatedAtOnce(t *testing.T) {
 	if n := eventCount(t, cr, "ReplacingProcessGroups"); n != 0 {
 		t.Errorf("a group was replaced: %v", events(t, cr))
 	}
+}
+
+// holdMaintenance denies SetMaintenance to the clusters of namespace ns
+// until the returned func lifts the hold.
+func holdMaintenance(t *testing.T, ns string) func() {
+	t.Helper()
+	hold := &apiv1alpha1.SafetyPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "hold-maintenance-" + ns},
+		Spec: apiv1alpha1.SafetyPolicySpec{
+			Actions:         []apiv1alpha1.ActionType{apiv1alpha1.ActionSetMaintenance},
+			MatchConditions: []apiv1alpha1.MatchCondition{{Name: "this-namespace", Expression: fmt.Sprintf("cluster.namespace == %q", ns)}},
+			Validations:     []apiv1alpha1.Validation{{Name: "hold", Expression: "false", Message: "maintenance is held"}},
+		},
+	}
+	if err := env.Client.Create(context.Background(), hold); err != nil {
+		t.Fatal(err)
+	}
+	release := func() { _ = env.Client.Delete(context.Background(), hold) }
+	t.Cleanup(release)
+	return release
 }

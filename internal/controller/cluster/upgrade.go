@@ -66,11 +66,24 @@ func (o *observation) unstaged(cr *v1alpha1.Cluster, version string) []string {
 // version would not start), and stagingStep says why it waits. Processes
 // already on the new version (a pod recreated meanwhile) are restarted
 // too when they report; when they cannot (another protocol) they join once
-// the others restart.
+// the others restart. Before a kill to another protocol, a coordinator
+// that is down is replaced when it can be (coordinatorsStep): a kill that
+// restarts only some processes splits the coordinators between two
+// protocols, and with one down neither side may keep a quorum.
 func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	version := cr.Spec.ForProvider.Version
 	if !o.available() || !upgrading(cr, o) || len(o.unstaged(cr, version)) > 0 {
 		return nil
+	}
+	from := fdb.RunningVersion(o.status)
+	compatible := fdb.ProtocolCompatible(from, version)
+	down, known := o.downCoordinators(cr)
+	if !compatible && len(down) > 0 {
+		// A coordinator that is down is replaced first, if it can be:
+		// the policy holds the kill until every coordinator runs.
+		if s := coordinatorsStep(cr, o); s != nil {
+			return s
+		}
 	}
 	var addrs []fdb.ProcessAddress
 	targets := map[string]bool{}
@@ -82,13 +95,15 @@ func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			uptime = up
 		}
 	}
-	from := fdb.RunningVersion(o.status)
 	details := map[string]any{
 		policy.DetailMinimumUptimeSeconds: uptime,
 		policy.DetailFromVersion:          from,
 		policy.DetailToVersion:            version,
-		policy.DetailProtocolCompatible:   fdb.ProtocolCompatible(from, version),
+		policy.DetailProtocolCompatible:   compatible,
 		policy.DetailClientsAcknowledged:  cr.GetAnnotations()[policy.AnnotationAllowUnsupportedClients] == version,
+	}
+	if known {
+		details[policy.DetailDownCoordinators] = down
 	}
 	if v, err := fdb.ParseVersion(version); err == nil {
 		if n, sample, known := fdb.ClientsWithout(o.status, v, fdb.ToolsLogGroup); known {
@@ -104,6 +119,38 @@ func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		},
 		Kind: kindBounce, Addresses: fdb.SortedAddresses(addrs),
 	}
+}
+
+// downCoordinators are the coordinators the status reports unreachable
+// whose process does not run on another protocol either (its pod's IP is
+// not among the incompatible connections): down, partitioned away or
+// without a pod. known is false when the status lists no coordinators.
+func (o *observation) downCoordinators(cr *v1alpha1.Cluster) (down []string, known bool) {
+	listed := o.status.Client.Coordinators.Coordinators
+	if len(listed) == 0 {
+		return nil, false
+	}
+	ips := map[string]string{} // pod DNS name: pod IP
+	for _, p := range o.pods {
+		if name := workload.PodDNSName(cr, p); name != "" {
+			ips[name] = p.Status.PodIP
+		}
+	}
+	incompatible := map[string]bool{}
+	for _, a := range o.status.Cluster.IncompatibleConnections {
+		incompatible[fdb.ProcessAddress(a).Host()] = true
+	}
+	down = []string{}
+	for _, c := range listed {
+		host := c.Address.Host()
+		if c.Address.IsHostname() {
+			host = ips[host]
+		}
+		if !c.Reachable && (host == "" || !incompatible[host]) {
+			down = append(down, string(c.Address))
+		}
+	}
+	return down, true
 }
 
 // stagingStep waits while pods stage the binaries of the spec's version.

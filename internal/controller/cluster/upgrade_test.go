@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -136,7 +137,7 @@ func upgrade(to string, compatible bool, ids, at []string, uptime int64) *cluste
 			Message: fmt.Sprintf("restarted every process (%d) on FoundationDB %s, staged in every pod, in one kill", len(at), to),
 			Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Targets: ids, Reason: "upgrade from 7.3.63 to " + to,
 				Details: map[string]any{policy.DetailMinimumUptimeSeconds: uptime, policy.DetailFromVersion: "7.3.63", policy.DetailToVersion: to,
-					policy.DetailProtocolCompatible: compatible, policy.DetailClientsAcknowledged: false}},
+					policy.DetailProtocolCompatible: compatible, policy.DetailClientsAcknowledged: false, policy.DetailDownCoordinators: []string{}}},
 		},
 		Kind: kindBounce, Addresses: addrs(at...),
 	}
@@ -209,8 +210,34 @@ func TestPlanUpgrade(t *testing.T) {
 		},
 		"BeforeCoordinators": {
 			reason: "A coordinator that does not report (its pod recreated on the new, incompatible version) is brought back by the upgrade, not by a coordinator change.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1")},
-			want:   upgrade("7.4.1", false, everyStorage[1:], all[1:], 3600),
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1"),
+				coordinatorsUnreachable("storage-1"), leftBehind("storage-1")},
+			want: upgrade("7.4.1", false, everyStorage[1:], all[1:], 3600),
+		},
+		"DownCoordinatorReplacedFirst": {
+			reason: "A coordinator that is down, not on another protocol, is replaced before a kill to another protocol, which could split the other two.",
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1"),
+				coordinatorsUnreachable("storage-1")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  reasonCoordinators,
+					Message: "changed coordinators to 10.0.0.3:4501,10.0.0.4:4501,10.0.0.5:4501: coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible",
+					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"},
+						Reason: "coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible"},
+				},
+				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
+			},
+		},
+		"CutOffCoordinatorToldToThePolicy": {
+			reason: "A coordinator whose process reports but that the client cannot reach needs no change of coordinators: the policy, told, holds the kill.",
+			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), coordinatorsUnreachable("storage-1")},
+			want:   withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{policy.DetailDownCoordinators: []string{"10.0.0.2:4501"}}),
+		},
+		"PatchUpgradeWithACoordinatorDown": {
+			reason: "A patch release keeps the protocol: the kill cannot split the coordinators, nothing is replaced first.",
+			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1"),
+				coordinatorsUnreachable("storage-1")},
+			want: withDetails(upgrade("7.3.69", true, everyStorage[1:], all[1:], 3600), map[string]any{policy.DetailDownCoordinators: []string{"10.0.0.2:4501"}}),
 		},
 		"ConvergedOnTheMonitorsCommandLines": {
 			reason: "Processes that run the command line their monitor starts them with (/usr/bin/fdbserver, the pod's image being of the version) are not bounced.",
@@ -244,6 +271,92 @@ func TestPlanUpgrade(t *testing.T) {
 			cr, o := observed(5, tc.mutate...)
 			if diff := cmp.Diff(tc.want, next(cr, o), compareGroups); diff != "" {
 				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// coordinatorsUnreachable makes the status report the coordinators on the
+// groups' addresses, by IP or DNS name, unreachable.
+func coordinatorsUnreachable(ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		for _, id := range ids {
+			pg := groupNamed(o, id)
+			names := fdb.AddressNames(workload.DNSName(cr, id), pg.Status.AtProvider.Addresses...)
+			for k, c := range o.status.Client.Coordinators.Coordinators {
+				if slices.Contains(names, string(c.Address)) {
+					o.status.Client.Coordinators.Coordinators[k].Reachable = false
+				}
+			}
+		}
+	}
+}
+
+// dnsCoordinatorList makes the status list the coordinators by the DNS
+// names of their pods, as a cluster file using DNS names does.
+func dnsCoordinatorList() mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		for k, c := range o.status.Client.Coordinators.Coordinators {
+			for i := range o.groups {
+				if pg := &o.groups[i]; slices.Contains(pg.Status.AtProvider.Addresses, string(c.Address)) {
+					o.status.Client.Coordinators.Coordinators[k].Address = fdb.HostAddress(workload.DNSName(cr, groupID(pg)), string(c.Address))
+				}
+			}
+		}
+	}
+}
+
+// TestDownCoordinators: a coordinator is down when the client cannot reach
+// it and its process runs on no other protocol either; DNS names resolve
+// through the pods.
+func TestDownCoordinators(t *testing.T) {
+	cases := map[string]struct {
+		reason    string
+		mutate    []mutation
+		want      []string
+		wantKnown bool
+	}{
+		"AllReachable": {
+			reason: "Every coordinator reachable: none is down.",
+			want:   []string{}, wantKnown: true,
+		},
+		"NotListed": {
+			reason: "A status that lists no coordinators says nothing.",
+			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) { o.status.Client.Coordinators = fdb.CoordinatorsStatus{} }},
+		},
+		"Unreachable": {
+			reason: "An unreachable coordinator not on another protocol is down.",
+			mutate: []mutation{coordinatorsUnreachable("storage-2")},
+			want:   []string{"10.0.0.3:4501"}, wantKnown: true,
+		},
+		"OnAnotherProtocol": {
+			reason: "An unreachable coordinator among the incompatible connections runs, on another protocol.",
+			mutate: []mutation{coordinatorsUnreachable("storage-2"), leftBehind("storage-2")},
+			want:   []string{}, wantKnown: true,
+		},
+		"UnreachableByDNSName": {
+			reason: "A coordinator named by DNS name is down when its pod's IP is no incompatible connection.",
+			mutate: []mutation{dnsNames(true), dnsCoordinatorList(), coordinatorsUnreachable("storage-2")},
+			want:   []string{"db-storage-2.db.ns.svc.cluster.local:4501"}, wantKnown: true,
+		},
+		"OnAnotherProtocolByDNSName": {
+			reason: "A coordinator named by DNS name runs on another protocol when its pod's IP is an incompatible connection.",
+			mutate: []mutation{dnsNames(true), dnsCoordinatorList(), coordinatorsUnreachable("storage-2"), leftBehind("storage-2")},
+			want:   []string{}, wantKnown: true,
+		},
+		"DNSNameWithoutAPod": {
+			reason: "A coordinator named by DNS name whose pod is gone is down, whatever else is incompatible.",
+			mutate: []mutation{dnsNames(true), dnsCoordinatorList(), coordinatorsUnreachable("storage-2"), leftBehind("storage-2"),
+				func(cr *v1alpha1.Cluster, o *observation) { delete(o.pods, workload.PodName(cr, "storage-2")) }},
+			want: []string{"db-storage-2.db.ns.svc.cluster.local:4501"}, wantKnown: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			got, known := o.downCoordinators(cr)
+			if diff := cmp.Diff(tc.want, got); diff != "" || known != tc.wantKnown {
+				t.Errorf("\n%s\ndownCoordinators(...): known %t, want %t; -want, +got:\n%s", tc.reason, known, tc.wantKnown, diff)
 			}
 		})
 	}
