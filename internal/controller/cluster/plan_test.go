@@ -347,6 +347,19 @@ func waiting(msg string) *clusterStep {
 // DNS name.
 const dnsCoordinators = "db-storage-1.db.ns.svc.cluster.local:4501,db-storage-2.db.ns.svc.cluster.local:4501,db-storage-3.db.ns.svc.cluster.local:4501"
 
+// coordinatorsChanged is the step that changes the coordinators to to
+// because of problem.
+func coordinatorsChanged(problem string, to ...string) *clusterStep {
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  "ChangedCoordinators",
+			Message: "changed coordinators to " + strings.Join(to, ",") + ": " + problem,
+			Action:  &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: to, Reason: problem},
+		},
+		Kind: kindChangeCoordinators, Addresses: addrs(to...),
+	}
+}
+
 // TestPlanSteps plans one change of a converged cluster per case and
 // compares the whole step.
 func TestPlanSteps(t *testing.T) {
@@ -542,55 +555,23 @@ func TestPlanSteps(t *testing.T) {
 		"CoordinatorBeingRemoved": {
 			reason: "A coordinator in a group being removed is replaced, one per zone, by process ID.",
 			mutate: []mutation{storage(4), removing("storage-1")},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason:  "ChangedCoordinators",
-					Message: "changed coordinators to 10.0.0.3:4501,10.0.0.4:4501,10.0.0.5:4501: coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible",
-					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"},
-						Reason: "coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible"},
-				},
-				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
-			},
+			want:   coordinatorsChanged("coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
 		},
 		"CoordinatorExcluded": {
 			reason: "An excluded coordinator is replaced.",
 			mutate: []mutation{excluded("10.0.0.3:4501")},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason:  "ChangedCoordinators",
-					Message: "changed coordinators to 10.0.0.2:4501,10.0.0.4:4501,10.0.0.6:4501: coordinator 10.0.0.3:4501 is missing, excluded, being removed or not eligible",
-					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"},
-						Reason: "coordinator 10.0.0.3:4501 is missing, excluded, being removed or not eligible"},
-				},
-				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
-			},
+			want:   coordinatorsChanged("coordinator 10.0.0.3:4501 is missing, excluded, being removed or not eligible", "10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
 		},
 		"CoordinatorMissing": {
 			reason: "A coordinator whose process does not report is replaced by a process in its zone.",
 			n:      6,
 			mutate: []mutation{notReporting("storage-3")},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason:  "ChangedCoordinators",
-					Message: "changed coordinators to 10.0.0.2:4501,10.0.0.3:4501,10.0.0.7:4501: coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible",
-					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.7:4501"},
-						Reason: "coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible"},
-				},
-				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.7:4501"),
-			},
+			want:   coordinatorsChanged("coordinator 10.0.0.4:4501 is missing, excluded, being removed or not eligible", "10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.7:4501"),
 		},
 		"CoordinatorsRenamedToDNS": {
 			reason: "Once the processes report their DNS names, coordinators named by IP address are named anew by DNS name, the same processes.",
 			mutate: []mutation{dnsNames(true)},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason:  "ChangedCoordinators",
-					Message: "changed coordinators to " + dnsCoordinators + ": coordinator 10.0.0.2:4501 is named by IP address and the cluster file uses DNS names",
-					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: strings.Split(dnsCoordinators, ","),
-						Reason: "coordinator 10.0.0.2:4501 is named by IP address and the cluster file uses DNS names"},
-				},
-				Kind: kindChangeCoordinators, Addresses: addrs(strings.Split(dnsCoordinators, ",")...),
-			},
+			want:   coordinatorsChanged("coordinator 10.0.0.2:4501 is named by IP address and the cluster file uses DNS names", strings.Split(dnsCoordinators, ",")...),
 		},
 		"RenameWaitsForDNSNames": {
 			reason: "Processes that do not report DNS names yet (not restarted on the new command line) cannot be named by them: the bounce comes first.",
@@ -605,15 +586,7 @@ func TestPlanSteps(t *testing.T) {
 		"CoordinatorsShareZone": {
 			reason: "Two coordinators in one zone are replaced by one per zone.",
 			mutate: []mutation{coordinators("storage-1", "storage-2", "storage-4")},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason:  "ChangedCoordinators",
-					Message: "changed coordinators to 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501: two coordinators share zone b",
-					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
-						Reason: "two coordinators share zone b"},
-				},
-				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"),
-			},
+			want:   coordinatorsChanged("two coordinators share zone b", "10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"),
 		},
 		"CoordinatorsCannotMove": {
 			reason: "When no valid set can be chosen (zone a has no other process) the planner waits and says why.",

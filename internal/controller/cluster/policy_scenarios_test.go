@@ -22,17 +22,7 @@ func TestSafetyPolicyObjectDenies(t *testing.T) {
 	ctx := context.Background()
 	h.Flow(true)
 	ns := namespace(t, "policy-object")
-	freeze := &apiv1alpha1.SafetyPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "freeze-" + ns},
-		Spec: apiv1alpha1.SafetyPolicySpec{
-			Actions:         []apiv1alpha1.ActionType{apiv1alpha1.ActionAll},
-			MatchConditions: []apiv1alpha1.MatchCondition{{Name: "this-namespace", Expression: fmt.Sprintf("cluster.namespace == %q", ns)}},
-			Validations:     []apiv1alpha1.Validation{{Name: "change-freeze", Expression: "false", Message: "changes to this cluster are frozen"}},
-		},
-	}
-	if err := env.Client.Create(ctx, freeze); err != nil {
-		t.Fatal(err)
-	}
+	release := denyInNamespace(t, ns, "freeze-"+ns, apiv1alpha1.ActionAll, "change-freeze", "changes to this cluster are frozen")
 	cr := smallCluster(ns, nil)
 	if err := env.Client.Create(ctx, cr); err != nil {
 		t.Fatal(err)
@@ -49,8 +39,30 @@ func TestSafetyPolicyObjectDenies(t *testing.T) {
 		t.Errorf("%d process groups were created under the freeze, want none", n)
 	}
 
-	if err := env.Client.Delete(ctx, freeze); err != nil {
+	release()
+	ready(t, cr, 90*time.Second)
+}
+
+// denyInNamespace creates a SafetyPolicy called name whose rule always
+// denies action to the Clusters of namespace ns with message. The returned
+// func deletes it; so does the test's cleanup, if it is still there.
+func denyInNamespace(t *testing.T, ns, name string, action apiv1alpha1.ActionType, rule, message string) (release func()) {
+	t.Helper()
+	p := &apiv1alpha1.SafetyPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: apiv1alpha1.SafetyPolicySpec{
+			Actions:         []apiv1alpha1.ActionType{action},
+			MatchConditions: []apiv1alpha1.MatchCondition{{Name: "this-namespace", Expression: fmt.Sprintf("cluster.namespace == %q", ns)}},
+			Validations:     []apiv1alpha1.Validation{{Name: rule, Expression: "false", Message: message}},
+		},
+	}
+	if err := env.Client.Create(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	ready(t, cr, 90*time.Second)
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), p) })
+	return func() {
+		if err := env.Client.Delete(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -127,22 +127,11 @@ func TestReplacementAskedFor(t *testing.T) {
 // policy releases it.
 func TestReplacementHeldByPolicy(t *testing.T) {
 	start(t)
-	ctx := context.Background()
 	h.Flow(true)
 	ns := namespace(t, "replace-held")
 	cr := tripleCluster(ns)
 	createReady(t, cr)
-	hold := &apiv1alpha1.SafetyPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "hold-" + ns},
-		Spec: apiv1alpha1.SafetyPolicySpec{
-			Actions:         []apiv1alpha1.ActionType{apiv1alpha1.ActionReplaceProcessGroup},
-			MatchConditions: []apiv1alpha1.MatchCondition{{Name: "this-namespace", Expression: fmt.Sprintf("cluster.namespace == %q", ns)}},
-			Validations:     []apiv1alpha1.Validation{{Name: "change-window", Expression: "false", Message: "replacements wait for the change window"}},
-		},
-	}
-	if err := env.Client.Create(ctx, hold); err != nil {
-		t.Fatal(err)
-	}
+	release := denyInNamespace(t, ns, "hold-"+ns, apiv1alpha1.ActionReplaceProcessGroup, "change-window", "replacements wait for the change window")
 	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.ProcessGroupsToReplace = []string{"log-1"} })
 	eventually(t, 30*time.Second, "the replacement denied and said so", func() (bool, string) {
 		get(t, cr)
@@ -160,9 +149,7 @@ func TestReplacementHeldByPolicy(t *testing.T) {
 		t.Errorf("log groups %v under the hold, want log-1 among 4", got)
 	}
 
-	if err := env.Client.Delete(ctx, hold); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	eventually(t, 60*time.Second, "log-1 replaced once released", func() (bool, string) {
 		got := ids(groupsOf(t, cr), v1alpha1.ProcessClassLog)
 		return !slices.Contains(got, "log-1") && len(got) == 4, fmt.Sprintf("log groups %v", got)

@@ -623,7 +623,7 @@ func TestUpgradeKillThatMissedSome(t *testing.T) {
 			}
 			var release func()
 			if tc.hold {
-				release = holdMaintenance(t, cr.GetNamespace())
+				release = denyInNamespace(t, cr.GetNamespace(), "hold-maintenance-"+cr.GetNamespace(), apiv1alpha1.ActionSetMaintenance, "hold", "maintenance is held")
 			}
 			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
 			if tc.hold {
@@ -909,24 +909,4 @@ func TestPodOfAGroupWithoutVolumeIsRecreatedAtOnce(t *testing.T) {
 	if n := eventCount(t, cr, "ReplacingProcessGroups"); n != 0 {
 		t.Errorf("a group was replaced: %v", events(t, cr))
 	}
-}
-
-// holdMaintenance denies SetMaintenance to the clusters of namespace ns
-// until the returned func lifts the hold.
-func holdMaintenance(t *testing.T, ns string) func() {
-	t.Helper()
-	hold := &apiv1alpha1.SafetyPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "hold-maintenance-" + ns},
-		Spec: apiv1alpha1.SafetyPolicySpec{
-			Actions:         []apiv1alpha1.ActionType{apiv1alpha1.ActionSetMaintenance},
-			MatchConditions: []apiv1alpha1.MatchCondition{{Name: "this-namespace", Expression: fmt.Sprintf("cluster.namespace == %q", ns)}},
-			Validations:     []apiv1alpha1.Validation{{Name: "hold", Expression: "false", Message: "maintenance is held"}},
-		},
-	}
-	if err := env.Client.Create(context.Background(), hold); err != nil {
-		t.Fatal(err)
-	}
-	release := func() { _ = env.Client.Delete(context.Background(), hold) }
-	t.Cleanup(release)
-	return release
 }

@@ -218,15 +218,7 @@ func TestPlanUpgrade(t *testing.T) {
 			reason: "A coordinator that is down, not on another protocol, is replaced before a kill to another protocol, which could split the other two.",
 			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1"),
 				coordinatorsUnreachable("storage-1")},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason:  reasonCoordinators,
-					Message: "changed coordinators to 10.0.0.3:4501,10.0.0.4:4501,10.0.0.5:4501: coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible",
-					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"},
-						Reason: "coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible"},
-				},
-				Kind: kindChangeCoordinators, Addresses: addrs("10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
-			},
+			want: coordinatorsChanged("coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
 		},
 		"CutOffCoordinatorToldToThePolicy": {
 			reason: "A coordinator whose process reports but that the client cannot reach needs no change of coordinators: the policy, told, holds the kill.",
