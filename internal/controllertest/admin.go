@@ -151,3 +151,18 @@ func (c *countingClient) AbortRestore(ctx context.Context, tag string) error {
 	c.count(sim.OpAbortRestore)
 	return c.db.AbortRestore(ctx, tag)
 }
+
+func (c *countingClient) TakeLock(ctx context.Context, r fdb.LockRequest) (fdb.GlobalLock, error) {
+	c.count(sim.OpLock)
+	return c.db.TakeLock(ctx, r)
+}
+
+func (c *countingClient) ReleaseLock(ctx context.Context, holder string) error {
+	c.count(sim.OpLock)
+	return c.db.ReleaseLock(ctx, holder)
+}
+
+func (c *countingClient) UpdateLockDenyList(ctx context.Context, entries []fdb.LockDenyEntry) error {
+	c.count(sim.OpLock)
+	return c.db.UpdateLockDenyList(ctx, entries)
+}

@@ -79,6 +79,26 @@ type Client interface {
 
 	// AbortRestore aborts the restore on a tag.
 	AbortRestore(ctx context.Context, tag string) error
+
+	Locker
+}
+
+// A Locker manages the global lock (see GlobalLock) of one database.
+type Locker interface {
+	// TakeLock takes, extends or takes over the global lock for r.Holder
+	// in one transaction that reads the lock and the deny list stored in
+	// the database and decides with Grant. It returns the lock now held,
+	// or a *LockHeldError when another instance holds it or the deny list
+	// bars r.Holder.
+	TakeLock(ctx context.Context, r LockRequest) (GlobalLock, error)
+
+	// ReleaseLock releases holder's global lock in one transaction; a lock
+	// another instance holds stays (Released).
+	ReleaseLock(ctx context.Context, holder string) error
+
+	// UpdateLockDenyList adds the entries' IDs to the deny list stored in
+	// the database, or removes those whose entry allows them.
+	UpdateLockDenyList(ctx context.Context, entries []LockDenyEntry) error
 }
 
 // DefaultBackupTag is the tag fdbbackup and fdbrestore use when none is given.

@@ -22,6 +22,11 @@ var (
 	ErrUnsupportedVersion = errors.New("unsupported version")
 	// ErrUnexpectedOutput means a tool's output could not be understood.
 	ErrUnexpectedOutput = errors.New("unexpected output")
+	// ErrNoLocker means the client cannot take the global lock: fdbcli has
+	// no transaction that reads a key and writes what depends on it, and
+	// the provider was built without the FoundationDB client library
+	// (build tag fdb) that has.
+	ErrNoLocker = errors.New("the global lock needs the FoundationDB client library (a provider built with -tags fdb)")
 )
 
 // maxOutput bounds the tool output kept in a CommandError.

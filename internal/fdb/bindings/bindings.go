@@ -3,10 +3,12 @@
 package bindings
 
 import (
-	"encoding/json"
+	"context"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/subspace"
+	"github.com/apple/foundationdb/bindings/go/src/fdb/tuple"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	model "github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -21,20 +23,26 @@ const APIVersion = 710
 const transactionTimedOut = 1031
 
 const (
-	errAPIVersion  = "cannot select the FoundationDB API version"
-	errOpen        = "cannot open database"
-	errReadStatus  = "cannot read status"
-	errExclude     = "cannot exclude processes"
-	errInclude     = "cannot include processes"
-	errTakeLock    = "cannot take lock"
-	errReleaseLock = "cannot release lock"
-	reasonLockHeld = "lock is held by"
+	errAPIVersion     = "cannot select the FoundationDB API version"
+	errOpen           = "cannot open database"
+	errReadStatus     = "cannot read status"
+	errExclude        = "cannot exclude processes"
+	errInclude        = "cannot include processes"
+	errTakeLock       = "cannot take the global lock"
+	errReleaseLock    = "cannot release the global lock"
+	errUpdateDenyList = "cannot update the lock's deny list"
+	reasonBadLock     = "the lock's key holds no (holder, start, end) tuple"
+	reasonBadDenyKey  = "the lock's deny list holds a key that names no instance"
 )
 
 var (
 	statusKey = fdb.Key("\xff\xff/status/json")
-	// lockKey holds the owner and expiry of the global operation lock.
-	lockKey = fdb.Key("\xff\x02/org.crossplane-contrib.provider-foundationdb/lock")
+	// lockKey holds the global lock as the tuple (holder, start, end),
+	// times in Unix seconds, as the FoundationDB operator keeps its own
+	// under \xff\x02/org.foundationdb.kubernetes-operator/global.
+	lockKey = fdb.Key("\xff\x02/org.crossplane-contrib.provider-foundationdb/global")
+	// denyKey holds one key per denied instance ID.
+	denyKey = subspace.FromBytes([]byte("\xff\x02/org.crossplane-contrib.provider-foundationdb/denyList/"))
 )
 
 // Special-key prefixes of the exclusion list, one key per target.
@@ -43,10 +51,13 @@ const (
 	excludedLocalityPrefix = "\xff\xff/management/excluded_locality/"
 )
 
-// Client reads the status and manages exclusions through special keys.
+// Client reads the status and manages exclusions through special keys, and
+// holds the global lock (fdb.Locker) in the database.
 type Client struct {
 	db fdb.Database
 }
+
+var _ model.Locker = &Client{}
 
 // Open opens the cluster named by clusterFile. Every transaction is bounded
 // by timeout and tried once: the reconcile loop is the retry.
@@ -124,49 +135,88 @@ func (c *Client) updateExclusions(targets []model.ProcessAddress, exclude bool) 
 	return classify(err)
 }
 
-// lockValue is the content of lockKey.
-type lockValue struct {
-	Owner   string `json:"owner"`
-	Expires int64  `json:"expires"` // Unix seconds
-}
-
-// TakeLock takes or renews the global lock for owner until now+d. It fails
-// while another owner holds a lock that has not expired.
-func (c *Client) TakeLock(owner string, now time.Time, d time.Duration) error {
-	return errors.Wrap(c.withLock(owner, now, func(tr fdb.Transaction) error {
-		value, err := json.Marshal(lockValue{Owner: owner, Expires: now.Add(d).Unix()})
-		if err == nil {
-			tr.Set(lockKey, value)
+// TakeLock implements fdb.Locker: one transaction reads the lock and the
+// deny list and writes what fdb.Grant decides.
+func (c *Client) TakeLock(_ context.Context, r model.LockRequest) (model.GlobalLock, error) {
+	l, err := c.db.Transact(func(tr fdb.Transaction) (any, error) {
+		held, denied, err := readLock(tr)
+		if err != nil {
+			return nil, err
 		}
-		return err
-	}), errTakeLock)
+		l, err := model.Grant(held, denied, r)
+		if err != nil {
+			return nil, err
+		}
+		tr.Set(lockKey, tuple.Tuple{l.Holder, l.Start.Unix(), l.End.Unix()}.Pack())
+		return l, nil
+	})
+	if err != nil {
+		return model.GlobalLock{}, errors.Wrap(classify(err), errTakeLock)
+	}
+	return l.(model.GlobalLock), nil
 }
 
-// ReleaseLock releases owner's lock; it fails while another owner holds an
-// unexpired lock.
-func (c *Client) ReleaseLock(owner string, now time.Time) error {
-	return errors.Wrap(c.withLock(owner, now, func(tr fdb.Transaction) error {
-		tr.Clear(lockKey)
-		return nil
-	}), errReleaseLock)
+// ReleaseLock implements fdb.Locker.
+func (c *Client) ReleaseLock(_ context.Context, holder string) error {
+	_, err := c.db.Transact(func(tr fdb.Transaction) (any, error) {
+		held, _, err := readLock(tr)
+		if err == nil && model.Released(held, holder) == nil {
+			tr.Clear(lockKey)
+		}
+		return nil, err
+	})
+	return errors.Wrap(classify(err), errReleaseLock)
 }
 
-// withLock runs update in a transaction once the lock is free, expired or
-// already owner's.
-func (c *Client) withLock(owner string, now time.Time, update func(tr fdb.Transaction) error) error {
+// UpdateLockDenyList implements fdb.Locker: one key per denied ID.
+func (c *Client) UpdateLockDenyList(_ context.Context, entries []model.LockDenyEntry) error {
 	_, err := c.db.Transact(func(tr fdb.Transaction) (any, error) {
 		if err := tr.Options().SetAccessSystemKeys(); err != nil {
 			return nil, err
 		}
-		raw, err := tr.Get(lockKey).Get()
-		if err != nil {
-			return nil, err
+		for _, e := range entries {
+			if e.Allow {
+				tr.Clear(denyKey.Sub(e.ID))
+			} else {
+				tr.Set(denyKey.Sub(e.ID), nil)
+			}
 		}
-		var held lockValue
-		if raw != nil && json.Unmarshal(raw, &held) == nil && held.Owner != owner && now.Unix() < held.Expires {
-			return nil, errors.Errorf("%s %s until %s", reasonLockHeld, held.Owner, time.Unix(held.Expires, 0).UTC().Format(time.RFC3339))
-		}
-		return nil, update(tr)
+		return nil, nil
 	})
-	return classify(err)
+	return errors.Wrap(classify(err), errUpdateDenyList)
+}
+
+// readLock reads the lock held (nil when none is) and the deny list.
+func readLock(tr fdb.Transaction) (*model.GlobalLock, map[string]bool, error) {
+	if err := tr.Options().SetAccessSystemKeys(); err != nil {
+		return nil, nil, err
+	}
+	var denied map[string]bool
+	kvs, err := tr.GetRange(denyKey, fdb.RangeOptions{}).GetSliceWithError()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, kv := range kvs {
+		t, err := denyKey.Unpack(kv.Key)
+		if err != nil || len(t) != 1 {
+			return nil, nil, errors.Errorf("%s: %q", reasonBadDenyKey, kv.Key)
+		}
+		id, _ := t[0].(string)
+		denied = model.DenyList(denied, []model.LockDenyEntry{{ID: id}})
+	}
+	raw, err := tr.Get(lockKey).Get()
+	if err != nil || raw == nil {
+		return nil, denied, err
+	}
+	t, err := tuple.Unpack(raw)
+	if err != nil || len(t) != 3 {
+		return nil, nil, errors.Errorf("%s: %q", reasonBadLock, raw)
+	}
+	holder, okH := t[0].(string)
+	start, okS := t[1].(int64)
+	end, okE := t[2].(int64)
+	if !okH || !okS || !okE {
+		return nil, nil, errors.Errorf("%s: %q", reasonBadLock, raw)
+	}
+	return &model.GlobalLock{Holder: holder, Start: time.Unix(start, 0).UTC(), End: time.Unix(end, 0).UTC()}, denied, nil
 }

@@ -54,6 +54,9 @@ const (
 	errParseRestoreStatus = "cannot parse restore status"
 	errParseRestoreAbort  = "cannot parse the result of the restore abort"
 	errAbortRestore       = "cannot abort restore"
+	errTakeLock           = "cannot take the global lock"
+	errReleaseLock        = "cannot release the global lock"
+	errUpdateDenyList     = "cannot update the lock's deny list"
 	reasonKillLocality    = "kill needs IP:port addresses, not"
 	reasonNoCoordinators  = "no coordinators given"
 )
@@ -78,6 +81,10 @@ type Config struct {
 	Timeout time.Duration
 	// Runner runs the tools; ExecRunner when nil.
 	Runner Runner
+	// Locker takes the global lock (the native client library's, with the
+	// build tag fdb); without one the lock's methods fail with
+	// fdb.ErrNoLocker.
+	Locker fdb.Locker
 }
 
 // Client is an fdb.Client backed by the FoundationDB command line tools.
@@ -382,4 +389,28 @@ func (c *Client) AbortRestore(ctx context.Context, tag string) error {
 		err = parseRestoreAbort(out, fdb.Tag(tag))
 	}
 	return errors.Wrap(err, errAbortRestore)
+}
+
+// TakeLock implements fdb.Client through the configured Locker.
+func (c *Client) TakeLock(ctx context.Context, r fdb.LockRequest) (fdb.GlobalLock, error) {
+	if c.cfg.Locker == nil {
+		return fdb.GlobalLock{}, errors.Wrap(fdb.ErrNoLocker, errTakeLock)
+	}
+	return c.cfg.Locker.TakeLock(ctx, r)
+}
+
+// ReleaseLock implements fdb.Client through the configured Locker.
+func (c *Client) ReleaseLock(ctx context.Context, holder string) error {
+	if c.cfg.Locker == nil {
+		return errors.Wrap(fdb.ErrNoLocker, errReleaseLock)
+	}
+	return c.cfg.Locker.ReleaseLock(ctx, holder)
+}
+
+// UpdateLockDenyList implements fdb.Client through the configured Locker.
+func (c *Client) UpdateLockDenyList(ctx context.Context, entries []fdb.LockDenyEntry) error {
+	if c.cfg.Locker == nil {
+		return errors.Wrap(fdb.ErrNoLocker, errUpdateDenyList)
+	}
+	return c.cfg.Locker.UpdateLockDenyList(ctx, entries)
 }

@@ -39,6 +39,7 @@ func RunContract(t *testing.T, factory Factory) {
 		{"Timeout", contractTimeout},
 		{"IncompleteStatus", contractIncompleteStatus},
 		{"PartialKill", contractPartialKill},
+		{"GlobalLock", contractGlobalLock},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -437,4 +438,50 @@ func contractPartialKill(t *testing.T, c *Cluster, client fdb.Client) {
 		t.Errorf("%d of the 2 targets restarted, want 1", restarted)
 	}
 	wantErr(t, "Kill retried", client.Kill(ctx, targets), nil)
+}
+
+// contractGlobalLock takes the global lock for two instances in turn: one
+// holds it, the other is told who holds it until when; the holder extends
+// it; it is taken over once expired or once its holder is denied; a
+// release never frees another's lock; an unavailable database cannot be
+// locked.
+func contractGlobalLock(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	take := func(holder string) (fdb.GlobalLock, error) {
+		return client.TakeLock(ctx, fdb.LockRequest{Holder: holder, Now: c.Clock.Now(), Duration: time.Minute})
+	}
+	_, err := take("dc1")
+	wantErr(t, "TakeLock before configure", err, fdb.ErrUnavailable)
+	c.Create(t, fdb.RedundancyTriple)
+	start := c.Clock.Now()
+	l, err := take("dc1")
+	wantErr(t, "TakeLock", err, nil)
+	if want := (fdb.GlobalLock{Holder: "dc1", Start: start, End: start.Add(time.Minute)}); l != want {
+		t.Errorf("TakeLock = %+v, want %+v", l, want)
+	}
+	var held *fdb.LockHeldError
+	if _, err := take("dc2"); !errors.As(err, &held) || held.Held.Holder != "dc1" || held.Denied {
+		t.Errorf("TakeLock by another while held = %v, want a *LockHeldError naming dc1", err)
+	}
+	wantErr(t, "ReleaseLock by another", client.ReleaseLock(ctx, "dc2"), nil)
+	c.Clock.Step(30 * time.Second)
+	if l, err := take("dc1"); err != nil || l.Start != start || l.End != start.Add(90*time.Second) {
+		t.Errorf("the holder's extension = %+v, %v; want start %s, end 90s later", l, err, start)
+	}
+	c.Clock.Step(90 * time.Second)
+	if l, err := take("dc2"); err != nil || l.Holder != "dc2" {
+		t.Errorf("TakeLock once expired = %+v, %v; want dc2's", l, err)
+	}
+	wantErr(t, "UpdateLockDenyList", client.UpdateLockDenyList(ctx, []fdb.LockDenyEntry{{ID: "dc2"}}), nil)
+	if l, err := take("dc1"); err != nil || l.Holder != "dc1" {
+		t.Errorf("TakeLock of a denied holder's lock = %+v, %v; want dc1's", l, err)
+	}
+	if _, err := take("dc2"); !errors.As(err, &held) || !held.Denied {
+		t.Errorf("TakeLock by a denied instance = %v, want a *LockHeldError that says it is denied", err)
+	}
+	wantErr(t, "UpdateLockDenyList", client.UpdateLockDenyList(ctx, []fdb.LockDenyEntry{{ID: "dc2", Allow: true}}), nil)
+	wantErr(t, "ReleaseLock", client.ReleaseLock(ctx, "dc1"), nil)
+	if l, err := take("dc2"); err != nil || l.Holder != "dc2" {
+		t.Errorf("TakeLock once allowed and released = %+v, %v; want dc2's", l, err)
+	}
 }

@@ -43,13 +43,14 @@ const (
 	OpStartRestore  Op = "start_restore"
 	OpRestoreStatus Op = "restore_status"
 	OpAbortRestore  Op = "abort_restore"
+	OpLock          Op = "lock"
 )
 
 // ops are the operations FailNext accepts.
 var ops = []Op{
 	OpStatus, OpConfigure, OpExclude, OpInclude, OpKill, OpCoordinators, OpMaintenance,
 	OpStartBackup, OpStopBackup, OpPauseBackups, OpResumeBackups, OpModifyBackup,
-	OpBackupStatus, OpStartRestore, OpRestoreStatus, OpAbortRestore,
+	OpBackupStatus, OpStartRestore, OpRestoreStatus, OpAbortRestore, OpLock,
 }
 
 // injected is an error the next calls of an operation return.

@@ -119,6 +119,10 @@ type Sim struct {
 	// maintenanceUntil.
 	maintenanceZone  string
 	maintenanceUntil time.Time
+	// globalLock is the global lock held, nil when none is; lockDenied
+	// the deny list (see fdb.Grant).
+	globalLock *fdb.GlobalLock
+	lockDenied map[string]bool
 
 	agents        int
 	backupsPaused bool
