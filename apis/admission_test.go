@@ -137,6 +137,7 @@ func TestRoundTrip(t *testing.T) {
 					Routing:         fdbv1alpha1.Routing{UseDNSInClusterFile: &no, DNSDomain: "cluster.example"},
 					Safety:          fdbv1alpha1.SafetySettings{Policies: []string{"storage-exclusions"}, Params: params},
 					Automation:      fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 2, FailureDetectionTimeSeconds: 600, MinimumUptimeSecondsForBounce: 60, StuckRemovalSeconds: 1800},
+					Locks:           fdbv1alpha1.LockOptions{DurationSeconds: 300, DenyList: []fdbv1alpha1.LockDenyEntry{{ID: "dc9"}, {ID: "dc8", Allow: true}}},
 				}},
 			},
 			spec: func(o client.Object) any { return o.(*fdbv1alpha1.Cluster).Spec },
@@ -161,6 +162,7 @@ func TestRoundTrip(t *testing.T) {
 					Image:                 fdbv1alpha1.ImageSettings{Repository: "foundationdb/fdb-kubernetes-monitor", PullPolicy: corev1.PullIfNotPresent},
 					Routing:               fdbv1alpha1.Routing{DNSDomain: "cluster.local"},
 					Automation:            fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 1, FailureDetectionTimeSeconds: 7200, MinimumUptimeSecondsForBounce: 600, StuckRemovalSeconds: 600},
+					Locks:                 fdbv1alpha1.LockOptions{DurationSeconds: 600},
 				},
 			},
 		},
@@ -294,6 +296,30 @@ func unset(path ...string) func(*unstructured.Unstructured) {
 	return func(u *unstructured.Unstructured) { unstructured.RemoveNestedField(u.Object, path...) }
 }
 
+// all returns a mutation that applies mutations in order.
+func all(mutations ...func(*unstructured.Unstructured)) func(*unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		for _, m := range mutations {
+			m(u)
+		}
+	}
+}
+
+// dc is a data center of a region, as unstructured content.
+func dc(id string, satellite bool) map[string]any {
+	return map[string]any{"id": id, "satellite": satellite}
+}
+
+// regions returns a mutation that gives a Cluster one region per list of
+// data centers.
+func regions(dcs ...[]any) func(*unstructured.Unstructured) {
+	var rs []any
+	for _, d := range dcs {
+		rs = append(rs, map[string]any{"datacenters": d})
+	}
+	return set(rs, "spec", "forProvider", "databaseConfiguration", "regions")
+}
+
 // TestBadInputRejected checks that bad input is rejected at admission with a
 // message naming the field.
 func TestBadInputRejected(t *testing.T) {
@@ -319,6 +345,21 @@ func TestBadInputRejected(t *testing.T) {
 		"ClusterStuckRemovalTooShort": {"Cluster", set(int64(10), at("automation", "stuckRemovalSeconds")...), []string{"spec.forProvider.automation.stuckRemovalSeconds", "greater than or equal to 60"}},
 		"ClusterBadGroupToReplace":    {"Cluster", set([]any{"Storage 3"}, at("processGroupsToReplace")...), []string{"spec.forProvider.processGroupsToReplace[0]", "should match"}},
 		"ClusterDetectionTooShort":    {"Cluster", set(int64(5), at("automation", "failureDetectionTimeSeconds")...), []string{"spec.forProvider.automation.failureDetectionTimeSeconds", "greater than or equal to 60"}},
+		"ClusterUsableRegions2OneRegion": {"Cluster", set(int64(2), at("databaseConfiguration", "usableRegions")...),
+			[]string{"spec.forProvider.databaseConfiguration", "usableRegions 2 needs two regions"}},
+		"ClusterRegionTwoMains": {"Cluster", regions([]any{dc("dc1", false), dc("dc2", false)}),
+			[]string{"spec.forProvider.databaseConfiguration.regions", "exactly one main data center"}},
+		"ClusterDataCenterInTwoRegions": {"Cluster", regions([]any{dc("dc1", false)}, []any{dc("dc2", false), dc("dc1", true)}),
+			[]string{"spec.forProvider.databaseConfiguration.regions", "a data center is in one region only"}},
+		"ClusterSatelliteModeWithoutSatellite": {"Cluster", all(set("dc1", at("dataCenter")...), set([]any{map[string]any{
+			"datacenters": []any{dc("dc1", false)}, "satelliteRedundancyMode": "one_satellite_double"}}, at("databaseConfiguration", "regions")...)),
+			[]string{"spec.forProvider.databaseConfiguration.regions[0]", "satelliteRedundancyMode needs a satellite data center"}},
+		"ClusterUnknownDataCenter": {"Cluster", all(regions([]any{dc("dc1", false)}), set("dc9", at("dataCenter")...)),
+			[]string{"spec.forProvider", "dataCenter must be one of the regions' data centers"}},
+		"ClusterRegionsWithoutDataCenter": {"Cluster", regions([]any{dc("dc1", false)}),
+			[]string{"spec.forProvider", "a Cluster of a multi-region database names its dataCenter"}},
+		"ClusterLockTooShort": {"Cluster", set(int64(10), at("locks", "durationSeconds")...),
+			[]string{"spec.forProvider.locks.durationSeconds", "greater than or equal to 60"}},
 		"ClusterBadManagementPolicy": {"Cluster", set([]any{"Destroy"}, "spec", "managementPolicies"),
 			[]string{"spec.managementPolicies"}},
 		"ProcessGroupBadClass":       {"ProcessGroup", set("coordinator", at("processClass")...), []string{"spec.forProvider.processClass", "Unsupported value"}},
@@ -353,6 +394,27 @@ func TestBadInputRejected(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMultiRegionAccepted: the Clusters of a two-region database with a
+// satellite in each region, one per data center, are accepted.
+func TestMultiRegionAccepted(t *testing.T) {
+	testenv.Require(t, env)
+	region := func(main, satellite string, priority int64) map[string]any {
+		return map[string]any{"datacenters": []any{
+			map[string]any{"id": main, "priority": priority}, map[string]any{"id": satellite, "priority": priority, "satellite": true},
+		}, "satelliteLogs": int64(2), "satelliteRedundancyMode": "one_satellite_double"}
+	}
+	for _, dataCenter := range []string{"dc1", "dc2", "dc3", "dc4"} {
+		u := exampleOf(t, "Cluster")
+		u.SetName("multi-region-" + dataCenter)
+		all(set(dataCenter, "spec", "forProvider", "dataCenter"), set(int64(2), "spec", "forProvider", "databaseConfiguration", "usableRegions"),
+			set([]any{region("dc1", "dc2", 1), region("dc3", "dc4", 0)}, "spec", "forProvider", "databaseConfiguration", "regions"),
+			set([]any{map[string]any{"id": "dc9"}}, "spec", "forProvider", "locks", "denyList"))(u)
+		if err := env.Client.Create(context.Background(), u); err != nil {
+			t.Errorf("the Cluster of data center %s rejected: %v", dataCenter, err)
+		}
 	}
 }
 

@@ -22,6 +22,7 @@ const (
 
 // DatabaseConfiguration is the configuration FoundationDB is told with
 // `configure`.
+// +kubebuilder:validation:XValidation:rule="!has(self.usableRegions) || self.usableRegions == 1 || has(self.regions) && self.regions.size() == 2",message="usableRegions 2 needs two regions"
 type DatabaseConfiguration struct {
 	// RedundancyMode is the replication mode.
 	// +optional
@@ -40,6 +41,19 @@ type DatabaseConfiguration struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=2
 	UsableRegions int `json:"usableRegions,omitempty"`
+
+	// Regions of a multi-region database, in FoundationDB's region
+	// configuration: each region has one main data center, which may hold
+	// the primary, and may have satellites that hold transaction logs
+	// only. The region whose main data center has the highest priority is
+	// the primary. Every Cluster of the database (one per data center)
+	// carries the same regions.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	// +kubebuilder:validation:XValidation:rule="self.all(r, r.datacenters.filter(d, !(has(d.satellite) && d.satellite)).size() == 1)",message="every region has exactly one main data center (satellite false)"
+	// +kubebuilder:validation:XValidation:rule="self.all(r, self.all(o, r == o || r.datacenters.all(d, !o.datacenters.exists(e, e.id == d.id))))",message="a data center is in one region only"
+	Regions []Region `json:"regions,omitempty"`
 
 	// Logs is the desired number of log servers; FoundationDB's default when unset.
 	// +optional
@@ -60,6 +74,48 @@ type DatabaseConfiguration struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	Resolvers *int `json:"resolvers,omitempty"`
+}
+
+// A Region of a multi-region database.
+// +kubebuilder:validation:XValidation:rule="!has(self.satelliteRedundancyMode) || self.datacenters.exists(d, has(d.satellite) && d.satellite)",message="satelliteRedundancyMode needs a satellite data center"
+// +kubebuilder:validation:XValidation:rule="!has(self.satelliteLogs) || self.datacenters.exists(d, has(d.satellite) && d.satellite)",message="satelliteLogs needs a satellite data center"
+type Region struct {
+	// DataCenters of the region: its main data center and its satellites.
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=4
+	DataCenters []RegionDataCenter `json:"datacenters"`
+
+	// SatelliteLogs is the desired number of transaction logs in the
+	// region's satellites; FoundationDB's default when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	SatelliteLogs *int `json:"satelliteLogs,omitempty"`
+
+	// SatelliteRedundancyMode is how the region's satellites replicate the
+	// transaction logs; needs a satellite.
+	// +optional
+	// +kubebuilder:validation:Enum=one_satellite_single;one_satellite_double;one_satellite_triple;two_satellite_safe;two_satellite_fast
+	SatelliteRedundancyMode string `json:"satelliteRedundancyMode,omitempty"`
+}
+
+// A RegionDataCenter is one data center of a region.
+type RegionDataCenter struct {
+	// ID is the data center's ID, the processes' dcid locality.
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=63
+	ID string `json:"id"`
+
+	// Priority of the data center: the main data center of the highest
+	// priority holds the primary; a negative priority never does.
+	// +optional
+	Priority int `json:"priority,omitempty"`
+
+	// Satellite is true for a data center that holds transaction logs
+	// only, for its region's main data center.
+	// +optional
+	Satellite bool `json:"satellite,omitempty"`
 }
 
 // ProcessCounts is the number of process groups of each class.
@@ -198,6 +254,47 @@ type AutomationOptions struct {
 	StuckRemovalSeconds int `json:"stuckRemovalSeconds,omitempty"`
 }
 
+// LockOptions configure the global lock that serializes the steps with
+// database-wide effect of every Cluster (and provider instance) that acts
+// on one database.
+type LockOptions struct {
+	// DisableLocks makes this Cluster act without taking the global lock.
+	// Setting it is itself gated (action DisableLocks): another Cluster of
+	// the database may act at the same time.
+	// +optional
+	DisableLocks bool `json:"disableLocks,omitempty"`
+
+	// DurationSeconds is how long a lock lasts unless its holder extends
+	// it: a holder that stops (a crashed provider) blocks the others at
+	// most this long.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=60
+	// +kubebuilder:validation:Maximum=3600
+	DurationSeconds int `json:"durationSeconds,omitempty"`
+
+	// DenyList bars instances from the lock, by their lock ID (a Cluster's
+	// data center, or <namespace>/<name> without one), or with allow lifts
+	// a bar. Denying the holder of a lock lets another take it at once.
+	// +optional
+	// +listType=map
+	// +listMapKey=id
+	// +kubebuilder:validation:MaxItems=16
+	DenyList []LockDenyEntry `json:"denyList,omitempty"`
+}
+
+// A LockDenyEntry bars an instance from the global lock, or lifts the bar.
+type LockDenyEntry struct {
+	// ID of the instance.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=127
+	ID string `json:"id"`
+
+	// Allow lifts the bar on ID.
+	// +optional
+	Allow bool `json:"allow,omitempty"`
+}
+
 // Routing chooses how the cluster file names the coordinators.
 type Routing struct {
 	// UseDNSInClusterFile names the coordinators in the cluster file by
@@ -219,6 +316,8 @@ type Routing struct {
 }
 
 // ClusterParameters are the desired state of a FoundationDB cluster.
+// +kubebuilder:validation:XValidation:rule="!has(self.dataCenter) || !has(self.databaseConfiguration.regions) || self.databaseConfiguration.regions.exists(r, r.datacenters.exists(d, d.id == self.dataCenter))",message="dataCenter must be one of the regions' data centers"
+// +kubebuilder:validation:XValidation:rule="!has(self.databaseConfiguration.regions) || has(self.dataCenter)",message="a Cluster of a multi-region database names its dataCenter"
 type ClusterParameters struct {
 	// Version of FoundationDB, MAJOR.MINOR.PATCH.
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')",message="version must be MAJOR.MINOR.PATCH, e.g. 7.3.63"
@@ -265,6 +364,27 @@ type ClusterParameters struct {
 	// +optional
 	// +kubebuilder:default={}
 	Routing Routing `json:"routing,omitempty"`
+
+	// DataCenter is the data center this Cluster's processes run in (their
+	// dcid locality) when the database spans several: one of the regions'
+	// data centers. Each data center has its own Cluster, which may target
+	// its own Kubernetes cluster through its own ProviderConfig.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=63
+	DataCenter string `json:"dataCenter,omitempty"`
+
+	// SeedConnectionString joins this Cluster's processes to the database
+	// whose connection string it is, made by the Cluster of another data
+	// center, instead of creating a database.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	SeedConnectionString string `json:"seedConnectionString,omitempty"`
+
+	// Locks configure the global lock.
+	// +optional
+	// +kubebuilder:default={}
+	Locks LockOptions `json:"locks,omitempty"`
 
 	// Safety chooses the safety policies and their parameters.
 	// +optional
