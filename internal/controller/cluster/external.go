@@ -84,7 +84,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 	if s == nil {
 		return managed.ExternalUpdate{}, nil
 	}
-	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status}
+	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status, Lock: managedkind.LockOf(cr, e.session.FDB)}
 	return managed.ExternalUpdate{}, e.Take(ctx, cr, ev, s.Step, func(ctx context.Context) error { return e.execute(ctx, cr, s) })
 }
 

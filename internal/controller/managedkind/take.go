@@ -2,7 +2,9 @@ package managedkind
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -38,6 +40,10 @@ type Evidence struct {
 	// Status is the database status read in this reconcile; nil when none
 	// could be read, and then every action that needs one is denied.
 	Status *fdb.Status
+	// Lock is the global lock that steps with database-wide effect
+	// (Global) take before they run; nil when the Cluster acts alone on
+	// its database (LockOf).
+	Lock *Lock
 }
 
 // Take takes step s on mg, the one gate-and-record path of every managed
@@ -47,7 +53,10 @@ type Evidence struct {
 // Warning event when denied or warned, the decision metric and
 // atProvider.lastPolicyDecision, which for an allowed decision is written to
 // the API server before anything runs) and a denial is returned as a
-// *gate.DeniedError without running anything. Then run makes the mutation,
+// *gate.DeniedError without running anything. A step with database-wide
+// effect then takes (or extends) ev's global lock, if any: while another
+// holds it, nothing runs and the error names the holder and until when.
+// Then run makes the mutation,
 // the journal (when set) receives it with its decision, and a Normal event
 // with the step's reason and message records it.
 func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, run func(context.Context) error) error {
@@ -59,6 +68,18 @@ func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, ru
 		var err error
 		if decision, err = d.decide(ctx, mg, ev, *s.Action); err != nil {
 			return err
+		}
+		// A step that makes the database (its first coordinators,
+		// `configure new`) has no database to hold a lock in.
+		if ev.Lock != nil && Global(s.Action.Type) && s.Action.RequiresStatus() {
+			held, taken, err := ev.Lock.take(ctx, d.Clock.Now())
+			if err != nil {
+				d.Record.Event(mg, event.Warning(ReasonLockHeld, err))
+				return err
+			}
+			if taken {
+				d.Record.Event(mg, event.Normal(ReasonTookLock, fmt.Sprintf("took the global lock as %s until %s", held.Holder, held.End.UTC().Format(time.RFC3339))))
+			}
 		}
 	}
 	err := run(ctx)

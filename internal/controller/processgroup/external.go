@@ -161,6 +161,9 @@ func (e *external) Delete(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 // the evidence of its decision.
 func (e *external) take(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
 	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status}
+	if e.cluster != nil {
+		ev.Lock = managedkind.LockOf(e.cluster, e.session.FDB)
+	}
 	return e.Take(ctx, pg, ev, e.step.Step, func(ctx context.Context) error { return e.execute(ctx, pg) })
 }
 

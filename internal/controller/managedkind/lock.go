@@ -1,0 +1,85 @@
+package managedkind
+
+import (
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+const errTakeLock = "cannot take the global lock"
+
+// Reasons of the global lock's events.
+const (
+	ReasonTookLock event.Reason = "TookGlobalLock"
+	ReasonLockHeld event.Reason = "GlobalLockHeld"
+)
+
+// A Lock is the global lock of a database that several Clusters (one per
+// data center) or provider instances act on: a step with database-wide
+// effect takes it, or extends it, before it runs, so that no two of them
+// act at once (see fdb.GlobalLock).
+type Lock struct {
+	// Locker holds the lock in the database.
+	Locker fdb.Locker
+	// Holder is the acting Cluster's lock ID (LockID).
+	Holder string
+	// Duration of the lock from each step that takes it.
+	Duration time.Duration
+}
+
+// LockOf returns the global lock the steps of Cluster c take through l, or
+// nil when c acts alone on its database (no regions and no seed connection
+// string: a single Cluster, whose reconciles the provider's leader election
+// and per-object queue already serialize), when c disables locks, or
+// without l (no database client yet: before a cluster file exists, the
+// only steps are the ones that make the database, which take no lock).
+func LockOf(c *v1alpha1.Cluster, l fdb.Locker) *Lock {
+	p := c.Spec.ForProvider
+	if l == nil || p.Locks.DisableLocks || len(p.DatabaseConfiguration.Regions) == 0 && p.SeedConnectionString == "" {
+		return nil
+	}
+	d := time.Duration(p.Locks.DurationSeconds) * time.Second
+	if d <= 0 {
+		d = fdb.DefaultLockDuration
+	}
+	return &Lock{Locker: l, Holder: LockID(c), Duration: d}
+}
+
+// LockID is the ID Cluster c holds the global lock under, and that a deny
+// list names: its data center, or <namespace>/<name> without one.
+func LockID(c *v1alpha1.Cluster) string {
+	if dc := c.Spec.ForProvider.DataCenter; dc != "" {
+		return dc
+	}
+	return c.GetNamespace() + "/" + c.GetName()
+}
+
+// Global reports whether action a has database-wide effect, so that it
+// takes the global lock: the exclusion list, the coordinators, the
+// configuration, restarts (kills, upgrades) and pod updates (a recreated
+// pod, the maintenance zone that covers it — FoundationDB has one).
+func Global(a apiv1alpha1.ActionType) bool {
+	switch a {
+	case apiv1alpha1.ActionExclude, apiv1alpha1.ActionInclude, apiv1alpha1.ActionChangeCoordinators, apiv1alpha1.ActionConfigureDatabase,
+		apiv1alpha1.ActionKill, apiv1alpha1.ActionUpgrade, apiv1alpha1.ActionDeletePod, apiv1alpha1.ActionForceDeletePod,
+		apiv1alpha1.ActionSetMaintenance, apiv1alpha1.ActionResetMaintenance:
+		return true
+	}
+	return false
+}
+
+// take takes or extends the lock at now, and reports whether it was newly
+// taken (not an extension of the holder's own).
+func (l *Lock) take(ctx context.Context, now time.Time) (fdb.GlobalLock, bool, error) {
+	held, err := l.Locker.TakeLock(ctx, fdb.LockRequest{Holder: l.Holder, Now: now, Duration: l.Duration})
+	if err != nil {
+		return fdb.GlobalLock{}, false, errors.Wrap(err, errTakeLock)
+	}
+	return held, held.Start.Equal(now), nil
+}

@@ -1,0 +1,108 @@
+package managedkind
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+)
+
+func TestLockOf(t *testing.T) {
+	cluster := func(mutate func(p *v1alpha1.ClusterParameters)) *v1alpha1.Cluster {
+		c := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "db"}}
+		c.Spec.ForProvider.Locks.DurationSeconds = 300
+		mutate(&c.Spec.ForProvider)
+		return c
+	}
+	regions := func(p *v1alpha1.ClusterParameters) {
+		p.DataCenter = "dc1"
+		p.DatabaseConfiguration.Regions = []v1alpha1.Region{{DataCenters: []v1alpha1.RegionDataCenter{{ID: "dc1"}}}}
+	}
+	cases := map[string]struct {
+		reason string
+		c      *v1alpha1.Cluster
+		want   *Lock
+	}{
+		"Alone": {
+			reason: "A Cluster without regions or a seed acts alone on its database: no lock.",
+			c:      cluster(func(*v1alpha1.ClusterParameters) {}),
+		},
+		"DataCenter": {
+			reason: "The Cluster of a data center holds the lock under the data center's ID.",
+			c:      cluster(regions),
+			want:   &Lock{Holder: "dc1", Duration: 5 * time.Minute},
+		},
+		"Seeded": {
+			reason: "A Cluster that joins another's database without a data center holds it under its namespaced name.",
+			c:      cluster(func(p *v1alpha1.ClusterParameters) { p.SeedConnectionString = "db:abc@10.0.0.1:4501" }),
+			want:   &Lock{Holder: "team/db", Duration: 5 * time.Minute},
+		},
+		"DefaultDuration": {
+			reason: "A duration left out is the default.",
+			c:      cluster(func(p *v1alpha1.ClusterParameters) { regions(p); p.Locks.DurationSeconds = 0 }),
+			want:   &Lock{Holder: "dc1", Duration: fdb.DefaultLockDuration},
+		},
+		"Disabled": {
+			reason: "A Cluster that disables locks takes none.",
+			c:      cluster(func(p *v1alpha1.ClusterParameters) { regions(p); p.Locks.DisableLocks = true }),
+		},
+	}
+	if l := LockOf(cluster(regions), nil); l != nil {
+		t.Errorf("LockOf without a database client = %+v, want none: only the steps that make the database run then", l)
+	}
+	locker := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 1}).Sim
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, LockOf(tc.c, locker), cmpopts.IgnoreFields(Lock{}, "Locker")); diff != "" {
+				t.Errorf("\n%s\nLockOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestLockTake: the first step takes the lock (an event says so), later
+// ones extend it quietly, and another holder's steps wait, told who holds
+// it.
+func TestLockTake(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 1})
+	c.Create(t, fdb.RedundancyTriple)
+	ctx := context.Background()
+	dc1 := &Lock{Locker: c.Sim, Holder: "dc1", Duration: time.Minute}
+	dc2 := &Lock{Locker: c.Sim, Holder: "dc2", Duration: time.Minute}
+	if _, taken, err := dc1.take(ctx, c.Clock.Now()); err != nil || !taken {
+		t.Fatalf("first take = %t, %v; want taken", taken, err)
+	}
+	c.Clock.Step(30 * time.Second)
+	if held, taken, err := dc1.take(ctx, c.Clock.Now()); err != nil || taken || !held.End.Equal(c.Clock.Now().Add(time.Minute)) {
+		t.Errorf("the holder's next step = %+v, %t, %v; want an extension to a minute from now", held, taken, err)
+	}
+	if _, _, err := dc2.take(ctx, c.Clock.Now()); err == nil || !strings.Contains(err.Error(), "cannot take the global lock: the global lock is held by dc1 until") {
+		t.Errorf("another holder's step = %v, want it told dc1 holds the lock", err)
+	}
+	c.Clock.Step(2 * time.Minute)
+	if _, taken, err := dc2.take(ctx, c.Clock.Now()); err != nil || !taken {
+		t.Errorf("another holder's step once the lock expired = %t, %v; want taken", taken, err)
+	}
+}
+
+func TestGlobal(t *testing.T) {
+	for a, want := range map[string]bool{
+		"Exclude": true, "Include": true, "ChangeCoordinators": true, "ConfigureDatabase": true, "Kill": true, "Upgrade": true,
+		"DeletePod": true, "ForceDeletePod": true, "SetMaintenance": true, "ResetMaintenance": true,
+		"CreateProcessGroup": false, "RemoveProcessGroup": false, "ReplaceProcessGroup": false, "StartBackup": false, "DeleteCluster": false,
+	} {
+		if got := Global(apiv1alpha1.ActionType(a)); got != want {
+			t.Errorf("Global(%s) = %t, want %t", a, got, want)
+		}
+	}
+}
