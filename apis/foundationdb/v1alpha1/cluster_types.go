@@ -497,6 +497,21 @@ type ClusterObservation struct {
 	// ends only the maintenance it set.
 	// +optional
 	MaintenanceZone string `json:"maintenanceZone,omitempty"`
+
+	// GlobalLock is the global lock as this Cluster last saw it when a
+	// step took it or waited for it: held by this Cluster (its lock ID)
+	// or by another instance. This Cluster releases its own once it has
+	// nothing left to do.
+	// +optional
+	GlobalLock *GlobalLockObservation `json:"globalLock,omitempty"`
+}
+
+// GlobalLockObservation is the global lock as a Cluster saw it.
+type GlobalLockObservation struct {
+	// Holder is the lock ID of the instance that holds it.
+	Holder string `json:"holder"`
+	// Until is when it expires unless its holder extends it.
+	Until metav1.Time `json:"until"`
 }
 
 // A DisruptionGrant lets the process groups of one fault domain disrupt
@@ -543,6 +558,7 @@ type ClusterStatus struct {
 // +kubebuilder:printcolumn:name="FAULT TOLERANCE",type="integer",JSONPath=".status.atProvider.health.faultTolerance"
 // +kubebuilder:printcolumn:name="PROCESS GROUPS",type="integer",JSONPath=".status.atProvider.processGroups.total"
 // +kubebuilder:printcolumn:name="REPLACING",type="integer",JSONPath=".status.atProvider.processGroups.replacing"
+// +kubebuilder:printcolumn:name="LOCK",type="string",JSONPath=".status.atProvider.globalLock.holder",priority=1
 // +kubebuilder:printcolumn:name="LAST RECOVERY",type="date",JSONPath=".status.atProvider.health.lastRecoveryTime",priority=1
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,foundationdb}

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -29,6 +30,7 @@ const (
 	errBounce          = "cannot restart processes"
 	errCoordinators    = "cannot change coordinators"
 	errMaintenance     = "cannot change the maintenance zone"
+	errReleaseLock     = "cannot release the global lock"
 	errUnknownStep     = "cannot take a step of unknown kind"
 )
 
@@ -122,6 +124,12 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 			return errors.Wrap(err, errMaintenance)
 		}
 		cr.Status.AtProvider.MaintenanceZone = ""
+		return nil
+	case kindReleaseLock:
+		if err := db.ReleaseLock(ctx, managedkind.LockID(cr)); err != nil {
+			return errors.Wrap(err, errReleaseLock)
+		}
+		cr.Status.AtProvider.GlobalLock = nil
 		return nil
 	case kindChangeCoordinators:
 		cs, err := db.ChangeCoordinators(ctx, s.Addresses)

@@ -344,6 +344,10 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	if o.status == nil || o.status.Cluster.MaintenanceZone == previous.MaintenanceZone {
 		at.MaintenanceZone = previous.MaintenanceZone
 	}
+	// The global lock as a step last saw it, until it expires.
+	if l := previous.GlobalLock; l != nil && now.Before(&l.Until) {
+		at.GlobalLock = l
+	}
 	if g := o.grant; g != nil {
 		at.Disruption = &v1alpha1.DisruptionGrant{Domain: g.Domain, Generation: g.Generation, VolatileFirst: g.VolatileFirst, Since: now}
 		if p := previous.Disruption; p != nil && p.Domain == g.Domain {

@@ -63,6 +63,7 @@ const (
 	kindSetMaintenance     kind = "SetMaintenance"
 	kindResetMaintenance   kind = "ResetMaintenance"
 	kindInclude            kind = "Include"
+	kindReleaseLock        kind = "ReleaseLock"
 )
 
 // clusterStep is the one step a reconcile of a Cluster takes, with the
@@ -119,12 +120,13 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // stranded on a failed node, which its policy may hold without holding
 // anything else back; last, waits while groups are being removed or
 // replaced or a fault domain recreates its pods under the disruption
-// grant.
+// grant; once there is nothing else, the release of the global lock this
+// Cluster holds.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, serviceStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
-		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep,
+		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s

@@ -6,6 +6,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
@@ -75,11 +76,25 @@ func Global(a apiv1alpha1.ActionType) bool {
 }
 
 // take takes or extends the lock at now, and reports whether it was newly
-// taken (not an extension of the holder's own).
+// taken (not an extension of the holder's own). It returns the lock as it
+// saw it: its own, another holder's, or none (zero) when it could not
+// read it.
 func (l *Lock) take(ctx context.Context, now time.Time) (fdb.GlobalLock, bool, error) {
 	held, err := l.Locker.TakeLock(ctx, fdb.LockRequest{Holder: l.Holder, Now: now, Duration: l.Duration})
 	if err != nil {
-		return fdb.GlobalLock{}, false, errors.Wrap(err, errTakeLock)
+		var other *fdb.LockHeldError
+		if errors.As(err, &other) {
+			held = other.Held
+		}
+		return held, false, errors.Wrap(err, errTakeLock)
 	}
 	return held, held.Start.Equal(now), nil
+}
+
+// recordLock records the lock a step of Cluster c saw on c's status.
+func recordLock(c *v1alpha1.Cluster, seen fdb.GlobalLock) {
+	if seen.Holder == "" {
+		return
+	}
+	c.Status.AtProvider.GlobalLock = &v1alpha1.GlobalLockObservation{Holder: seen.Holder, Until: metav1.NewTime(seen.End)}
 }

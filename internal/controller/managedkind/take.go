@@ -73,6 +73,9 @@ func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, ru
 		// `configure new`) has no database to hold a lock in.
 		if ev.Lock != nil && Global(s.Action.Type) && s.Action.RequiresStatus() {
 			held, taken, err := ev.Lock.take(ctx, d.Clock.Now())
+			if c, ok := mg.(*v1alpha1.Cluster); ok {
+				recordLock(c, held)
+			}
 			if err != nil {
 				d.Record.Event(mg, event.Warning(ReasonLockHeld, err))
 				return err
