@@ -7,7 +7,7 @@ import (
 )
 
 // ActionType names a mutation that the provider gates with safety policies.
-// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;"*"
+// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;DisableLocks;"*"
 type ActionType string
 
 // The gated actions. ActionAll matches every action.
@@ -46,7 +46,11 @@ const (
 	// ActionResetMaintenance ends it.
 	ActionSetMaintenance   ActionType = "SetMaintenance"
 	ActionResetMaintenance ActionType = "ResetMaintenance"
-	ActionAll              ActionType = "*"
+	// ActionDisableLocks lets a Cluster of a database shared with other
+	// Clusters act without the global lock (spec.forProvider.locks.
+	// disableLocks), so that it may act at the same time as them.
+	ActionDisableLocks ActionType = "DisableLocks"
+	ActionAll          ActionType = "*"
 )
 
 // Enforcement says what a failed validation does, with the meaning of a

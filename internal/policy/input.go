@@ -97,7 +97,19 @@ const (
 	// among the incompatible connections): down or cut off. Absent when
 	// the status lists no coordinators.
 	DetailDownCoordinators = "downCoordinators"
+	// DetailLockHolder (DisableLocks): the instance another than the
+	// Cluster that it last saw holding the global lock, unexpired; "" when
+	// none. DetailLocksAcknowledged: the Cluster carries
+	// AnnotationAllowDisableLocks "true".
+	DetailLockHolder        = "lockHolder"
+	DetailLocksAcknowledged = "locksAcknowledged"
 )
+
+// AnnotationAllowDisableLocks, set to "true" on a Cluster, acknowledges
+// that with spec.forProvider.locks.disableLocks it acts without the global
+// lock, possibly at the same time as its database's other Clusters: the
+// built-in fdb-locks policy denies DisableLocks without it.
+const AnnotationAllowDisableLocks = "foundationdb.crossplane.io/allow-disable-locks"
 
 // AnnotationAllowStopLastBackup, set to "true" on a Backup, lets the built-in
 // fdb-backup policy stop the last running backup even when its restorable

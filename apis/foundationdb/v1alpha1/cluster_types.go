@@ -258,9 +258,12 @@ type AutomationOptions struct {
 // database-wide effect of every Cluster (and provider instance) that acts
 // on one database.
 type LockOptions struct {
-	// DisableLocks makes this Cluster act without taking the global lock.
-	// Setting it is itself gated (action DisableLocks): another Cluster of
-	// the database may act at the same time.
+	// DisableLocks makes this Cluster act without taking the global lock,
+	// once the safety policies allow it (action DisableLocks; the default
+	// fdb-locks asks for the annotation
+	// foundationdb.crossplane.io/allow-disable-locks: "true" and no other
+	// holder of the lock): another Cluster of the database may then act at
+	// the same time. Setting it back to false takes effect at once.
 	// +optional
 	DisableLocks bool `json:"disableLocks,omitempty"`
 
@@ -497,6 +500,12 @@ type ClusterObservation struct {
 	// ends only the maintenance it set.
 	// +optional
 	MaintenanceZone string `json:"maintenanceZone,omitempty"`
+
+	// LocksDisabled is true once the safety policies allowed
+	// spec.forProvider.locks.disableLocks (action DisableLocks): only then
+	// does this Cluster act without the global lock.
+	// +optional
+	LocksDisabled bool `json:"locksDisabled,omitempty"`
 
 	// GlobalLock is the global lock as this Cluster last saw it when a
 	// step took it or waited for it: held by this Cluster (its lock ID)

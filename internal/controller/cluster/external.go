@@ -56,6 +56,8 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	e.obs = obs
 	e.step = next(cr, obs)
 	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, metav1.NewTime(e.Clock.Now()))
+	// Locks asked for again are taken at once: enabling them needs no gate.
+	cr.Status.AtProvider.LocksDisabled = cr.Status.AtProvider.LocksDisabled && cr.Spec.ForProvider.Locks.DisableLocks
 
 	cr.SetConditions(readyCondition(obs, e.step))
 	if e.step == nil {

@@ -2,11 +2,17 @@ package cluster
 
 import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
-const reasonReleasedLock = "ReleasedGlobalLock"
+// Reasons of the global lock's steps.
+const (
+	reasonReleasedLock  = "ReleasedGlobalLock"
+	reasonDisabledLocks = "DisabledGlobalLock"
+)
 
 // releaseLockStep releases the global lock this Cluster holds (as its
 // status saw it last, unexpired) once it has nothing left to do, so that
@@ -20,4 +26,30 @@ func releaseLockStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	return &clusterStep{Step: step.Step{Reason: reasonReleasedLock, Message: "released the global lock: nothing left to do"}, Kind: kindReleaseLock}
+}
+
+// disableLocksStep disables the global lock for a Cluster that shares its
+// database and asks for it (spec.forProvider.locks.disableLocks), once the
+// safety policies allow it (DisableLocks; the default fdb-locks wants the
+// acknowledgement annotation and no other holder of the lock): it records
+// atProvider.locksDisabled, which managedkind.LockOf honours. It comes
+// before every step that could take the lock, so that a Cluster waiting for
+// the lock can be let go without it.
+func disableLocksStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if !cr.Spec.ForProvider.Locks.DisableLocks || cr.Status.AtProvider.LocksDisabled || !managedkind.SharesDatabase(cr) {
+		return nil
+	}
+	id, holder := managedkind.LockID(cr), ""
+	if l := cr.Status.AtProvider.GlobalLock; l != nil && l.Holder != id && o.now.Before(l.Until.Time) {
+		holder = l.Holder
+	}
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonDisabledLocks,
+			Message: "disabled the global lock: this Cluster acts without it, possibly at the same time as its database's other Clusters",
+			Action: &policy.Action{Type: apiv1alpha1.ActionDisableLocks, Targets: []string{id}, Reason: "spec.forProvider.locks.disableLocks",
+				Details: map[string]any{policy.DetailLockHolder: holder, policy.DetailLocksAcknowledged: cr.GetAnnotations()[policy.AnnotationAllowDisableLocks] == "true"}},
+		},
+		Kind: kindDisableLocks,
+	}
 }

@@ -46,3 +46,70 @@ func TestReleaseLockStep(t *testing.T) {
 		})
 	}
 }
+
+// TestDisableLocksStep: a Cluster that shares its database and asks to
+// disable locks asks the policies (DisableLocks) with the acknowledgement
+// and the other holder it last saw; once allowed, or without sharing, it
+// asks nothing.
+func TestDisableLocksStep(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	type want struct {
+		kind    kind
+		details map[string]any
+	}
+	cases := map[string]struct {
+		reason string
+		mutate func(cr *v1alpha1.Cluster)
+		want   want
+	}{
+		"Asked": {
+			reason: "Asked, unacknowledged, no other holder seen.",
+			want:   want{kindDisableLocks, map[string]any{"lockHolder": "", "locksAcknowledged": false}},
+		},
+		"AcknowledgedWhileAnotherHolds": {
+			reason: "The acknowledgement and the other holder it last saw, unexpired, go to the policies.",
+			mutate: func(cr *v1alpha1.Cluster) {
+				cr.SetAnnotations(map[string]string{"foundationdb.crossplane.io/allow-disable-locks": "true"})
+				cr.Status.AtProvider.GlobalLock = &v1alpha1.GlobalLockObservation{Holder: "dc2", Until: metav1.NewTime(now.Add(time.Minute))}
+			},
+			want: want{kindDisableLocks, map[string]any{"lockHolder": "dc2", "locksAcknowledged": true}},
+		},
+		"OtherHolderExpired": {
+			reason: "A lock seen held by another that has since expired is held by nobody.",
+			mutate: func(cr *v1alpha1.Cluster) {
+				cr.Status.AtProvider.GlobalLock = &v1alpha1.GlobalLockObservation{Holder: "dc2", Until: metav1.NewTime(now)}
+			},
+			want: want{kindDisableLocks, map[string]any{"lockHolder": "", "locksAcknowledged": false}},
+		},
+		"AlreadyDisabled": {
+			reason: "Once allowed there is nothing more to ask.",
+			mutate: func(cr *v1alpha1.Cluster) { cr.Status.AtProvider.LocksDisabled = true },
+		},
+		"NotAsked": {
+			reason: "Locks stay unless asked.",
+			mutate: func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Locks.DisableLocks = false },
+		},
+		"Alone": {
+			reason: "A Cluster alone on its database takes no lock to disable.",
+			mutate: func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.DatabaseConfiguration.Regions = nil },
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := &v1alpha1.Cluster{}
+			cr.Spec.ForProvider.DataCenter = "dc1"
+			cr.Spec.ForProvider.DatabaseConfiguration.Regions = []v1alpha1.Region{{DataCenters: []v1alpha1.RegionDataCenter{{ID: "dc1"}}}}
+			cr.Spec.ForProvider.Locks.DisableLocks = true
+			if tc.mutate != nil {
+				tc.mutate(cr)
+			}
+			var got want
+			if s := disableLocksStep(cr, &observation{now: now}); s != nil {
+				got = want{s.Kind, s.Action.Details}
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("\n%s\ndisableLocksStep(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

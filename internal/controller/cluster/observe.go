@@ -344,6 +344,9 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	if o.status == nil || o.status.Cluster.MaintenanceZone == previous.MaintenanceZone {
 		at.MaintenanceZone = previous.MaintenanceZone
 	}
+	// Locks stay disabled as allowed (the Cluster clears it when its spec
+	// asks for locks again).
+	at.LocksDisabled = previous.LocksDisabled
 	// The global lock as a step last saw it, until it expires.
 	if l := previous.GlobalLock; l != nil && now.Before(&l.Until) {
 		at.GlobalLock = l

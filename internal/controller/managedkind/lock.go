@@ -34,15 +34,25 @@ type Lock struct {
 	Duration time.Duration
 }
 
+// SharesDatabase reports whether Cluster c is one of several that act on
+// its database: it has regions (a Cluster per data center) or joins a
+// database through a seed connection string.
+func SharesDatabase(c *v1alpha1.Cluster) bool {
+	p := c.Spec.ForProvider
+	return len(p.DatabaseConfiguration.Regions) > 0 || p.SeedConnectionString != ""
+}
+
 // LockOf returns the global lock the steps of Cluster c take through l, or
-// nil when c acts alone on its database (no regions and no seed connection
-// string: a single Cluster, whose reconciles the provider's leader election
-// and per-object queue already serialize), when c disables locks, or
-// without l (no database client yet: before a cluster file exists, the
-// only steps are the ones that make the database, which take no lock).
+// nil when c acts alone on its database (!SharesDatabase: a single
+// Cluster, whose reconciles the provider's leader election and per-object
+// queue already serialize), when c's locks are disabled (the safety
+// policies allowed it, atProvider.locksDisabled, and the spec still asks
+// for it), or without l (no database client yet: before a cluster file
+// exists, the only steps are the ones that make the database, which take
+// no lock).
 func LockOf(c *v1alpha1.Cluster, l fdb.Locker) *Lock {
 	p := c.Spec.ForProvider
-	if l == nil || p.Locks.DisableLocks || len(p.DatabaseConfiguration.Regions) == 0 && p.SeedConnectionString == "" {
+	if l == nil || !SharesDatabase(c) || p.Locks.DisableLocks && c.Status.AtProvider.LocksDisabled {
 		return nil
 	}
 	d := time.Duration(p.Locks.DurationSeconds) * time.Second

@@ -18,10 +18,13 @@ import (
 )
 
 func TestLockOf(t *testing.T) {
-	cluster := func(mutate func(p *v1alpha1.ClusterParameters)) *v1alpha1.Cluster {
+	cluster := func(mutate func(p *v1alpha1.ClusterParameters), status ...func(c *v1alpha1.Cluster)) *v1alpha1.Cluster {
 		c := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "db"}}
 		c.Spec.ForProvider.Locks.DurationSeconds = 300
 		mutate(&c.Spec.ForProvider)
+		for _, s := range status {
+			s(c)
+		}
 		return c
 	}
 	regions := func(p *v1alpha1.ClusterParameters) {
@@ -52,9 +55,23 @@ func TestLockOf(t *testing.T) {
 			c:      cluster(func(p *v1alpha1.ClusterParameters) { regions(p); p.Locks.DurationSeconds = 0 }),
 			want:   &Lock{Holder: "dc1", Duration: fdb.DefaultLockDuration},
 		},
-		"Disabled": {
-			reason: "A Cluster that disables locks takes none.",
+		"DisabledAsAllowed": {
+			reason: "A Cluster whose locks the safety policies let it disable takes none.",
+			c: cluster(func(p *v1alpha1.ClusterParameters) { regions(p); p.Locks.DisableLocks = true }, func(c *v1alpha1.Cluster) {
+				c.Status.AtProvider.LocksDisabled = true
+			}),
+		},
+		"DisableNotAllowedYet": {
+			reason: "Asking to disable locks changes nothing until the policies allow it (DisableLocks).",
 			c:      cluster(func(p *v1alpha1.ClusterParameters) { regions(p); p.Locks.DisableLocks = true }),
+			want:   &Lock{Holder: "dc1", Duration: 5 * time.Minute},
+		},
+		"Reenabled": {
+			reason: "Locks asked for again are taken at once.",
+			c: cluster(regions, func(c *v1alpha1.Cluster) {
+				c.Status.AtProvider.LocksDisabled = true
+			}),
+			want: &Lock{Holder: "dc1", Duration: 5 * time.Minute},
 		},
 	}
 	if l := LockOf(cluster(regions), nil); l != nil {

@@ -140,7 +140,7 @@ func TestDetailKeys(t *testing.T) {
 		policy.DetailIsLastRunningBackup,
 		policy.DetailRestorableVersionAgeSeconds, policy.DetailOverrideAnnotation,
 		policy.DetailDestinationHasData, policy.DetailAllowNonEmptyDestination,
-		policy.AnnotationAllowStopLastBackup,
+		policy.AnnotationAllowStopLastBackup, policy.DetailLockHolder, policy.DetailLocksAcknowledged,
 	} {
 		if !strings.Contains(text.String(), key) {
 			t.Errorf("no default rule reads %q", key)
