@@ -279,6 +279,9 @@ type LockOptions struct {
 	// DenyList bars instances from the lock, by their lock ID (a Cluster's
 	// data center, or <namespace>/<name> without one), or with allow lifts
 	// a bar. Denying the holder of a lock lets another take it at once.
+	// The list is written to the database, where every instance reads it;
+	// removing an entry from it changes nothing there: allow the ID
+	// instead.
 	// +optional
 	// +listType=map
 	// +listMapKey=id
@@ -506,6 +509,11 @@ type ClusterObservation struct {
 	// does this Cluster act without the global lock.
 	// +optional
 	LocksDisabled bool `json:"locksDisabled,omitempty"`
+
+	// LockDenyList is spec.forProvider.locks.denyList as this Cluster last
+	// wrote it to the database.
+	// +optional
+	LockDenyList []LockDenyEntry `json:"lockDenyList,omitempty"`
 
 	// GlobalLock is the global lock as this Cluster last saw it when a
 	// step took it or waited for it: held by this Cluster (its lock ID)

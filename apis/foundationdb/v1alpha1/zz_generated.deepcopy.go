@@ -294,6 +294,11 @@ func (in *ClusterObservation) DeepCopyInto(out *ClusterObservation) {
 		*out = new(DisruptionGrant)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.LockDenyList != nil {
+		in, out := &in.LockDenyList, &out.LockDenyList
+		*out = make([]LockDenyEntry, len(*in))
+		copy(*out, *in)
+	}
 	if in.GlobalLock != nil {
 		in, out := &in.GlobalLock, &out.GlobalLock
 		*out = new(GlobalLockObservation)

@@ -31,6 +31,7 @@ const (
 	errCoordinators    = "cannot change coordinators"
 	errMaintenance     = "cannot change the maintenance zone"
 	errReleaseLock     = "cannot release the global lock"
+	errDenyList        = "cannot write the global lock's deny list"
 	errUnknownStep     = "cannot take a step of unknown kind"
 )
 
@@ -124,6 +125,16 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 			return errors.Wrap(err, errMaintenance)
 		}
 		cr.Status.AtProvider.MaintenanceZone = ""
+		return nil
+	case kindUpdateDenyList:
+		var entries []fdb.LockDenyEntry
+		for _, e := range cr.Spec.ForProvider.Locks.DenyList {
+			entries = append(entries, fdb.LockDenyEntry{ID: e.ID, Allow: e.Allow})
+		}
+		if err := db.UpdateLockDenyList(ctx, entries); err != nil {
+			return errors.Wrap(err, errDenyList)
+		}
+		cr.Status.AtProvider.LockDenyList = slices.Clone(cr.Spec.ForProvider.Locks.DenyList)
 		return nil
 	case kindDisableLocks:
 		cr.Status.AtProvider.LocksDisabled = true

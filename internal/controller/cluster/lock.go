@@ -1,6 +1,9 @@
 package cluster
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
@@ -12,6 +15,7 @@ import (
 const (
 	reasonReleasedLock  = "ReleasedGlobalLock"
 	reasonDisabledLocks = "DisabledGlobalLock"
+	reasonDenyList      = "UpdatedGlobalLockDenyList"
 )
 
 // releaseLockStep releases the global lock this Cluster holds (as its
@@ -52,4 +56,27 @@ func disableLocksStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		},
 		Kind: kindDisableLocks,
 	}
+}
+
+// denyListStep writes spec.forProvider.locks.denyList to the database, where
+// every instance's request for the lock reads it (fdb.Grant), when it
+// differs from what this Cluster last wrote (atProvider.lockDenyList). It
+// is not gated: it changes who may take the lock, not the database, and a
+// denied holder only loses the lock at its next request; it comes right
+// after disableLocksStep, before any step that could wait for the lock a
+// denied instance holds.
+func denyListStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	want := cr.Spec.ForProvider.Locks.DenyList
+	if !managedkind.SharesDatabase(cr) || o.status == nil || slices.Equal(want, cr.Status.AtProvider.LockDenyList) {
+		return nil
+	}
+	var names []string
+	for _, e := range want {
+		if e.Allow {
+			names = append(names, e.ID+" allowed")
+		} else {
+			names = append(names, e.ID+" denied")
+		}
+	}
+	return &clusterStep{Step: step.Step{Reason: reasonDenyList, Message: "wrote the global lock's deny list: " + strings.Join(names, ", ")}, Kind: kindUpdateDenyList}
 }

@@ -113,3 +113,42 @@ func TestDisableLocksStep(t *testing.T) {
 		})
 	}
 }
+
+// TestDenyListStep: the deny list is written when it differs from what the
+// Cluster last wrote, and only for a Cluster that shares its database and
+// can reach it.
+func TestDenyListStep(t *testing.T) {
+	deny := []v1alpha1.LockDenyEntry{{ID: "dc2"}, {ID: "dc3", Allow: true}}
+	cases := map[string]struct {
+		reason  string
+		spec    []v1alpha1.LockDenyEntry
+		written []v1alpha1.LockDenyEntry
+		alone   bool
+		status  *fdb.Status
+		want    string
+	}{
+		"New":         {reason: "A list not written yet is written.", spec: deny, status: &fdb.Status{}, want: "wrote the global lock's deny list: dc2 denied, dc3 allowed"},
+		"Written":     {reason: "A list written already is not written again.", spec: deny, written: deny, status: &fdb.Status{}},
+		"Changed":     {reason: "A changed list is written.", spec: deny[:1], written: deny, status: &fdb.Status{}, want: "wrote the global lock's deny list: dc2 denied"},
+		"None":        {reason: "No list, none written: nothing to do.", status: &fdb.Status{}},
+		"Alone":       {reason: "A Cluster alone on its database has no lock.", spec: deny, alone: true, status: &fdb.Status{}},
+		"Unreachable": {reason: "Without a status the database may be unreachable.", spec: deny},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr := &v1alpha1.Cluster{}
+			if !tc.alone {
+				cr.Spec.ForProvider.SeedConnectionString = "db:abc@10.0.0.1:4501"
+			}
+			cr.Spec.ForProvider.Locks.DenyList = tc.spec
+			cr.Status.AtProvider.LockDenyList = tc.written
+			var got string
+			if s := denyListStep(cr, &observation{status: tc.status}); s != nil {
+				got = s.Message
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("\n%s\ndenyListStep(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

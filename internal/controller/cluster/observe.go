@@ -346,7 +346,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	}
 	// Locks stay disabled as allowed (the Cluster clears it when its spec
 	// asks for locks again).
-	at.LocksDisabled = previous.LocksDisabled
+	at.LocksDisabled, at.LockDenyList = previous.LocksDisabled, previous.LockDenyList
 	// The global lock as a step last saw it, until it expires.
 	if l := previous.GlobalLock; l != nil && now.Before(&l.Until) {
 		at.GlobalLock = l

@@ -65,6 +65,7 @@ const (
 	kindInclude            kind = "Include"
 	kindReleaseLock        kind = "ReleaseLock"
 	kindDisableLocks       kind = "DisableLocks"
+	kindUpdateDenyList     kind = "UpdateDenyList"
 )
 
 // clusterStep is the one step a reconcile of a Cluster takes, with the
@@ -105,8 +106,8 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // first consideration that calls for a step wins. The order matters: the
 // groups' management policies follow the Cluster's first, so that no group
 // deletes what the Cluster would orphan; the ConfigMap before pods that
-// mount it; locks are disabled, when asked and allowed, before any step
-// that could take them; pods on failed nodes go at once, so that they reschedule;
+// mount it; locks are disabled, when asked and allowed, and the lock's deny
+// list written before any step that could take the lock; pods on failed nodes go at once, so that they reschedule;
 // groups before coordinators; coordinators before `configure new`; a zone
 // whose pods are recreated on purpose goes under maintenance before any
 // of them goes, and out of it once they are back;
@@ -126,7 +127,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // Cluster holds.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, serviceStep, disableLocksStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
+		policiesStep, configMapStep, serviceStep, disableLocksStep, denyListStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
 		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
 	} {
