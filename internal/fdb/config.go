@@ -49,6 +49,43 @@ type DatabaseConfiguration struct {
 	LogRouters           int            `json:"log_routers,omitempty"`
 	RemoteLogs           int            `json:"remote_logs,omitempty"`
 	StorageMigrationType string         `json:"storage_migration_type,omitempty"`
+	// Regions of a multi-region database (`configure regions=<JSON>`):
+	// each has one main data center and its satellites, the main data
+	// center of the highest priority holds the primary.
+	Regions []Region `json:"regions,omitempty"`
+}
+
+// A Region is one entry of cluster.configuration.regions, in the shape
+// FoundationDB reports it (DatabaseConfiguration::getRegionJSON at 7.3):
+// the main data center first, then the satellites, each with satellite 1.
+type Region struct {
+	DataCenters []RegionDataCenter `json:"datacenters"`
+	// SatelliteRedundancyMode names how the satellites replicate the
+	// logs, e.g. one_satellite_double; "" without satellite logs.
+	SatelliteRedundancyMode string `json:"satellite_redundancy_mode,omitempty"`
+	// SatelliteLogs is the desired number of satellite logs; 0 for
+	// FoundationDB's default.
+	SatelliteLogs int `json:"satellite_logs,omitempty"`
+}
+
+// A RegionDataCenter is one data center of a Region.
+type RegionDataCenter struct {
+	ID       string `json:"id"`
+	Priority int    `json:"priority"`
+	// Satellite is 1 for a satellite, absent (0) for the main data center.
+	Satellite     int `json:"satellite,omitempty"`
+	SatelliteLogs int `json:"satellite_logs,omitempty"`
+}
+
+// Main returns the region's main data center; ok is false when the region
+// has none (FoundationDB rejects such a region).
+func (r Region) Main() (RegionDataCenter, bool) {
+	for _, dc := range r.DataCenters {
+		if dc.Satellite != 1 {
+			return dc, true
+		}
+	}
+	return RegionDataCenter{}, false
 }
 
 // reportedEngines maps the storage engine keywords `configure` takes to the

@@ -122,6 +122,16 @@ type ClusterStatus struct {
 	// Clients are the connected clients; nil when the status does not say.
 	Clients    *ClientsStatus `json:"clients,omitempty"`
 	Generation int64          `json:"generation,omitempty"`
+	// DatacenterLag is how far the remote region's storage lags the
+	// primary's commits (cluster.datacenter_lag; zero for a database of
+	// one region); nil when the status does not say.
+	DatacenterLag *DatacenterLag `json:"datacenter_lag,omitempty"`
+}
+
+// DatacenterLag is cluster.datacenter_lag.
+type DatacenterLag struct {
+	Seconds  float64 `json:"seconds"`
+	Versions int64   `json:"versions"`
 }
 
 // ClientsStatus is cluster.clients: the clients connected to the database,

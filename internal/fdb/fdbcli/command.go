@@ -1,6 +1,7 @@
 package fdbcli
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -58,6 +59,11 @@ func configureCommand(cfg fdb.DatabaseConfiguration, newDatabase bool) string {
 	}
 	if cfg.StorageMigrationType != "" {
 		words = append(words, "storage_migration_type="+cfg.StorageMigrationType)
+	}
+	if len(cfg.Regions) > 0 {
+		// Compact JSON has no space, which would split the word.
+		regions, _ := json.Marshal(cfg.Regions)
+		words = append(words, "regions="+string(regions))
 	}
 	return strings.Join(words, " ")
 }

@@ -96,6 +96,17 @@ func TestCommands(t *testing.T) {
 			},
 			want: [][]string{cli("configure new triple ssd-2 usable_regions=1 logs=3 commit_proxies=2 grv_proxies=1 resolvers=1 storage_migration_type=disabled", "10")},
 		},
+		"ConfigureRegions": {
+			call: func(c *Client) error {
+				return c.Configure(ctx, fdb.DatabaseConfiguration{UsableRegions: 1, Regions: []fdb.Region{
+					{DataCenters: []fdb.RegionDataCenter{{ID: "dc1", Priority: 1}, {ID: "dc2", Priority: 1, Satellite: 1}}, SatelliteRedundancyMode: "one_satellite_double", SatelliteLogs: 2},
+					{DataCenters: []fdb.RegionDataCenter{{ID: "dc3", Priority: -1}}},
+				}}, false)
+			},
+			// One word: `configure` splits its arguments at spaces and
+			// parses regions= as JSON (configForToken).
+			want: [][]string{cli(`configure usable_regions=1 regions=[{"datacenters":[{"id":"dc1","priority":1},{"id":"dc2","priority":1,"satellite":1}],"satellite_redundancy_mode":"one_satellite_double","satellite_logs":2},{"datacenters":[{"id":"dc3","priority":-1}]}]`, "10")},
+		},
 		"ConfigureChange": {
 			call: func(c *Client) error { return c.Configure(ctx, fdb.DatabaseConfiguration{Logs: 5}, false) },
 			want: [][]string{cli("configure logs=5", "10")},

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"net"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -66,7 +67,7 @@ func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newD
 	if newDatabase {
 		s.config = next
 		s.startFirstRecovery()
-	} else if next != s.config {
+	} else if !reflect.DeepEqual(next, s.config) {
 		s.config = next
 		s.triggerRecovery()
 	}
@@ -109,7 +110,7 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 	}
 	cur.StorageEngine = engine
 	cur.UsableRegions = max(cur.UsableRegions, 1)
-	if cur.UsableRegions > 1 {
+	if cur.UsableRegions > 1 || len(cfg.Regions) > 0 {
 		return cur, errors.New(reasonSingleRegion)
 	}
 	return cur, nil

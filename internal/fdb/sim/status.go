@@ -81,6 +81,9 @@ func (s *Sim) status() *fdb.Status {
 	c := &st.Cluster
 	c.ConnectionString = s.conn.String()
 	c.Generation = s.rec.epoch
+	// One region: no remote to lag, as a real database of one region
+	// reports.
+	c.DatacenterLag = &fdb.DatacenterLag{}
 	c.Configuration = fdb.Configuration{DatabaseConfiguration: s.config}
 	c.Configuration.StorageEngine = s.reportedEngine(s.config.StorageEngine)
 	if s.created { // a database's configuration always says these
