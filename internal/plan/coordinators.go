@@ -19,31 +19,38 @@ import (
 const (
 	errTooFewCoordinatorZones = "cannot choose coordinators: %d needed in distinct zones, %d eligible zones"
 	errTooFewCoordinatorHalls = "cannot choose coordinators: %d needed in distinct zones, at most %d in a data hall; found %d in %d data halls"
+	errTooFewCoordinatorDCs   = "cannot choose coordinators: %d needed in distinct zones, at most %d in a data center; found %d in %d data centers"
 )
 
-// coordinatorsPerDataHall is the most coordinators one data hall may hold
-// in mode, 0 for no limit: three_data_hall spreads its nine over three
-// halls, so that the loss of a hall and a zone more leaves a majority.
-func coordinatorsPerDataHall(mode fdb.RedundancyMode) int {
-	if mode == fdb.RedundancyThreeDataHall {
-		return 3
-	}
-	return 0
+// CoordinatorRules say how many coordinators a database needs and how they
+// spread: one per zone always, and at most PerDataHall in a data hall and
+// PerDataCenter in a data center (0: no limit).
+type CoordinatorRules struct {
+	Count         int
+	PerDataHall   int
+	PerDataCenter int
 }
 
-// CoordinatorCount is the number of coordinators a redundancy mode needs:
-// 2R−1 for replication factor R (single 1, double 3, triple 5) and 9 for
-// three_data_hall.
-func CoordinatorCount(mode fdb.RedundancyMode) int {
-	switch mode {
-	case fdb.RedundancySingle:
-		return 1
-	case fdb.RedundancyTriple:
-		return 5
-	case fdb.RedundancyThreeDataHall:
-		return 9
+// RulesFor returns the coordinator rules of a database of redundancy mode
+// whose regions hold data in dataCenters data centers (usable_regions 2;
+// 1 or 0 for a database of one region): 2R−1 coordinators for replication
+// factor R (single 1, double 3, triple 5); nine for three_data_hall, at
+// most three per data hall, so that the loss of a hall and a zone more
+// leaves a majority; nine across several data centers, at most
+// ceil(9 / data centers) in each, so that the loss of a data center leaves
+// a majority.
+func RulesFor(mode fdb.RedundancyMode, dataCenters int) CoordinatorRules {
+	switch {
+	case dataCenters > 1:
+		return CoordinatorRules{Count: 9, PerDataCenter: (9 + dataCenters - 1) / dataCenters}
+	case mode == fdb.RedundancySingle:
+		return CoordinatorRules{Count: 1}
+	case mode == fdb.RedundancyTriple:
+		return CoordinatorRules{Count: 5}
+	case mode == fdb.RedundancyThreeDataHall:
+		return CoordinatorRules{Count: 9, PerDataHall: 3}
 	default:
-		return 3
+		return CoordinatorRules{Count: 3}
 	}
 }
 
@@ -69,8 +76,10 @@ type Process struct {
 	DNSName string
 	Class   string
 	Zone    string
-	// DataHall is its data_hall locality, empty when it reports none.
+	// DataHall is its data_hall locality, empty when it reports none;
+	// DataCenter its dcid locality.
 	DataHall   string
+	DataCenter string
 	InstanceID string
 	ProcessID  string
 	Excluded   bool
@@ -81,7 +90,7 @@ func Processes(s *fdb.Status) []Process {
 	out := make([]Process, 0, len(s.Cluster.Processes))
 	for _, p := range s.Cluster.Processes {
 		out = append(out, Process{
-			Address: fdb.ProcessAddress(p.Address), DNSName: p.Locality.DNSName, Class: p.ClassType, Zone: p.Locality.ZoneID, DataHall: p.Locality.DataHall,
+			Address: fdb.ProcessAddress(p.Address), DNSName: p.Locality.DNSName, Class: p.ClassType, Zone: p.Locality.ZoneID, DataHall: p.Locality.DataHall, DataCenter: p.Locality.DCID,
 			InstanceID: p.Locality.InstanceID, ProcessID: p.Locality.ProcessID, Excluded: p.Excluded,
 		})
 	}
@@ -97,7 +106,7 @@ func CoordinatorEligible(class string) bool {
 
 // CoverCoordinatorZones moves new groups of a coordinator-eligible class
 // into zones no eligible process covers, while the covered zones are fewer
-// than the coordinators mode needs: without it a class whose groups are
+// than the coordinators the rules need: without it a class whose groups are
 // fewer than the zones fills the same zones as the classes before it, and
 // no coordinators can be chosen although the zones exist. picks are the
 // zones AssignZones chose for the new groups; existing counts the class's
@@ -106,7 +115,7 @@ func CoordinatorEligible(class string) bool {
 // group still covers, and only to a zone with fewer groups of the class,
 // so the class stays spread; the last picks move first, the emptiest
 // uncovered zone (then the first by name) gets one. The result is a copy.
-func CoverCoordinatorZones(zones, picks []string, existing, eligible map[string]int, mode fdb.RedundancyMode) []string {
+func CoverCoordinatorZones(zones, picks []string, existing, eligible map[string]int, rules CoordinatorRules) []string {
 	out := slices.Clone(picks)
 	count, cover := maps.Clone(existing), maps.Clone(eligible)
 	if count == nil {
@@ -126,7 +135,7 @@ func CoverCoordinatorZones(zones, picks []string, existing, eligible map[string]
 			covered++
 		}
 	}
-	for ; covered < CoordinatorCount(mode); covered++ {
+	for ; covered < rules.Count; covered++ {
 		to := ""
 		for _, z := range sorted {
 			if cover[z] == 0 && (to == "" || count[z] < count[to]) {
@@ -158,9 +167,10 @@ type candidate struct {
 	// all it may have in the current one (IP and DNS address).
 	address  fdb.ProcessAddress
 	names    []string
-	zone     string
-	dataHall string
-	id       string
+	zone       string
+	dataHall   string
+	dataCenter string
+	id         string
 	priority int
 }
 
@@ -175,7 +185,7 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 		if !ok || p.Excluded || p.Zone == "" || p.Address == "" || removing[p.InstanceID] || dns && p.DNSName == "" {
 			continue
 		}
-		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: p.Zone, dataHall: p.DataHall, id: p.ProcessID, priority: prio}
+		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: p.Zone, dataHall: p.DataHall, dataCenter: p.DataCenter, id: p.ProcessID, priority: prio}
 		if dns {
 			c.address = fdb.HostAddress(p.DNSName, string(p.Address))
 		}
@@ -190,45 +200,52 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 	return out
 }
 
-// ChooseCoordinators picks CoordinatorCount(mode) processes in distinct
-// zones, and with three_data_hall at most three in a data hall (a process
-// that reports no data hall is in the empty one), logs before storage,
-// skipping groups being removed, named by DNS name with dns and by IP
-// address otherwise. It fails rather than put two coordinators in one zone
-// or too many in one data hall.
-func ChooseCoordinators(procs []Process, mode fdb.RedundancyMode, removing map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
-	want, perHall := CoordinatorCount(mode), coordinatorsPerDataHall(mode)
+// ChooseCoordinators picks rules.Count processes in distinct zones, at most
+// rules.PerDataHall in a data hall and rules.PerDataCenter in a data
+// center (a process that reports none is in the empty one), logs before
+// storage, skipping groups being removed, named by DNS name with dns and by
+// IP address otherwise. It fails rather than put two coordinators in one
+// zone or too many in one data hall or data center.
+func ChooseCoordinators(procs []Process, rules CoordinatorRules, removing map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
 	var chosen []fdb.ProcessAddress
-	zones, halls := map[string]bool{}, map[string]int{}
+	zones, halls, dcs := map[string]bool{}, map[string]int{}, map[string]int{}
 	for _, c := range eligible(procs, removing, dns) {
-		if zones[c.zone] || perHall > 0 && halls[c.dataHall] == perHall {
+		if zones[c.zone] || over(rules.PerDataHall, halls[c.dataHall]+1) || over(rules.PerDataCenter, dcs[c.dataCenter]+1) {
 			continue
 		}
 		zones[c.zone] = true
 		halls[c.dataHall]++
+		dcs[c.dataCenter]++
 		chosen = append(chosen, c.address)
-		if len(chosen) == want {
+		if len(chosen) == rules.Count {
 			return fdb.SortedAddresses(chosen), nil
 		}
 	}
-	if perHall > 0 {
-		return nil, errors.Errorf(errTooFewCoordinatorHalls, want, perHall, len(chosen), len(halls))
+	switch {
+	case rules.PerDataCenter > 0:
+		return nil, errors.Errorf(errTooFewCoordinatorDCs, rules.Count, rules.PerDataCenter, len(chosen), len(dcs))
+	case rules.PerDataHall > 0:
+		return nil, errors.Errorf(errTooFewCoordinatorHalls, rules.Count, rules.PerDataHall, len(chosen), len(halls))
 	}
-	return nil, errors.Errorf(errTooFewCoordinatorZones, want, len(zones))
+	return nil, errors.Errorf(errTooFewCoordinatorZones, rules.Count, len(zones))
 }
+
+// over reports whether n exceeds limit, 0 being no limit.
+func over(limit, n int) bool { return limit > 0 && n > limit }
 
 // CoordinatorProblem says why the current coordinators must change, or
 // returns "" when they are fine: the right number, each a reachable,
 // eligible, non-excluded process outside the groups being removed, at most
-// one per zone and, with three_data_hall, at most three per data hall. A coordinator is found by either of its names; whether
-// the names have the form the cluster wants is CoordinatorFormProblem's
-// question. restarting maps the DNS names of pods restarted on purpose
-// (recreated under maintenance) to their zone: a coordinator named by one
-// of them is away only until its pod is back under the same name, so it
-// counts as present in that zone.
-func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.RedundancyMode, removing map[string]bool, restarting map[string]string) string {
-	if want := CoordinatorCount(mode); len(current) != want {
-		return "the cluster has " + itoa(len(current)) + " coordinators and needs " + itoa(want)
+// one per zone, and no more in a data hall or data center than the rules
+// allow. A coordinator is found by either of its names; whether the names
+// have the form the cluster wants is CoordinatorFormProblem's question.
+// restarting maps the DNS names of pods restarted on purpose (recreated
+// under maintenance) to their zone: a coordinator named by one of them is
+// away only until its pod is back under the same name, so it counts as
+// present in that zone.
+func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, rules CoordinatorRules, removing map[string]bool, restarting map[string]string) string {
+	if len(current) != rules.Count {
+		return "the cluster has " + itoa(len(current)) + " coordinators and needs " + itoa(rules.Count)
 	}
 	ok := map[fdb.ProcessAddress]candidate{}
 	for _, c := range eligible(procs, removing, false) {
@@ -236,8 +253,7 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.
 			ok[fdb.ProcessAddress(n)] = c
 		}
 	}
-	perHall := coordinatorsPerDataHall(mode)
-	zones, halls := map[string]bool{}, map[string]int{}
+	zones, halls, dcs := map[string]bool{}, map[string]int{}, map[string]int{}
 	for _, a := range current {
 		c, found := ok[a]
 		restarted := false
@@ -252,10 +268,13 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, mode fdb.
 		}
 		zones[c.zone] = true
 		if restarted {
-			continue // its data hall shows once it is back
+			continue // its data hall and data center show once it is back
 		}
-		if halls[c.dataHall]++; perHall > 0 && halls[c.dataHall] > perHall {
-			return "more than " + itoa(perHall) + " coordinators in data hall " + strconv.Quote(c.dataHall)
+		if halls[c.dataHall]++; over(rules.PerDataHall, halls[c.dataHall]) {
+			return "more than " + itoa(rules.PerDataHall) + " coordinators in data hall " + strconv.Quote(c.dataHall)
+		}
+		if dcs[c.dataCenter]++; over(rules.PerDataCenter, dcs[c.dataCenter]) {
+			return "more than " + itoa(rules.PerDataCenter) + " coordinators in data center " + strconv.Quote(c.dataCenter)
 		}
 	}
 	return ""

@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -53,6 +55,32 @@ func inHall(hall, id, zone, ip string) func() (string, fdb.Process) {
 	}
 }
 
+// inDC builds a process like p's in data center dc.
+func inDC(dc, id, zone, ip string) func() (string, fdb.Process) {
+	return func() (string, fdb.Process) {
+		k, v := proc(id, zone, ip, false)
+		v.Locality.DCID = dc
+		return k, v
+	}
+}
+
+// twoRegions has four log or storage processes in distinct zones in each
+// of data centers dc1 and dc3 (main) and three in dc2 and dc4 (satellites).
+func twoRegions() *fdb.Status {
+	var procs []func() (string, fdb.Process)
+	for i, dc := range []string{"dc1", "dc2", "dc3", "dc4"} {
+		n := 4
+		if dc == "dc2" || dc == "dc4" {
+			n = 3
+		}
+		for j := 1; j <= n; j++ {
+			id := fmt.Sprintf("log-%d%d", i+1, j)
+			procs = append(procs, inDC(dc, id, fmt.Sprintf("%s-z%d", dc, j), fmt.Sprintf("10.%d.0.%d", i+1, j)))
+		}
+	}
+	return status(procs...)
+}
+
 // threeHalls has four log or storage processes in distinct zones in each of
 // data halls a and b and two in c, and a stateless one.
 func threeHalls() *fdb.Status {
@@ -70,13 +98,44 @@ func TestChooseCoordinators(t *testing.T) {
 		p("storage-4", "z1", "10.0.0.7"), p("stateless-1", "z6", "10.0.0.8"),
 	)
 	cases := map[string]struct {
-		status   *fdb.Status
-		mode     fdb.RedundancyMode
-		removing map[string]bool
-		dns      bool
-		want     []fdb.ProcessAddress
-		wantErr  string
+		status      *fdb.Status
+		mode        fdb.RedundancyMode
+		dataCenters int
+		removing    map[string]bool
+		dns         bool
+		want        []fdb.ProcessAddress
+		wantErr     string
 	}{
+		"FourDataCentersAtMostThreeInEach": {
+			status: twoRegions(), mode: fdb.RedundancyDouble, dataCenters: 4,
+			want: []fdb.ProcessAddress{"10.1.0.1:4501", "10.1.0.2:4501", "10.1.0.3:4501", "10.2.0.1:4501", "10.2.0.2:4501", "10.2.0.3:4501",
+				"10.3.0.1:4501", "10.3.0.2:4501", "10.3.0.3:4501"},
+		},
+		// Two main data centers of four eligible processes each: no
+		// ninth zone, and never a sixth coordinator in one of them.
+		"TwoDataCentersShortOfOne": {
+			status: func() *fdb.Status {
+				s := twoRegions()
+				maps.DeleteFunc(s.Cluster.Processes, func(_ string, p fdb.Process) bool { return p.Locality.DCID == "dc2" || p.Locality.DCID == "dc4" })
+				return s
+			}(),
+			mode: fdb.RedundancyDouble, dataCenters: 2,
+			wantErr: "9 needed in distinct zones, at most 5 in a data center; found 8 in 2 data centers",
+		},
+		"TwoDataCentersAtMostFiveInOne": {
+			status: func() *fdb.Status {
+				s := twoRegions()
+				maps.DeleteFunc(s.Cluster.Processes, func(_ string, p fdb.Process) bool { return p.Locality.DCID == "dc3" || p.Locality.DCID == "dc4" })
+				for i := 4; i <= 7; i++ {
+					k, v := inDC("dc1", fmt.Sprintf("storage-1%d", i), fmt.Sprintf("dc1-z%d", i), fmt.Sprintf("10.1.1.%d", i))()
+					s.Cluster.Processes[k] = v
+				}
+				return s
+			}(),
+			// Eight zones in dc1, three in dc2: at most five of dc1's.
+			mode: fdb.RedundancyDouble, dataCenters: 2,
+			wantErr: "9 needed in distinct zones, at most 5 in a data center; found 8 in 2 data centers",
+		},
 		"DNSNamesThemByDNSName": {
 			status: fiveZones, mode: fdb.RedundancyDouble, dns: true,
 			want: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-1.db:4501"},
@@ -133,7 +192,7 @@ func TestChooseCoordinators(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ChooseCoordinators(Processes(tc.status), tc.mode, tc.removing, tc.dns)
+			got, err := ChooseCoordinators(Processes(tc.status), RulesFor(tc.mode, tc.dataCenters), tc.removing, tc.dns)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -181,7 +240,7 @@ func TestCoordinatorProblem(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyDouble, tc.removing, tc.restarting)
+			got := CoordinatorProblem(Processes(s), tc.current, RulesFor(fdb.RedundancyDouble, 0), tc.removing, tc.restarting)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
 			}
@@ -205,8 +264,50 @@ func TestCoordinatorProblemThreeDataHalls(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := CoordinatorProblem(Processes(s), tc.current, fdb.RedundancyThreeDataHall, nil, nil); got != tc.want {
+			if got := CoordinatorProblem(Processes(s), tc.current, RulesFor(fdb.RedundancyThreeDataHall, 0), nil, nil); got != tc.want {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCoordinatorProblemDataCenters(t *testing.T) {
+	spread := []fdb.ProcessAddress{"10.1.0.1:4501", "10.1.0.2:4501", "10.1.0.3:4501", "10.2.0.1:4501", "10.2.0.2:4501", "10.2.0.3:4501",
+		"10.3.0.1:4501", "10.3.0.2:4501", "10.3.0.3:4501"}
+	cases := map[string]struct {
+		current []fdb.ProcessAddress
+		want    string
+	}{
+		"ThreePerDataCenter": {current: spread},
+		"FourInOne":          {current: append(slices.Clone(spread[:8]), "10.1.0.4:4501"), want: `more than 3 coordinators in data center "dc1"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := CoordinatorProblem(Processes(twoRegions()), tc.current, RulesFor(fdb.RedundancyDouble, 4), nil, nil); got != tc.want {
+				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRulesFor(t *testing.T) {
+	cases := map[string]struct {
+		mode        fdb.RedundancyMode
+		dataCenters int
+		want        CoordinatorRules
+	}{
+		"Single":          {mode: fdb.RedundancySingle, want: CoordinatorRules{Count: 1}},
+		"Double":          {mode: fdb.RedundancyDouble, want: CoordinatorRules{Count: 3}},
+		"Triple":          {mode: fdb.RedundancyTriple, want: CoordinatorRules{Count: 5}},
+		"ThreeDataHall":   {mode: fdb.RedundancyThreeDataHall, want: CoordinatorRules{Count: 9, PerDataHall: 3}},
+		"OneDataCenter":   {mode: fdb.RedundancyTriple, dataCenters: 1, want: CoordinatorRules{Count: 5}},
+		"TwoDataCenters":  {mode: fdb.RedundancyDouble, dataCenters: 2, want: CoordinatorRules{Count: 9, PerDataCenter: 5}},
+		"FourDataCenters": {mode: fdb.RedundancyTriple, dataCenters: 4, want: CoordinatorRules{Count: 9, PerDataCenter: 3}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, RulesFor(tc.mode, tc.dataCenters)); diff != "" {
+				t.Errorf("RulesFor(%s, %d): -want, +got:\n%s", tc.mode, tc.dataCenters, diff)
 			}
 		})
 	}
@@ -297,7 +398,7 @@ func TestCoverCoordinatorZones(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, CoverCoordinatorZones(tc.zones, tc.picks, tc.existing, tc.eligible, tc.mode)); diff != "" {
+			if diff := cmp.Diff(tc.want, CoverCoordinatorZones(tc.zones, tc.picks, tc.existing, tc.eligible, RulesFor(tc.mode, 0))); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
 		})

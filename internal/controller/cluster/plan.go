@@ -276,8 +276,7 @@ func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		ids := plan.NewGroupIDs(string(class), missing, taken)
 		zones := plan.AssignZones(o.zones, perZone, vacated, missing)
 		if plan.CoordinatorEligible(string(class)) {
-			mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
-			zones = plan.CoverCoordinatorZones(o.zones, zones, perZone, o.eligibleZones(), mode)
+			zones = plan.CoverCoordinatorZones(o.zones, zones, perZone, o.eligibleZones(), coordinatorRules(cr))
 		}
 		s := &clusterStep{
 			Step: step.Step{
@@ -361,8 +360,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if o.connectionString() != "" {
 		return nil
 	}
-	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
-	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), mode, o.removing(), workload.UseDNS(cr))
+	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr), o.removing(), workload.UseDNS(cr))
 	if err != nil {
 		return wait("waiting for pods to run before choosing coordinators: %v", err)
 	}
@@ -598,9 +596,9 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if err != nil {
 		return nil
 	}
-	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
+	rules := coordinatorRules(cr)
 	procs := plan.Processes(o.status)
-	problem := plan.CoordinatorProblem(procs, cs.Coordinators, mode, o.removing(), o.restarting(cr))
+	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr))
 	rename := problem == ""
 	if rename {
 		problem = plan.CoordinatorFormProblem(cs.Coordinators, workload.UseDNS(cr))
@@ -608,7 +606,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if problem == "" {
 		return nil
 	}
-	coords, err := plan.ChooseCoordinators(procs, mode, o.removing(), workload.UseDNS(cr))
+	coords, err := plan.ChooseCoordinators(procs, rules, o.removing(), workload.UseDNS(cr))
 	switch {
 	case err != nil && rename:
 		return nil
@@ -806,4 +804,18 @@ func disruptionStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		return wait("%s", o.holdWhy)
 	}
 	return nil
+}
+
+// coordinatorRules are the coordinator rules of the Cluster's database: of
+// its redundancy mode, across the data centers of its regions once they
+// all hold data (usable_regions 2).
+func coordinatorRules(cr *v1alpha1.Cluster) plan.CoordinatorRules {
+	cfg := cr.Spec.ForProvider.DatabaseConfiguration
+	dcs := 0
+	if cfg.UsableRegions > 1 {
+		for _, r := range cfg.Regions {
+			dcs += len(r.DataCenters)
+		}
+	}
+	return plan.RulesFor(fdb.RedundancyMode(cfg.RedundancyMode), dcs)
 }
