@@ -64,7 +64,9 @@ func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cl
 	}
 	connectionString := cm.Data[workload.KeyClusterFile]
 	db := s.Registry.Open(string(cm.GetUID()), connectionString)
-	if err := db.SetProcessGroups(groups); err != nil {
+	// Each Cluster reports its own pods: the Clusters of a database's
+	// other data centers report theirs to the same database.
+	if err := db.SetProcessGroupsOf(c.GetNamespace()+"/"+c.GetName(), groups); err != nil {
 		return nil, errors.Wrap(err, errSyncSim)
 	}
 	if err := db.SetBackupAgents(agents); err != nil {

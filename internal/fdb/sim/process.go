@@ -220,9 +220,42 @@ func (p *process) storageClass() bool {
 // where real FoundationDB would report the new name once it restarts (the
 // provider sets a group's density when it creates the group and never
 // changes it). Two groups whose processes would share a name are refused.
+// It sets the groups of the owner "" (see SetProcessGroupsOf).
 func (s *Sim) SetProcessGroups(groups []ProcessGroup) error {
+	return s.SetProcessGroupsOf("", groups)
+}
+
+// SetProcessGroupsOf replaces the pods one owner reports — the Kubernetes
+// cluster of one data center, or one Cluster of a database several share —
+// and keeps the other owners' as they reported them last: the database
+// runs the processes of all of them, as SetProcessGroups describes. Group
+// IDs are the database's instance_id localities and must be unique across
+// owners: a group whose ID another owner reports is refused.
+func (s *Sim) SetProcessGroupsOf(owner string, groups []ProcessGroup) error {
 	s.lock()
 	defer s.mu.Unlock()
+	owned := maps.Clone(s.owned)
+	if owned == nil {
+		owned = map[string][]ProcessGroup{}
+	}
+	owned[owner] = groups
+	if len(groups) == 0 {
+		delete(owned, owner)
+	}
+	var all []ProcessGroup
+	for _, o := range slices.Sorted(maps.Keys(owned)) {
+		all = append(all, owned[o]...)
+	}
+	if err := s.setProcessGroups(all); err != nil {
+		return err
+	}
+	s.owned = owned
+	return nil
+}
+
+// setProcessGroups replaces every pod of every owner; the caller holds the
+// lock.
+func (s *Sim) setProcessGroups(groups []ProcessGroup) error {
 	next := map[string]ProcessGroup{}
 	addrs, dnsNames := map[string]string{}, map[string]string{}
 	for _, g := range groups {

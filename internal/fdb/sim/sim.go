@@ -85,7 +85,9 @@ type Sim struct {
 	epoch time.Time // clock reading at creation
 	now   time.Time // model time: epoch plus whole ticks
 
-	groups  map[string]ProcessGroup
+	groups map[string]ProcessGroup
+	// owned are the groups each owner reported (SetProcessGroupsOf).
+	owned   map[string][]ProcessGroup
 	procs   map[string]*process
 	procIDs []string // sorted keys of procs
 	// upByAddress indexes the up processes by each of their names: IP
