@@ -357,7 +357,9 @@ func TestBadInputRejected(t *testing.T) {
 		"ClusterUnknownDataCenter": {"Cluster", all(regions([]any{dc("dc1", false)}), set("dc9", at("dataCenter")...)),
 			[]string{"spec.forProvider", "dataCenter must be one of the regions' data centers"}},
 		"ClusterRegionsWithoutDataCenter": {"Cluster", regions([]any{dc("dc1", false)}),
-			[]string{"spec.forProvider", "a Cluster of a multi-region database names its dataCenter"}},
+			[]string{"spec.forProvider", "a Cluster that shares its database (regions or seedConnectionString) names its dataCenter"}},
+		"ClusterSeedWithoutDataCenter": {"Cluster", set("db:abc@10.0.0.1:4501", at("seedConnectionString")...),
+			[]string{"spec.forProvider", "a Cluster that shares its database (regions or seedConnectionString) names its dataCenter"}},
 		"ClusterLockTooShort": {"Cluster", set(int64(10), at("locks", "durationSeconds")...),
 			[]string{"spec.forProvider.locks.durationSeconds", "greater than or equal to 60"}},
 		"ClusterBadManagementPolicy": {"Cluster", set([]any{"Destroy"}, "spec", "managementPolicies"),
@@ -437,13 +439,17 @@ func TestImmutableFields(t *testing.T) {
 		"RestoreKeyRanges":        {"Restore", set([]any{map[string]any{"start": "a", "end": "z"}}, at("keyRanges")...), "immutable once the restore is created"},
 		"RestoreBackupVersion":    {"Restore", set(int64(7), at("backupVersion")...), "immutable once the restore is created"},
 		"RestoreBlobStore":        {"Restore", set("other", at("blobStore", "backupName")...), "immutable once the restore is created"},
+		"ClusterDataCenter":       {"Cluster", set("dc2", at("dataCenter")...), "dataCenter is immutable once set"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			u := exampleOf(t, tc.kind)
 			u.SetName("immutable-" + strings.ToLower(name))
-			if tc.kind == "ProcessGroup" {
+			switch tc.kind {
+			case "ProcessGroup":
 				set("quickstart", at("clusterName")...)(u)
+			case "Cluster":
+				all(set("dc1", at("dataCenter")...), set("db:abc@10.0.0.1:4501", at("seedConnectionString")...))(u)
 			}
 			if err := env.Client.Create(ctx, u); err != nil {
 				t.Fatalf("Create: %v", err)
@@ -463,7 +469,7 @@ func TestPrinterColumns(t *testing.T) {
 	testenv.Require(t, env)
 	managed := []string{"READY", "SYNCED", "EXTERNAL-NAME"}
 	cases := map[string][]string{
-		"clusters.foundationdb.m.crossplane.io":      append(managed, "VERSION", "AVAILABLE", "FAULT TOLERANCE", "PROCESS GROUPS", "REPLACING", "LAST RECOVERY", "AGE"),
+		"clusters.foundationdb.m.crossplane.io":      append(managed, "VERSION", "AVAILABLE", "FAULT TOLERANCE", "PROCESS GROUPS", "REPLACING", "LOCK", "LAST RECOVERY", "AGE"),
 		"processgroups.foundationdb.m.crossplane.io": append(managed, "CLASS", "ADDRESS", "EXCLUDED", "REPLACING", "AGE"),
 		"backups.foundationdb.m.crossplane.io":       append(managed, "STATE", "RESTORABLE VERSION", "AGENTS", "AGE"),
 		"restores.foundationdb.m.crossplane.io":      append(managed, "STATE", "PROGRESS", "AGE"),

@@ -29,13 +29,15 @@ func GroupNumber(id string) int {
 	return n
 }
 
-// NewGroupIDs returns n new IDs <class>-<k> with the smallest k not taken by
-// an existing group nor still named in an exclusion (a locality exclusion of
-// a removed group would exclude a new group that reused its ID).
-func NewGroupIDs(class string, n int, taken map[string]bool) []string {
+// NewGroupIDs returns n new IDs <prefix><class>-<k> with the smallest k not
+// taken by an existing group nor still named in an exclusion (a locality
+// exclusion of a removed group would exclude a new group that reused its
+// ID). prefix is "" for a Cluster alone on its database, <dataCenter>- for
+// one of several, whose IDs must not collide.
+func NewGroupIDs(prefix, class string, n int, taken map[string]bool) []string {
 	var out []string
 	for k := 1; len(out) < n; k++ {
-		id := fmt.Sprintf("%s-%d", class, k)
+		id := fmt.Sprintf("%s%s-%d", prefix, class, k)
 		if !taken[id] {
 			out = append(out, id)
 		}

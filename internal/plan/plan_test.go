@@ -338,9 +338,26 @@ func TestCoordinatorFormProblem(t *testing.T) {
 }
 
 func TestNewGroupIDs(t *testing.T) {
-	got := NewGroupIDs("storage", 3, map[string]bool{"storage-1": true, "storage-3": true, "log-2": true})
-	if diff := cmp.Diff([]string{"storage-2", "storage-4", "storage-5"}, got); diff != "" {
-		t.Errorf("-want, +got:\n%s", diff)
+	cases := map[string]struct {
+		prefix string
+		taken  map[string]bool
+		want   []string
+	}{
+		"Alone": {taken: map[string]bool{"storage-1": true, "storage-3": true, "log-2": true}, want: []string{"storage-2", "storage-4", "storage-5"}},
+		"DataCenter": {prefix: "dc1-", taken: map[string]bool{"dc1-storage-1": true, "storage-2": true},
+			want: []string{"dc1-storage-2", "dc1-storage-3", "dc1-storage-4"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, NewGroupIDs(tc.prefix, "storage", 3, tc.taken)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+			for _, id := range tc.want {
+				if n := GroupNumber(id); n == 0 {
+					t.Errorf("GroupNumber(%q) = 0, want its number", id)
+				}
+			}
+		})
 	}
 }
 

@@ -323,7 +323,8 @@ type Routing struct {
 
 // ClusterParameters are the desired state of a FoundationDB cluster.
 // +kubebuilder:validation:XValidation:rule="!has(self.dataCenter) || !has(self.databaseConfiguration.regions) || self.databaseConfiguration.regions.exists(r, r.datacenters.exists(d, d.id == self.dataCenter))",message="dataCenter must be one of the regions' data centers"
-// +kubebuilder:validation:XValidation:rule="!has(self.databaseConfiguration.regions) || has(self.dataCenter)",message="a Cluster of a multi-region database names its dataCenter"
+// +kubebuilder:validation:XValidation:rule="!has(self.databaseConfiguration.regions) && !has(self.seedConnectionString) || has(self.dataCenter)",message="a Cluster that shares its database (regions or seedConnectionString) names its dataCenter"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.dataCenter) || has(self.dataCenter) && self.dataCenter == oldSelf.dataCenter",message="dataCenter is immutable once set"
 type ClusterParameters struct {
 	// Version of FoundationDB, MAJOR.MINOR.PATCH.
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')",message="version must be MAJOR.MINOR.PATCH, e.g. 7.3.63"
@@ -374,7 +375,10 @@ type ClusterParameters struct {
 	// DataCenter is the data center this Cluster's processes run in (their
 	// dcid locality) when the database spans several: one of the regions'
 	// data centers. Each data center has its own Cluster, which may target
-	// its own Kubernetes cluster through its own ProviderConfig.
+	// its own Kubernetes cluster through its own ProviderConfig. It
+	// prefixes the IDs of the Cluster's process groups (<dataCenter>-
+	// <class>-<n>), which are the database's instance_id localities and
+	// must not collide with another data center's. Immutable once set.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:MaxLength=63

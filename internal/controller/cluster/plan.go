@@ -273,7 +273,7 @@ func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 				vacated = append(vacated, pg.Spec.ForProvider.FaultDomain)
 			}
 		}
-		ids := plan.NewGroupIDs(string(class), missing, taken)
+		ids := plan.NewGroupIDs(groupIDPrefix(cr), string(class), missing, taken)
 		zones := plan.AssignZones(o.zones, perZone, vacated, missing)
 		if plan.CoordinatorEligible(string(class)) {
 			zones = plan.CoverCoordinatorZones(o.zones, zones, perZone, o.eligibleZones(), coordinatorRules(cr))
@@ -818,4 +818,14 @@ func coordinatorRules(cr *v1alpha1.Cluster) plan.CoordinatorRules {
 		}
 	}
 	return plan.RulesFor(fdb.RedundancyMode(cfg.RedundancyMode), dcs)
+}
+
+// groupIDPrefix prefixes the IDs of the Cluster's new process groups with
+// its data center, so that they do not collide with another data center's
+// in the database they share; "" without one.
+func groupIDPrefix(cr *v1alpha1.Cluster) string {
+	if dc := cr.Spec.ForProvider.DataCenter; dc != "" {
+		return dc + "-"
+	}
+	return ""
 }
