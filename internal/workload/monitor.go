@@ -178,8 +178,9 @@ func (m MonitorConfig) CommandLine(n int, env map[string]string, imageVersion st
 // pod's only one, <group ID>-<n> otherwise. Its localities come from the
 // pod's environment (monitorEnv): machineid is its node, zoneid its fault
 // domain and, with DNS names in the cluster file, dns_name the pod's DNS
-// name, by which the coordinators it serves are named. The class's custom
-// parameters follow, sorted.
+// name, by which the coordinators it serves are named; dcid is the
+// Cluster's data center, when it names one. The class's custom parameters
+// follow, sorted.
 func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int) MonitorConfig {
 	processID := []Argument{variable(EnvInstanceID)}
 	if density > 1 {
@@ -200,6 +201,9 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 	}
 	if UseDNS(c) {
 		args = append(args, locality(fdb.LocalityDNSName, EnvDNSName))
+	}
+	if dc := c.Spec.ForProvider.DataCenter; dc != "" {
+		args = append(args, literal("--locality_"+fdb.LocalityDCID+"="+dc))
 	}
 	params := append([]string(nil), settings(c, class).CustomParameters...)
 	sort.Strings(params)

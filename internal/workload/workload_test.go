@@ -432,10 +432,13 @@ func TestProcessCommandLine(t *testing.T) {
 		n, density   int
 		dns          *bool
 		params       []string
+		dataCenter   string
 		imageVersion string
 		want         string
 	}{
 		"DensityOne":         {n: 1, density: 1, imageVersion: "7.3.63", want: line(image, 1, "storage-3", dns)},
+		"DataCenter": {n: 1, density: 1, dataCenter: "dc1", params: []string{"knob_a=1"}, imageVersion: "7.3.63",
+			want: line(image, 1, "storage-3", dns+" --locality_dcid=dc1 --knob_a=1")},
 		"DensityTwoFirst":    {n: 1, density: 2, imageVersion: "7.3.63", want: line(image, 1, "storage-3-1", dns)},
 		"DensityTwoSecond":   {n: 2, density: 2, imageVersion: "7.3.63", want: line(image, 2, "storage-3-2", dns)},
 		"WithoutDNS":         {n: 1, density: 1, dns: ptr.To(false), imageVersion: "7.3.63", want: line(image, 1, "storage-3", "")},
@@ -449,6 +452,7 @@ func TestProcessCommandLine(t *testing.T) {
 			c := cluster(func(c *v1alpha1.Cluster) {
 				c.Spec.ForProvider.Routing.UseDNSInClusterFile = tc.dns
 				c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: tc.params}}
+				c.Spec.ForProvider.DataCenter = tc.dataCenter
 			})
 			got := ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", tc.n, tc.density, "10.0.0.1", "a", "node-1", tc.imageVersion)
 			if diff := cmp.Diff(tc.want, got); diff != "" {

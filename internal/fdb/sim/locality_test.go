@@ -15,12 +15,13 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
 
-// TestCommandLineLocalities: a process reports the zoneid and machineid
-// localities its command line sets, an empty value included, once it
-// (re)started with that command line; without them, its group's Zone.
+// TestCommandLineLocalities: a process reports the zoneid, machineid, dcid
+// and data_hall localities its command line sets, an empty value included,
+// once it (re)started with that command line; without them, its group's
+// Zone, and no data center or data hall.
 func TestCommandLineLocalities(t *testing.T) {
 	type localities struct {
-		Zone, Machine, FaultDomain string
+		Zone, Machine, FaultDomain, DataCenter, DataHall string
 	}
 	cases := map[string]struct {
 		flags string
@@ -31,6 +32,8 @@ func TestCommandLineLocalities(t *testing.T) {
 		"Both":        {flags: " --locality_zoneid=zone-9 --locality_machineid=node-3", want: localities{Zone: "zone-9", Machine: "node-3", FaultDomain: "zone-9"}},
 		"EmptyZone":   {flags: " --locality_zoneid= --locality_machineid=node-3", want: localities{Machine: "node-3"}},
 		"LastOneWins": {flags: " --locality_zoneid=zone-8 --locality_zoneid=zone-9", want: localities{Zone: "zone-9", Machine: "zone-9", FaultDomain: "zone-9"}},
+		"DataCenterAndHall": {flags: " --locality_zoneid=zone-9 --locality_dcid=dc1 --locality_data_hall=hall-a",
+			want: localities{Zone: "zone-9", Machine: "zone-9", FaultDomain: "zone-9", DataCenter: "dc1", DataHall: "hall-a"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -42,7 +45,7 @@ func TestCommandLineLocalities(t *testing.T) {
 			must(t, c.Sim.Kill(context.Background(), []fdb.ProcessAddress{c.Address(t, "storage-1")}))
 			c.Clock.Step(time.Minute)
 			p := c.Status(t).Cluster.Processes["storage-1"]
-			got := localities{Zone: p.Locality.ZoneID, Machine: p.Locality.MachineID, FaultDomain: p.FaultDomain}
+			got := localities{Zone: p.Locality.ZoneID, Machine: p.Locality.MachineID, FaultDomain: p.FaultDomain, DataCenter: p.Locality.DCID, DataHall: p.Locality.DataHall}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("localities of storage-1 (-want +got):\n%s", diff)
 			}

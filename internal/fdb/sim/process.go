@@ -65,9 +65,10 @@ type ProcessGroup struct {
 	// processes pick up a change when they restart (Kill, crash).
 	Version string
 	// CommandLine is reported as every process's command_line; picked up
-	// on restart like Version. The localities zoneid, machineid and
-	// dns_name it sets (--locality_<key>=<value>, even an empty value) are
-	// the process's, as FoundationDB takes them from its arguments.
+	// on restart like Version. The localities zoneid, machineid,
+	// dns_name, dcid and data_hall it sets (--locality_<key>=<value>, even
+	// an empty value) are the process's, as FoundationDB takes them from
+	// its arguments.
 	CommandLine string
 	// CommandLines, when set, are the command lines of the pod's processes
 	// in order (its monitor generates one per process number); they take
@@ -125,7 +126,10 @@ type process struct {
 	version     string
 	commandLine string
 	dnsLocality string // the dns_name locality commandLine sets
-	started     time.Time
+	// dataCenter and dataHall are the dcid and data_hall localities
+	// commandLine sets, "" when it sets none.
+	dataCenter, dataHall string
+	started              time.Time
 
 	running   bool      // the OS process runs
 	up        bool      // running and protocol compatible: part of the cluster
@@ -169,6 +173,8 @@ func (p *process) view() fdb.Process {
 		ZoneID:     p.zone,
 		MachineID:  p.machine,
 		DNSName:    p.dnsLocality,
+		DCID:       p.dataCenter,
+		DataHall:   p.dataHall,
 	}}
 }
 
@@ -186,6 +192,8 @@ func (p *process) start(now time.Time, g ProcessGroup) {
 	}
 	p.machine = machine
 	p.dnsLocality, _ = commandLineLocality(p.commandLine, fdb.LocalityDNSName)
+	p.dataCenter, _ = commandLineLocality(p.commandLine, fdb.LocalityDCID)
+	p.dataHall, _ = commandLineLocality(p.commandLine, fdb.LocalityDataHall)
 	p.started = now
 }
 
