@@ -248,42 +248,32 @@ func TestCoordinatorProblem(t *testing.T) {
 	}
 }
 
-func TestCoordinatorProblemThreeDataHalls(t *testing.T) {
-	s := threeHalls()
+// TestCoordinatorProblemSpread: nine coordinators, at most three in a data
+// hall (three_data_hall) or in a data center (four data centers).
+func TestCoordinatorProblemSpread(t *testing.T) {
+	halls := threeHalls()
 	k, v := inHall("c", "storage-8", "c4", "10.0.3.4")()
-	s.Cluster.Processes[k] = v
-	spread := []fdb.ProcessAddress{"10.0.1.1:4501", "10.0.1.2:4501", "10.0.1.3:4501", "10.0.2.1:4501", "10.0.2.2:4501", "10.0.2.3:4501",
+	halls.Cluster.Processes[k] = v
+	hallSpread := []fdb.ProcessAddress{"10.0.1.1:4501", "10.0.1.2:4501", "10.0.1.3:4501", "10.0.2.1:4501", "10.0.2.2:4501", "10.0.2.3:4501",
 		"10.0.3.1:4501", "10.0.3.2:4501", "10.0.3.4:4501"}
-	cases := map[string]struct {
-		current []fdb.ProcessAddress
-		want    string
-	}{
-		"ThreePerHall": {current: spread},
-		"FourInOneHall": {current: append(slices.Clone(spread[:8]), "10.0.1.4:4501"),
-			want: `more than 3 coordinators in data hall "a"`},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := CoordinatorProblem(Processes(s), tc.current, RulesFor(fdb.RedundancyThreeDataHall, 0), nil, nil); got != tc.want {
-				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestCoordinatorProblemDataCenters(t *testing.T) {
-	spread := []fdb.ProcessAddress{"10.1.0.1:4501", "10.1.0.2:4501", "10.1.0.3:4501", "10.2.0.1:4501", "10.2.0.2:4501", "10.2.0.3:4501",
+	dcSpread := []fdb.ProcessAddress{"10.1.0.1:4501", "10.1.0.2:4501", "10.1.0.3:4501", "10.2.0.1:4501", "10.2.0.2:4501", "10.2.0.3:4501",
 		"10.3.0.1:4501", "10.3.0.2:4501", "10.3.0.3:4501"}
 	cases := map[string]struct {
+		status  *fdb.Status
+		rules   CoordinatorRules
 		current []fdb.ProcessAddress
 		want    string
 	}{
-		"ThreePerDataCenter": {current: spread},
-		"FourInOne":          {current: append(slices.Clone(spread[:8]), "10.1.0.4:4501"), want: `more than 3 coordinators in data center "dc1"`},
+		"ThreePerHall": {status: halls, rules: RulesFor(fdb.RedundancyThreeDataHall, 0), current: hallSpread},
+		"FourInOneHall": {status: halls, rules: RulesFor(fdb.RedundancyThreeDataHall, 0), current: append(slices.Clone(hallSpread[:8]), "10.0.1.4:4501"),
+			want: `more than 3 coordinators in data hall "a"`},
+		"ThreePerDataCenter": {status: twoRegions(), rules: RulesFor(fdb.RedundancyDouble, 4), current: dcSpread},
+		"FourInOneDataCenter": {status: twoRegions(), rules: RulesFor(fdb.RedundancyDouble, 4), current: append(slices.Clone(dcSpread[:8]), "10.1.0.4:4501"),
+			want: `more than 3 coordinators in data center "dc1"`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := CoordinatorProblem(Processes(twoRegions()), tc.current, RulesFor(fdb.RedundancyDouble, 4), nil, nil); got != tc.want {
+			if got := CoordinatorProblem(Processes(tc.status), tc.current, tc.rules, nil, nil); got != tc.want {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
 			}
 		})
