@@ -165,13 +165,13 @@ func CoverCoordinatorZones(zones, picks []string, existing, eligible map[string]
 type candidate struct {
 	// address is the name a new connection string gives it; names are
 	// all it may have in the current one (IP and DNS address).
-	address  fdb.ProcessAddress
-	names    []string
+	address    fdb.ProcessAddress
+	names      []string
 	zone       string
 	dataHall   string
 	dataCenter string
 	id         string
-	priority int
+	priority   int
 }
 
 // eligible returns the processes that may be coordinators: of an eligible

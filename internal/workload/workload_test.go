@@ -436,7 +436,7 @@ func TestProcessCommandLine(t *testing.T) {
 		imageVersion string
 		want         string
 	}{
-		"DensityOne":         {n: 1, density: 1, imageVersion: "7.3.63", want: line(image, 1, "storage-3", dns)},
+		"DensityOne": {n: 1, density: 1, imageVersion: "7.3.63", want: line(image, 1, "storage-3", dns)},
 		"DataCenter": {n: 1, density: 1, dataCenter: "dc1", params: []string{"knob_a=1"}, imageVersion: "7.3.63",
 			want: line(image, 1, "storage-3", dns+" --locality_dcid=dc1 --knob_a=1")},
 		"DensityTwoFirst":    {n: 1, density: 2, imageVersion: "7.3.63", want: line(image, 1, "storage-3-1", dns)},
