@@ -138,7 +138,7 @@ func TestStatusNamesMatchSchema(t *testing.T) {
 	names := map[string][]string{
 		"cluster.processes.$map.roles.[].role": {
 			fdb.RoleStorage, fdb.RoleLog, fdb.RoleCoordinator, fdb.RoleClusterControl, fdb.RoleMaster,
-			fdb.RoleCommitProxy, fdb.RoleGrvProxy, fdb.RoleResolver, fdb.RoleDataDistributor, fdb.RoleRatekeeper,
+			fdb.RoleCommitProxy, fdb.RoleGrvProxy, fdb.RoleResolver, fdb.RoleDataDistributor, fdb.RoleRatekeeper, fdb.RoleLogRouter,
 		},
 		"cluster.recovery_state.name": {
 			fdb.RecoveryReadingCoordinatedState, fdb.RecoveryLockingCoordinatedState, fdb.RecoveryRecruitingTransactionServers,

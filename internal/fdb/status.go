@@ -36,6 +36,9 @@ const (
 	RoleResolver        = "resolver"
 	RoleDataDistributor = "data_distributor"
 	RoleRatekeeper      = "ratekeeper"
+	// RoleLogRouter is a log router of a multi-region database: it pulls
+	// the primary's mutations for the remote region.
+	RoleLogRouter = "router"
 )
 
 // Recovery state names (cluster.recovery_state.name) in the order a recovery
@@ -126,6 +129,9 @@ type ClusterStatus struct {
 	// primary's commits (cluster.datacenter_lag; zero for a database of
 	// one region); nil when the status does not say.
 	DatacenterLag *DatacenterLag `json:"datacenter_lag,omitempty"`
+	// ActivePrimaryDC is the data center the transaction system runs in;
+	// "" for a database without regions, as FoundationDB writes it.
+	ActivePrimaryDC string `json:"active_primary_dc"`
 }
 
 // DatacenterLag is cluster.datacenter_lag.

@@ -26,7 +26,6 @@ const (
 	reasonInvalidTarget        = "invalid target"
 	reasonNotCoordinator       = "not a coordinator"
 	reasonUnknownStorageEngine = "unknown storage engine"
-	reasonSingleRegion         = "the simulator models a single region"
 	reasonNoCoordinators       = "no coordinators given"
 	reasonDuplicate            = "duplicate address"
 	reasonUnreachable          = "no reachable process listens on"
@@ -61,6 +60,9 @@ func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newD
 		return errors.Wrap(fdb.ErrAlreadyExists, errConfigure)
 	}
 	next, err := merge(s.config, cfg, s.protocol)
+	if err == nil {
+		err = s.validateRegions(s.config, next)
+	}
 	if err != nil {
 		return errors.Wrap(err, errConfigure)
 	}
@@ -110,8 +112,8 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 	}
 	cur.StorageEngine = engine
 	cur.UsableRegions = max(cur.UsableRegions, 1)
-	if cur.UsableRegions > 1 || len(cfg.Regions) > 0 {
-		return cur, errors.New(reasonSingleRegion)
+	if len(cfg.Regions) > 0 {
+		cur.Regions = cfg.Regions
 	}
 	return cur, nil
 }

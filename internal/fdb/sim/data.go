@@ -38,19 +38,44 @@ func (s *Sim) storageReplicas() int {
 	return n
 }
 
-// storageTargets returns the processes data may move to, sorted.
+// storageTargets returns the processes data may move to, sorted: up, not
+// excluded, of a storage class, in a data center that holds data.
 func (s *Sim) storageTargets() []*process {
 	var out []*process
 	for _, p := range s.upProcesses() {
-		if !p.excluded && p.storageClass() {
+		if _, held := s.dataDCOf(p); held && !p.excluded && p.storageClass() {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// placeData creates the shards of a new database on random teams, each in
-// as many distinct zones as the replication factor asks for.
+// storageTargetsIn returns the processes of data center dc data may move
+// to, sorted.
+func (s *Sim) storageTargetsIn(dc string) []*process {
+	var out []*process
+	for _, p := range s.upProcesses() {
+		if inDC(p, dc) && !p.excluded && p.storageClass() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// in returns the processes of ids that run in data center dc.
+func (s *Sim) in(ids []string, dc string) []*process {
+	var out []*process
+	for _, id := range ids {
+		if p := s.procs[id]; inDC(p, dc) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// placeData creates the shards of a new database on random teams, in each
+// data center that holds data one in as many distinct zones (data halls,
+// with three_data_hall) as the replication factor asks for.
 func (s *Sim) placeData() {
 	n := s.opts.Shards
 	if n <= 0 {
@@ -78,31 +103,32 @@ func (s *Sim) placeData() {
 		for j, k := range s.rng.Perm(len(targets)) {
 			shuffled[j] = targets[k]
 		}
-		var ids []string
-		for _, p := range distinctZones(shuffled, s.storageReplicas()) {
-			ids = append(ids, p.id)
+		var team []*process
+		for _, dc := range s.dataDCs() {
+			team = append(team, s.distinctSlots(slices.DeleteFunc(slices.Clone(shuffled), func(p *process) bool { return !inDC(p, dc) }), s.storageReplicas())...)
 		}
-		slices.Sort(ids)
-		s.shards = append(s.shards, &shard{id: i, size: size, replicas: ids})
+		s.shards = append(s.shards, &shard{id: i, size: size, replicas: ids(team)})
 	}
 	s.placed = true
 }
 
 // classify sorts the replicas of sh by health. A replica whose process is
 // down waits for it to return for the failure detection time, and as long
-// as its zone is under maintenance.
+// as its zone is under maintenance. A replica outside the data centers
+// that hold data is bad.
 func (s *Sim) classify(sh *shard) replicas {
 	var r replicas
 	for _, id := range sh.replicas {
 		p := s.procs[id]
+		_, held := s.dataDCOf(p)
 		switch {
-		case p.up && !p.excluded && p.storageClass():
+		case p.up && !p.excluded && p.storageClass() && held:
 			r.good = append(r.good, id)
 			r.live = append(r.live, id)
 		case p.up:
 			r.bad = append(r.bad, id)
 			r.live = append(r.live, id)
-		case s.now.Sub(p.downSince) >= s.opts.FailureDetection && !s.underMaintenance(p.zone):
+		case !held || s.now.Sub(p.downSince) >= s.opts.FailureDetection && !s.underMaintenance(p.zone):
 			r.bad = append(r.bad, id)
 		default:
 			r.waiting = append(r.waiting, id)
@@ -120,29 +146,46 @@ func (s *Sim) processes(ids []string) []*process {
 	return out
 }
 
-// missing returns how many replicas sh must gain: good replicas count once
-// per zone, as a team of real FoundationDB spans distinct zones.
+// missing returns how many replicas a shard must gain, over the data
+// centers that hold data (deficitIn).
 func (s *Sim) missing(r replicas) int {
-	return s.storageReplicas() - zones(s.processes(r.good)) - len(r.waiting)
+	n := 0
+	for _, dc := range s.dataDCs() {
+		n += max(s.deficitIn(r, dc), 0)
+	}
+	return n
+}
+
+// deficitIn returns how many replicas a shard must gain in data center dc:
+// good replicas count once per slot (zone, or data hall), as a team of real
+// FoundationDB spans distinct ones; a replica waiting for its process
+// counts.
+func (s *Sim) deficitIn(r replicas, dc string) int {
+	return s.storageReplicas() - s.slots(s.in(r.good, dc)) - len(s.in(r.waiting, dc))
 }
 
 // normalize drops replicas that are no longer needed once the good ones
-// span as many zones as the replication factor: the bad ones (but the live
-// excluded ones while exclusions are stalled), and, when no replica
-// is waiting for its process to return, the good ones beyond the most
-// zone-diverse team.
+// span as many zones as the replication factor in each data center that
+// holds data: the bad ones (but the live excluded ones while exclusions are
+// stalled), and, when no replica is waiting for its process to return, the
+// good ones beyond the most zone-diverse team of each.
 func (s *Sim) normalize(sh *shard) {
 	r := s.classify(sh)
 	rf := s.storageReplicas()
-	if zones(s.processes(r.good)) < rf {
-		return
+	for _, dc := range s.dataDCs() {
+		if s.slots(s.in(r.good, dc)) < rf {
+			return
+		}
 	}
 	drop := slices.Clone(r.bad)
 	if s.faults.exclusionsStalled {
 		drop = slices.DeleteFunc(drop, func(id string) bool { p := s.procs[id]; return p.up && p.excluded })
 	}
 	if len(r.waiting) == 0 {
-		keep := distinctZones(s.processes(r.good), rf)
+		var keep []*process
+		for _, dc := range s.dataDCs() {
+			keep = append(keep, s.distinctSlots(s.in(r.good, dc), rf)...)
+		}
 		for _, id := range r.good {
 			if !slices.Contains(keep, s.procs[id]) {
 				drop = append(drop, id)
@@ -152,16 +195,23 @@ func (s *Sim) normalize(sh *shard) {
 	sh.replicas = slices.DeleteFunc(sh.replicas, func(id string) bool { return slices.Contains(drop, id) })
 }
 
-// keptZones returns the zones of the replicas of sh that stay: the good
+// keptSlots returns the slots of the replicas of sh that stay: the good
 // ones and those waiting for their process to return. A new replica must
 // go elsewhere.
-func (s *Sim) keptZones(sh *shard) map[string]bool {
+func (s *Sim) keptSlots(sh *shard) map[string]bool {
 	r := s.classify(sh)
 	used := map[string]bool{}
 	for _, id := range append(r.good, r.waiting...) {
-		used[s.procs[id].zone] = true
+		used[s.slot(s.procs[id])] = true
 	}
 	return used
+}
+
+// short reports whether a new replica on p would fill a gap: p's data
+// center holds data and the shard lacks replicas there.
+func (s *Sim) short(r replicas, p *process) bool {
+	dc, held := s.dataDCOf(p)
+	return held && s.deficitIn(r, dc) > 0
 }
 
 // distributeData applies data distribution decisions that take no time and
@@ -179,7 +229,7 @@ func (s *Sim) distributeData() {
 		r := s.classify(m.shard)
 		dest, ok := s.procs[m.dest]
 		if m.shard.lost || !ok || !dest.up || dest.excluded || slices.Contains(m.shard.replicas, m.dest) ||
-			s.keptZones(m.shard)[dest.zone] || s.missing(r) <= 0 || len(r.live) == 0 {
+			s.keptSlots(m.shard)[s.slot(dest)] || !s.short(r, dest) || len(r.live) == 0 {
 			s.move = nil
 		}
 	}
@@ -190,9 +240,9 @@ func (s *Sim) distributeData() {
 
 // pickMove chooses the next copy: the shard with the fewest good replicas
 // that has a live source and a destination, to the least loaded storage
-// process in a zone none of the shard's kept replicas uses. A shard
-// without such a destination stays under-replicated: replicas never double
-// up in a zone.
+// process in a zone none of the shard's kept replicas uses, in a data
+// center where it lacks replicas. A shard without such a destination stays
+// under-replicated: replicas never double up in a zone.
 func (s *Sim) pickMove() *move {
 	type candidate struct {
 		sh   *shard
@@ -214,10 +264,10 @@ func (s *Sim) pickMove() *move {
 	load := s.storedBytes()
 	targets := s.storageTargets()
 	for _, c := range cands {
-		used := s.keptZones(c.sh)
+		used, r := s.keptSlots(c.sh), s.classify(c.sh)
 		var dest *process
 		for _, p := range targets {
-			if slices.Contains(c.sh.replicas, p.id) || used[p.zone] {
+			if slices.Contains(c.sh.replicas, p.id) || used[s.slot(p)] || !s.short(r, p) {
 				continue
 			}
 			if dest == nil || load[p.id] < load[dest.id] {

@@ -16,14 +16,16 @@ import (
 )
 
 const (
-	errSetProcessGroups  = "cannot set process groups"
-	reasonUnknownProcess = "unknown process"
-	reasonUnknownGroup   = "unknown process group"
-	reasonUnknownZone    = "no process group in zone"
-	errCrashProcess      = "cannot crash process"
-	errLosePod           = "cannot lose pod"
-	errLoseZone          = "cannot lose zone"
-	errLoseDisk          = "cannot lose disk"
+	errSetProcessGroups     = "cannot set process groups"
+	reasonUnknownProcess    = "unknown process"
+	reasonUnknownGroup      = "unknown process group"
+	reasonUnknownZone       = "no process group in zone"
+	errCrashProcess         = "cannot crash process"
+	errLosePod              = "cannot lose pod"
+	errLoseZone             = "cannot lose zone"
+	errLoseDataCenter       = "cannot lose data center"
+	reasonUnknownDataCenter = "no process in data center"
+	errLoseDisk             = "cannot lose disk"
 )
 
 // maxProcessesPerPod bounds ProcessGroup.ProcessesPerPod.
@@ -514,6 +516,18 @@ func (s *Sim) LoseZone(zone string, downFor time.Duration) error {
 	defer s.mu.Unlock()
 	if s.stopFor(downFor, func(p *process) bool { return s.groups[p.group].zone(p.index) == zone }) == 0 {
 		return errors.Errorf("%s: %s %q", errLoseZone, reasonUnknownZone, zone)
+	}
+	return nil
+}
+
+// LoseDataCenter takes every process whose dcid locality is dc down for
+// downFor, as when a whole data center loses power or its network;
+// volumes survive.
+func (s *Sim) LoseDataCenter(dc string, downFor time.Duration) error {
+	s.lock()
+	defer s.mu.Unlock()
+	if dc == "" || s.stopFor(downFor, func(p *process) bool { return p.dataCenter == dc }) == 0 {
+		return errors.Errorf("%s: %s %q", errLoseDataCenter, reasonUnknownDataCenter, dc)
 	}
 	return nil
 }

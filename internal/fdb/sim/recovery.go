@@ -68,10 +68,49 @@ type recovery struct {
 type logGeneration struct {
 	epoch int64
 	logs  []string // process IDs, sorted
-	lost  []string // logs whose volume was destroyed while needed, sorted
-	// dataLost is set once lost reaches the log replication factor: some
-	// mutations of the generation no longer exist anywhere.
+	// satellites are the satellite logs of the generation, sorted; each
+	// commit reached satelliteReplicas of them.
+	satellites        []string
+	satelliteReplicas int
+	lost              []string // logs and satellite logs whose volume was destroyed while needed, sorted
+	// end is the last version committed on the generation, set once a
+	// recovery retires it.
+	end int64
+	// dataLost is set once so many logs are lost that some mutations of
+	// the generation no longer exist anywhere (unreadable).
 	dataLost bool
+}
+
+// unreadable counts the logs among ids that cannot be read: down or wiped.
+func (s *Sim) unreadable(g *logGeneration, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		if p := s.procs[id]; p == nil || !p.up || slices.Contains(g.lost, id) {
+			n++
+		}
+	}
+	return n
+}
+
+// wiped counts the logs among ids whose volume was destroyed.
+func wiped(g *logGeneration, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		if slices.Contains(g.lost, id) {
+			n++
+		}
+	}
+	return n
+}
+
+// readable reports whether every mutation of g has a copy that can be
+// read, when unavailable counts the logs that cannot be: fewer than the log
+// replication factor of its logs, or fewer than the satellite replication
+// of its satellite logs, or the remote region applied them all.
+func (s *Sim) readable(g *logGeneration, unavailable func(g *logGeneration, ids []string) int) bool {
+	return unavailable(g, g.logs) < s.logReplicas() ||
+		len(g.satellites) > 0 && unavailable(g, g.satellites) < g.satelliteReplicas ||
+		s.config.UsableRegions > 1 && g.end > 0 && s.remoteVersion >= g.end
 }
 
 // roleAssignment names the processes serving each transaction-system role.
@@ -84,6 +123,13 @@ type roleAssignment struct {
 	grvProxies        []string
 	resolvers         []string
 	logs              []string
+	// primary is the main data center they run in ("" without regions);
+	// satelliteLogs run in its region's satellites, remoteLogs and
+	// logRouters in the other region's main data center.
+	primary       string
+	satelliteLogs []string
+	remoteLogs    []string
+	logRouters    []string
 }
 
 // each visits every (role, process) pair of the transaction system,
@@ -107,11 +153,20 @@ func (r roleAssignment) each(visit func(role, id string)) {
 		{fdb.RoleGrvProxy, r.grvProxies},
 		{fdb.RoleResolver, r.resolvers},
 		{fdb.RoleLog, r.logs},
+		{fdb.RoleLog, r.satelliteLogs},
+		{fdb.RoleLog, r.remoteLogs},
+		{fdb.RoleLogRouter, r.logRouters},
 	} {
 		for _, id := range many.ids {
 			visit(many.role, id)
 		}
 	}
+}
+
+// holdsLog reports whether process id serves a log of the current
+// generation: primary, satellite or remote.
+func (r roleAssignment) holdsLog(id string) bool {
+	return slices.Contains(r.logs, id) || slices.Contains(r.satelliteLogs, id) || slices.Contains(r.remoteLogs, id)
 }
 
 // holds reports whether process id serves any transaction-system role.
@@ -141,6 +196,9 @@ func (s *Sim) triggerRecovery() {
 	s.rec.enteredAt = s.now
 	s.rec.startedAt = s.now
 	s.rec.epoch++
+	if n := len(s.rec.gens); n > 0 && s.rec.gens[n-1].end == 0 {
+		s.rec.gens[n-1].end = s.committed
+	}
 }
 
 // canLeave reports whether the recovery may leave phase: the coordinated
@@ -178,24 +236,14 @@ func (s *Sim) activeGenerations() int {
 }
 
 // oldGenerationsReadable reports whether the storage servers can consume
-// what the retired generations hold: every such generation has fewer
-// unreadable logs (down or wiped) than the log replication factor, so each
-// mutation has a replica left to read. A generation whose data is lost
+// what the retired generations hold: every such generation is readable
+// with the logs that are down or wiped, so each mutation has a replica
+// left to read. A generation whose data is lost
 // cannot hold the recovery up any more: the simulator carries on as if it
 // had been forced past it.
 func (s *Sim) oldGenerationsReadable() bool {
-	k := s.logReplicas()
 	for _, g := range s.retiredGenerations() {
-		if g.dataLost {
-			continue
-		}
-		unreadable := 0
-		for _, id := range g.logs {
-			if p := s.procs[id]; p == nil || !p.up || slices.Contains(g.lost, id) {
-				unreadable++
-			}
-		}
-		if unreadable >= k {
+		if !g.dataLost && !s.readable(g, s.unreadable) {
 			return false
 		}
 	}
@@ -227,6 +275,7 @@ func (s *Sim) stepRecovery() {
 	for s.created && !s.now.Before(s.rec.enteredAt.Add(phases[s.rec.phase].ticks*tick)) && s.canLeave(s.rec.phase) {
 		if s.rec.phase == phaseRecruiting {
 			s.roles, _ = s.recruit()
+			s.movePrimary(s.roles.primary)
 			if !s.placed {
 				s.placeData()
 			}
@@ -235,7 +284,9 @@ func (s *Sim) stepRecovery() {
 		s.rec.enteredAt = s.now
 		switch s.rec.phase {
 		case phaseAcceptingCommits:
-			s.rec.gens = append(s.rec.gens, &logGeneration{epoch: s.rec.epoch, logs: slices.Clone(s.roles.logs)})
+			_, satelliteReplicas := s.satellitesOf(s.primary)
+			s.rec.gens = append(s.rec.gens, &logGeneration{epoch: s.rec.epoch, logs: slices.Clone(s.roles.logs),
+				satellites: slices.Clone(s.roles.satelliteLogs), satelliteReplicas: satelliteReplicas})
 			s.writeCoordinatedState()
 		case phaseFullyRecovered:
 			s.rec.gens = s.rec.gens[len(s.rec.gens)-1:]
@@ -268,7 +319,7 @@ func (s *Sim) checkTransactionSystem() {
 		p := s.procs[id]
 		lost = lost || p == nil || !p.up
 	})
-	if lost || s.betterLogsExist() {
+	if lost || s.betterLogsExist() || s.betterPrimaryExists() {
 		s.triggerRecovery()
 	}
 }
@@ -351,22 +402,85 @@ func clusterControllerFitness(p *process) int {
 	return statelessFitness(p) + 1
 }
 
-// recruit chooses the transaction system; ok is false when the live
-// processes cannot satisfy the log replication policy, or cannot hold the
-// first copy of the data.
+// recruit chooses the transaction system in the primary data center
+// (choosePrimary), with satellite logs in its region's satellites and, with
+// usable_regions 2, remote logs and log routers in the other region; ok is
+// false when the primary cannot recruit it.
 func (s *Sim) recruit() (roleAssignment, bool) {
+	dc := s.choosePrimary()
+	r, ok := s.recruitIn(dc)
+	if !ok || !s.multiRegion() {
+		return r, ok
+	}
+	if satellites, replicas := s.satellitesOf(dc); replicas > 0 {
+		var candidates []*process
+		for _, p := range s.rank(logFitness) {
+			if slices.Contains(satellites, p.dataCenter) {
+				candidates = append(candidates, p)
+			}
+		}
+		// Without enough satellite logs the database falls back to
+		// committing in the primary alone.
+		if logs := spread(candidates, max(s.satelliteLogsOf(dc), replicas)); zones(logs) >= replicas {
+			r.satelliteLogs = ids(logs)
+		}
+	}
+	if remote := s.otherDC(dc); s.config.UsableRegions > 1 && remote != "" {
+		var candidates []*process
+		for _, p := range s.rank(logFitness) {
+			if inDC(p, remote) {
+				candidates = append(candidates, p)
+			}
+		}
+		n := cmp.Or(s.config.RemoteLogs, cmp.Or(s.config.Logs, defaultLogs))
+		r.remoteLogs = ids(spread(candidates, n))
+		r.logRouters = ids(spread(candidates, cmp.Or(s.config.LogRouters, n)))
+	}
+	return r, true
+}
+
+// satelliteLogsOf is the number of satellite logs the region of main data
+// center dc asks for (0 when it leaves it to the mode).
+func (s *Sim) satelliteLogsOf(dc string) int {
+	r, _ := s.regionOf(dc)
+	n := r.SatelliteLogs
+	for _, d := range r.DataCenters {
+		n = max(n, d.SatelliteLogs)
+	}
+	return n
+}
+
+// ids returns the sorted IDs of ps.
+func ids(ps []*process) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.id
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recruitIn chooses a transaction system among the processes of data
+// center dc ("" is every one); ok is false when they cannot satisfy the log
+// replication policy, or the data centers that hold data cannot hold the
+// first copy of it.
+func (s *Sim) recruitIn(dc string) (roleAssignment, bool) {
 	logReplicas, err := s.config.RedundancyMode.LogReplicas()
 	if err != nil {
 		return roleAssignment{}, false
 	}
-	logs := spread(s.rank(logFitness), max(cmp.Or(s.config.Logs, defaultLogs), logReplicas))
+	logs := spread(s.logCandidates(dc), max(cmp.Or(s.config.Logs, defaultLogs), logReplicas))
 	if zones(logs) < logReplicas {
 		return roleAssignment{}, false
 	}
-	if !s.placed && zones(s.storageTargets()) < s.storageReplicas() {
-		return roleAssignment{}, false
+	if !s.placed {
+		for _, d := range s.dataDCsWith(dc) {
+			if s.slots(s.storageTargetsIn(d)) < s.storageReplicas() {
+				return roleAssignment{}, false
+			}
+		}
 	}
-	stateless := s.rank(statelessFitness)
+	stateless := slices.DeleteFunc(s.rank(statelessFitness), func(p *process) bool { return !inDC(p, dc) })
 	if len(stateless) == 0 {
 		return roleAssignment{}, false
 	}
@@ -383,18 +497,35 @@ func (s *Sim) recruit() (roleAssignment, bool) {
 		}
 		return ids
 	}
-	r := roleAssignment{clusterController: s.roles.clusterController}
+	r := roleAssignment{clusterController: s.roles.clusterController, primary: dc}
 	r.master = next(1)[0]
 	r.dataDistributor = next(1)[0]
 	r.ratekeeper = next(1)[0]
 	r.commitProxies = next(cmp.Or(s.config.CommitProxies, defaultCommitProxies))
 	r.grvProxies = next(cmp.Or(s.config.GrvProxies, defaultGrvProxies))
 	r.resolvers = next(cmp.Or(s.config.Resolvers, defaultResolvers))
-	for _, p := range logs {
-		r.logs = append(r.logs, p.id)
-	}
-	slices.Sort(r.logs)
+	r.logs = ids(logs)
 	return r, true
+}
+
+// logCandidates are the processes of data center dc ranked by log
+// fitness; with three_data_hall in turns across the data halls, so that
+// the logs span them.
+func (s *Sim) logCandidates(dc string) []*process {
+	ranked := slices.DeleteFunc(s.rank(logFitness), func(p *process) bool { return !inDC(p, dc) })
+	if s.config.RedundancyMode != fdb.RedundancyThreeDataHall {
+		return ranked
+	}
+	turn := map[string]int{}
+	index := map[*process]int{}
+	for _, p := range ranked {
+		index[p] = turn[p.dataHall]
+		turn[p.dataHall]++
+	}
+	slices.SortStableFunc(ranked, func(a, b *process) int {
+		return cmp.Or(cmp.Compare(logFitness(a), logFitness(b)), cmp.Compare(index[a], index[b]))
+	})
+	return ranked
 }
 
 // distinctZones picks up to n processes from candidates in order, each in

@@ -2,25 +2,195 @@ package sim_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
 
-// TestOneRegion: the simulator models one region, and says so instead of
-// accepting a configuration it would not honour.
-func TestOneRegion(t *testing.T) {
-	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 1})
-	c.Create(t, fdb.RedundancyTriple)
-	for name, cfg := range map[string]fdb.DatabaseConfiguration{
-		"UsableRegions": {UsableRegions: 2},
-		"Regions":       {Regions: []fdb.Region{{DataCenters: []fdb.RegionDataCenter{{ID: "dc1", Priority: 1}}}}},
-	} {
-		if err := c.Sim.Configure(context.Background(), cfg, false); err == nil || !strings.Contains(err.Error(), "the simulator models a single region") {
-			t.Errorf("%s: Configure = %v, want the simulator's single region named", name, err)
+// dataCenter returns the groups of data center dc, the n-th of which has
+// IP 10.<octet>.<class>.<n>: storage, logs and stateless groups, each in
+// its own zone-<n> (zone names repeat across data centers, as two
+// Kubernetes clusters' zone labels may).
+func dataCenter(dc string, octet, storage, logs, stateless int) []sim.ProcessGroup {
+	var out []sim.ProcessGroup
+	for c, class := range []struct {
+		name  string
+		count int
+	}{{sim.ClassStorage, storage}, {sim.ClassLog, logs}, {sim.ClassStateless, stateless}} {
+		for n := 1; n <= class.count; n++ {
+			out = append(out, sim.ProcessGroup{
+				ID:          fmt.Sprintf("%s-%s-%d", dc, class.name, n),
+				Class:       class.name,
+				IP:          fmt.Sprintf("10.%d.%d.%d", octet, c+1, n),
+				Zone:        fmt.Sprintf("zone-%d", n),
+				Version:     fdbtest.Version,
+				CommandLine: "fdbserver --class=" + class.name + " --locality_dcid=" + dc,
+			})
 		}
 	}
+	return out
+}
+
+// twoRegions is a primary data center dc1 with its satellite dc1s and a
+// remote one, dc2, without satellites; coordinators on the logs of all
+// three.
+func twoRegions(t *testing.T, seed uint64) *fdbtest.Cluster {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(fdbtest.Start)
+	c := &fdbtest.Cluster{Clock: clk, Sim: sim.New(clk, sim.Options{Seed: seed, Shards: 24, TotalKVBytes: 1 << 30})}
+	groups := slices.Concat(dataCenter("dc1", 1, 4, 4, 2), dataCenter("dc1s", 2, 0, 3, 0), dataCenter("dc2", 3, 4, 4, 2))
+	c.SetGroups(t, groups)
+	cs := fdb.ConnectionString{Description: "test", ID: "initial",
+		Coordinators: []fdb.ProcessAddress{"10.1.2.1:4501", "10.2.2.1:4501", "10.3.2.1:4501"}}
+	if err := c.Sim.SetConnectionString(cs.String()); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// regions is dc1 (with satellite dc1s) and dc2 at the priorities given.
+func regions(dc1, dc2 int) []fdb.Region {
+	return []fdb.Region{
+		{DataCenters: []fdb.RegionDataCenter{{ID: "dc1", Priority: dc1}, {ID: "dc1s", Priority: 1, Satellite: 1}},
+			SatelliteRedundancyMode: "one_satellite_double", SatelliteLogs: 2},
+		{DataCenters: []fdb.RegionDataCenter{{ID: "dc2", Priority: dc2}}},
+	}
+}
+
+// holders returns the data centers of the processes serving role, each
+// once, sorted.
+func holders(st *fdb.Status, role string) []string {
+	var out []string
+	for _, p := range st.Cluster.Processes {
+		if p.HasRole(role) && !slices.Contains(out, p.Locality.DCID) {
+			out = append(out, p.Locality.DCID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func configure(t *testing.T, c *fdbtest.Cluster, cfg fdb.DatabaseConfiguration) {
+	t.Helper()
+	if err := c.Sim.Configure(context.Background(), cfg, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func healthy(s *fdb.Status) bool {
+	return s.Cluster.RecoveryState.Name == fdb.RecoveryFullyRecovered && s.Client.DatabaseStatus.Healthy
+}
+
+// TestTwoRegions brings a two-region database up as FoundationDB's
+// documentation and the operator do — regions with the remote at priority
+// -1 and one usable region, then two usable regions, then the remote's
+// priority — fails over and back by priority, and loses each primary data
+// center: with a satellite the database fails over at once and loses
+// nothing; without, it waits for the data center rather than lose the
+// mutations the remote lacks.
+func TestTwoRegions(t *testing.T) {
+	c := twoRegions(t, 7)
+	if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, Regions: regions(1, -1)}, true); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, healthy)
+	st := c.Status(t)
+	if got, want := [][]string{holders(st, fdb.RoleStorage), holders(st, fdb.RoleLog), holders(st, fdb.RoleLogRouter), {st.Cluster.ActivePrimaryDC}},
+		[][]string{{"dc1"}, {"dc1", "dc1s"}, nil, {"dc1"}}; !slicesEqual(got, want) {
+		t.Errorf("one usable region: storage, logs, routers, primary in %v, want %v", got, want)
+	}
+
+	configure(t, c, fdb.DatabaseConfiguration{UsableRegions: 2})
+	c.WaitFor(t, 10*time.Minute, func(s *fdb.Status) bool { return healthy(s) && s.Cluster.DatacenterLag.Seconds <= 1 })
+	st = c.Status(t)
+	if got, want := [][]string{holders(st, fdb.RoleStorage), holders(st, fdb.RoleLog), holders(st, fdb.RoleLogRouter)},
+		[][]string{{"dc1", "dc2"}, {"dc1", "dc1s", "dc2"}, {"dc2"}}; !slicesEqual(got, want) {
+		t.Errorf("two usable regions: storage, logs, routers in %v, want %v", got, want)
+	}
+	if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{UsableRegions: 1, Regions: regions(1, 0)}, false); err == nil ||
+		!strings.Contains(err.Error(), "usable_regions and region priorities cannot change together") {
+		t.Errorf("changing usable_regions and priorities together: %v", err)
+	}
+	configure(t, c, fdb.DatabaseConfiguration{Regions: regions(1, 0)})
+	c.WaitFor(t, time.Minute, healthy)
+
+	// Planned failover: the remote gets the higher priority.
+	before := c.Sim.Recoveries()
+	configure(t, c, fdb.DatabaseConfiguration{Regions: regions(0, 1)})
+	c.WaitFor(t, 5*time.Minute, func(s *fdb.Status) bool { return healthy(s) && s.Cluster.ActivePrimaryDC == "dc2" })
+	t.Logf("planned failover to dc2: %d recoveries", c.Sim.Recoveries()-before)
+	if n := c.Sim.Recoveries() - before; n < 1 || n > 2 {
+		t.Errorf("planned failover took %d recoveries, want 1 or 2", n)
+	}
+
+	// dc2 has no satellite: losing it leaves mutations only on its logs.
+	// The database waits for it rather than recover without them.
+	if err := c.Sim.LoseDataCenter("dc2", 10*time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(5 * time.Minute)
+	if st := c.Status(t); st.Client.DatabaseStatus.Available || st.Cluster.ActivePrimaryDC != "dc2" {
+		t.Errorf("dc2 lost without a satellite: available %t, primary %q; want unavailable in dc2", st.Client.DatabaseStatus.Available, st.Cluster.ActivePrimaryDC)
+	}
+	c.WaitFor(t, 10*time.Minute, func(s *fdb.Status) bool { return healthy(s) && s.Cluster.DatacenterLag.Seconds <= 1 })
+
+	// Failback, then lose dc1: its satellite holds every mutation, the
+	// database fails over to dc2 at once.
+	configure(t, c, fdb.DatabaseConfiguration{Regions: regions(1, 0)})
+	c.WaitFor(t, 5*time.Minute, func(s *fdb.Status) bool {
+		return healthy(s) && s.Cluster.ActivePrimaryDC == "dc1" && s.Cluster.DatacenterLag.Seconds <= 1
+	})
+	if err := c.Sim.LoseDataCenter("dc1", sim.Forever); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, 2*time.Minute, func(s *fdb.Status) bool {
+		return s.Client.DatabaseStatus.Available && s.Cluster.ActivePrimaryDC == "dc2"
+	})
+	if v := c.Sim.Check(); len(v) != 0 {
+		t.Errorf("violations: %v", v)
+	}
+}
+
+// TestRegionRules: configure refuses what FoundationDB's refuses.
+func TestRegionRules(t *testing.T) {
+	three := append(regions(1, 0), fdb.Region{DataCenters: []fdb.RegionDataCenter{{ID: "dc3", Priority: 0}}})
+	noMain := []fdb.Region{{DataCenters: []fdb.RegionDataCenter{{ID: "dc1s", Priority: 1, Satellite: 1}}}}
+	twice := []fdb.Region{{DataCenters: []fdb.RegionDataCenter{{ID: "dc1", Priority: 1}}}, {DataCenters: []fdb.RegionDataCenter{{ID: "dc1", Priority: 0}}}}
+	badMode := regions(1, 0)
+	badMode[0].SatelliteRedundancyMode = "three_satellites"
+	cases := map[string]struct {
+		cfg  fdb.DatabaseConfiguration
+		want string
+	}{
+		"ThreeRegions":         {fdb.DatabaseConfiguration{Regions: three}, "at most two regions"},
+		"NoMainDataCenter":     {fdb.DatabaseConfiguration{Regions: noMain}, "exactly one main data center"},
+		"DataCenterTwice":      {fdb.DatabaseConfiguration{Regions: twice}, "data center in two regions"},
+		"UnknownSatelliteMode": {fdb.DatabaseConfiguration{Regions: badMode}, "unknown satellite_redundancy_mode"},
+		"TwoUsableOneRegion":   {fdb.DatabaseConfiguration{UsableRegions: 2}, "usable_regions above the number of regions"},
+		"TwoPrimaries":         {fdb.DatabaseConfiguration{UsableRegions: 2, Regions: regions(1, 0)}, "only one region may have a priority of 0 or more"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := twoRegions(t, 1)
+			if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble}, true); err != nil {
+				t.Fatal(err)
+			}
+			c.WaitFor(t, time.Minute, healthy)
+			if err := c.Sim.Configure(context.Background(), tc.cfg, false); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Configure(%+v) = %v, want an error saying %q", tc.cfg, err, tc.want)
+			}
+		})
+	}
+}
+
+func slicesEqual(a, b [][]string) bool {
+	return slices.EqualFunc(a, b, func(x, y []string) bool { return slices.Equal(x, y) })
 }

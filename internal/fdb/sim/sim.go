@@ -108,6 +108,14 @@ type Sim struct {
 	rec        recovery
 	roles      roleAssignment
 	recoveries int
+	// committed is the last version committed while the database was
+	// available.
+	committed int64
+	// primary is the main data center the transaction system runs in (""
+	// without regions); remoteVersion the version the other region's
+	// storage has applied (usable_regions 2).
+	primary       string
+	remoteVersion int64
 
 	shards     []*shard
 	placed     bool
@@ -264,8 +272,10 @@ func (s *Sim) progress(ticks int64) {
 	}
 	s.version += ticks * versionsPerTick
 	if s.available() {
+		s.committed = s.version
 		s.moveData(ticks * s.moveRate)
 		s.progressBackups(ticks)
+		s.progressRemote(ticks)
 	}
 }
 

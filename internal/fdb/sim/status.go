@@ -83,7 +83,8 @@ func (s *Sim) status() *fdb.Status {
 	c.Generation = s.rec.epoch
 	// One region: no remote to lag, as a real database of one region
 	// reports.
-	c.DatacenterLag = &fdb.DatacenterLag{}
+	c.DatacenterLag = s.dataCenterLag()
+	c.ActivePrimaryDC = s.primary
 	c.Configuration = fdb.Configuration{DatabaseConfiguration: s.config}
 	c.Configuration.StorageEngine = s.reportedEngine(s.config.StorageEngine)
 	if s.created { // a database's configuration always says these
@@ -158,8 +159,8 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 		roles[id] = append(roles[id], fdb.ProcessRole{Role: role, ID: rid})
 	})
 	for _, g := range s.retiredGenerations() {
-		for _, id := range g.logs {
-			if !slices.Contains(s.roles.logs, id) && !slices.Contains(g.lost, id) {
+		for _, id := range append(slices.Clone(g.logs), g.satellites...) {
+			if !s.roles.holdsLog(id) && !slices.Contains(g.lost, id) {
 				roles[id] = append(roles[id], fdb.ProcessRole{Role: fdb.RoleLog, ID: logID(g.epoch, id)})
 			}
 		}
@@ -171,7 +172,7 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 		if s.isCoordinator(p) {
 			r = append(r, fdb.ProcessRole{Role: fdb.RoleCoordinator})
 		}
-		if s.placed && p.storageClass() && (!p.excluded || stored[p.id] > 0) {
+		if _, held := s.dataDCOf(p); s.placed && p.storageClass() && (held && !p.excluded || stored[p.id] > 0) {
 			r = append(r, fdb.ProcessRole{
 				Role: fdb.RoleStorage, ID: roleID(fdb.RoleStorage, p.id, p.disk),
 				StoredBytes: stored[p.id], KVStoreUsedBytes: stored[p.id],
@@ -213,10 +214,12 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 			continue
 		}
 		r := s.classify(sh)
-		liveZones := zones(s.processes(r.live))
 		minReplicas = min(minReplicas, len(r.live))
-		tolerance = min(tolerance, max(liveZones-1, 0))
-		degraded = degraded || liveZones < rf
+		for _, dc := range s.dataDCs() {
+			live := s.slots(s.in(r.live, dc))
+			tolerance = min(tolerance, max(live-1, 0))
+			degraded = degraded || live < rf
+		}
 		removing = removing || len(r.bad) > 0
 		if s.missing(r) > 0 && (s.move == nil || s.move.shard != sh) {
 			moving.InQueueBytes += sh.size

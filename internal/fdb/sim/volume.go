@@ -48,37 +48,45 @@ func byGroup[T cmp.Ordered](s *Sim, ids []string, held func(id string) []T) map[
 }
 
 // checkRemovedData records a RemovedHeldData violation for every group
-// among ids that held a replica of a shard left below full replication:
-// fewer good replicas than the redundancy mode wants once every volume of
-// ids is gone.
+// among ids that held a replica of a shard left below full replication in
+// the replica's data center: fewer good replicas there than the
+// redundancy mode wants once every volume of ids is gone.
 func (s *Sim) checkRemovedData(ids []string) {
 	rf := s.storageReplicas()
-	left := map[int]int{} // shards below full replication: good replicas left
+	type where struct {
+		shard int
+		dc    string
+	}
+	left := map[where]int{} // shards below full replication in a data center: good replicas left there
 	for _, sh := range s.shards {
 		if sh.lost {
 			continue
 		}
-		good := s.classify(sh).good
-		if n := len(slices.DeleteFunc(good, func(id string) bool { return slices.Contains(ids, id) })); n < rf {
-			left[sh.id] = n
+		good := slices.DeleteFunc(s.classify(sh).good, func(id string) bool { return slices.Contains(ids, id) })
+		for _, dc := range s.dataDCs() {
+			if n := len(s.in(good, dc)); n < rf {
+				left[where{sh.id, dc}] = n
+			}
 		}
 	}
+	fewest := map[string]int{} // by group: the fewest replicas it left a shard
 	held := byGroup(s, ids, func(id string) []int {
 		var out []int
+		dc, _ := s.dataDCOf(s.procs[id])
 		for _, sh := range s.shards {
-			if _, below := left[sh.id]; below && slices.Contains(sh.replicas, id) {
+			if n, below := left[where{sh.id, dc}]; below && slices.Contains(sh.replicas, id) {
 				out = append(out, sh.id)
+				g := s.procs[id].group
+				if f, seen := fewest[g]; !seen || n < f {
+					fewest[g] = n
+				}
 			}
 		}
 		return out
 	})
 	for _, g := range slices.Sorted(maps.Keys(held)) {
-		fewest := rf
-		for _, sh := range held[g] {
-			fewest = min(fewest, left[sh])
-		}
 		s.violate(RemovedHeldData, fmt.Sprintf("group %s's volume held a replica of shards %v below full replication (%d of %d replicas left)",
-			g, held[g], fewest, rf))
+			g, held[g], fewest[g], rf))
 	}
 }
 
@@ -88,7 +96,7 @@ func (s *Sim) checkRemovedLogs(ids []string) {
 	held := byGroup(s, ids, func(id string) []int64 {
 		var epochs []int64
 		for _, g := range s.rec.gens {
-			if !g.dataLost && slices.Contains(g.logs, id) && !slices.Contains(g.lost, id) {
+			if !g.dataLost && (slices.Contains(g.logs, id) || slices.Contains(g.satellites, id)) && !slices.Contains(g.lost, id) {
 				epochs = append(epochs, g.epoch)
 			}
 		}
@@ -110,17 +118,18 @@ func (s *Sim) checkRemovedCoordinators(ids []string) {
 
 // loseLogs records that the logs on ids lost their data and a DataLoss for
 // every needed generation that thereby lost as many logs as it keeps
-// replicas of each mutation.
+// replicas of each mutation (and as many satellite logs, and the remote
+// region had not applied them).
 func (s *Sim) loseLogs(ids []string, reason string) {
 	k := s.logReplicas()
 	for _, g := range s.rec.gens {
 		for _, id := range ids {
-			if slices.Contains(g.logs, id) && !slices.Contains(g.lost, id) {
+			if (slices.Contains(g.logs, id) || slices.Contains(g.satellites, id)) && !slices.Contains(g.lost, id) {
 				g.lost = append(g.lost, id)
 			}
 		}
 		slices.Sort(g.lost)
-		if !g.dataLost && len(g.lost) >= k {
+		if !g.dataLost && !s.readable(g, wiped) {
 			g.dataLost = true
 			s.violate(DataLoss, fmt.Sprintf("log generation %d lost every replica of its mutations: %d of %d logs lost with log replication %d: %s %v",
 				g.epoch, len(g.lost), len(g.logs), k, reason, g.lost))
