@@ -285,7 +285,9 @@ func (s *Sim) primaryCandidates() []string {
 			rs = append(rs, dc)
 		}
 	}
-	slices.SortFunc(rs, func(a, b fdb.RegionDataCenter) int { return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(rs, func(a, b fdb.RegionDataCenter) int {
+		return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.ID, b.ID))
+	})
 	out := make([]string, len(rs))
 	for i, dc := range rs {
 		out[i] = dc.ID
