@@ -143,6 +143,13 @@ func (f *faultyClient) ResetMaintenance(ctx context.Context) error {
 	return f.Client.ResetMaintenance(ctx)
 }
 
+func (f *faultyClient) ForceRecovery(ctx context.Context, dc string) error {
+	if err := f.check("force_recovery"); err != nil {
+		return err
+	}
+	return f.Client.ForceRecovery(ctx, dc)
+}
+
 func (f *faultyClient) ChangeCoordinators(ctx context.Context, coordinators []fdb.ProcessAddress) (string, error) {
 	if err := f.check("coordinators"); err != nil {
 		return "", err

@@ -102,6 +102,11 @@ func (c *countingClient) SetMaintenance(ctx context.Context, zone string, second
 	return c.db.SetMaintenance(ctx, zone, seconds)
 }
 
+func (c *countingClient) ForceRecovery(ctx context.Context, dc string) error {
+	c.count(sim.OpForceRecovery)
+	return c.db.ForceRecovery(ctx, dc)
+}
+
 func (c *countingClient) ResetMaintenance(ctx context.Context) error {
 	c.count(sim.OpMaintenance)
 	return c.db.ResetMaintenance(ctx)

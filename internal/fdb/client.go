@@ -38,6 +38,12 @@ type Client interface {
 	// coordinators and returns the new connection string.
 	ChangeCoordinators(ctx context.Context, coordinators []ProcessAddress) (string, error)
 
+	// ForceRecovery recovers the database in data center dc, the main
+	// data center of a region, when it cannot recover on its own
+	// (`force_recovery_with_data_loss <dc>`): the mutations only the data
+	// centers it cannot reach held are given up.
+	ForceRecovery(ctx context.Context, dc string) error
+
 	// SetMaintenance puts a fault domain (zoneid) under maintenance for
 	// seconds ("maintenance on <zone> <seconds>"): while it lasts, data
 	// distribution does not re-replicate the data of that zone's processes

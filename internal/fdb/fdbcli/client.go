@@ -40,6 +40,7 @@ const (
 	errKill               = "cannot kill processes"
 	errSetMaintenance     = "cannot set maintenance"
 	errResetMaintenance   = "cannot reset maintenance"
+	errForceRecovery      = "cannot force a recovery"
 	errChangeCoordinators = "cannot change coordinators"
 	errReadClusterFile    = "cannot read the new connection string"
 	errStartBackup        = "cannot start backup"
@@ -283,6 +284,16 @@ func (c *Client) SetMaintenance(ctx context.Context, zone string, seconds int) e
 	}
 	_, err := c.cli(ctx, c.cfg.Timeout, maintenanceCommand(zone, seconds))
 	return errors.Wrap(err, errSetMaintenance)
+}
+
+// ForceRecovery implements fdb.Client with
+// `force_recovery_with_data_loss <dc>`.
+func (c *Client) ForceRecovery(ctx context.Context, dc string) error {
+	if dc == "" || strings.ContainsAny(dc, " ;'") {
+		return errors.Errorf("%s: data center %q", errForceRecovery, dc)
+	}
+	_, err := c.cli(ctx, c.cfg.Timeout, forceRecoveryCommand(dc))
+	return errors.Wrap(err, errForceRecovery)
 }
 
 // ResetMaintenance implements fdb.Client with `maintenance off`.

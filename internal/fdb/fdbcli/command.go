@@ -107,6 +107,12 @@ func maintenanceCommand(zone string, seconds int) string {
 	return fmt.Sprintf("maintenance on %s %d", zone, seconds)
 }
 
+// forceRecoveryCommand recovers the database in data center dc, giving up
+// what only the others held.
+func forceRecoveryCommand(dc string) string {
+	return "force_recovery_with_data_loss " + dc
+}
+
 // maintenanceOffCommand ends the maintenance.
 const maintenanceOffCommand = "maintenance off"
 

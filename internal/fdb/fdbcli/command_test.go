@@ -131,6 +131,10 @@ func TestCommands(t *testing.T) {
 			call: func(c *Client) error { return c.ResetMaintenance(ctx) },
 			want: [][]string{cli("maintenance off", "10")},
 		},
+		"ForceRecovery": {
+			call: func(c *Client) error { return c.ForceRecovery(ctx, "dc2") },
+			want: [][]string{cli("force_recovery_with_data_loss dc2", "10")},
+		},
 		"ExcludeNothing": {
 			call: func(c *Client) error { return c.Exclude(ctx, nil) },
 		},

@@ -168,6 +168,12 @@ func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder
 			default:
 				err = fmt.Errorf("usage: maintenance [on|off] [ZONEID] [SECONDS]")
 			}
+		case "force_recovery_with_data_loss":
+			if len(words) != 2 {
+				err = fmt.Errorf("usage: force_recovery_with_data_loss <DCID>")
+			} else {
+				err = e.sim.ForceRecovery(ctx, words[1])
+			}
 		case "sleep":
 		case "coordinators":
 			var cs string

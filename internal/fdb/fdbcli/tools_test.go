@@ -47,6 +47,7 @@ var clientOps = map[string]func(ctx context.Context, c *Client) error{
 	},
 	"SetMaintenance":   func(ctx context.Context, c *Client) error { return c.SetMaintenance(ctx, "zone-b", 600) },
 	"ResetMaintenance": func(ctx context.Context, c *Client) error { return c.ResetMaintenance(ctx) },
+	"ForceRecovery":    func(ctx context.Context, c *Client) error { return c.ForceRecovery(ctx, "dc2") },
 	"ChangeCoordinators": func(ctx context.Context, c *Client) error {
 		_, err := c.ChangeCoordinators(ctx, []fdb.ProcessAddress{"10.1.0.1:4501", "10.1.0.2:4501", "10.1.0.3:4501"})
 		return err

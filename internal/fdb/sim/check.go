@@ -31,6 +31,9 @@ const (
 	// RemovedLogData: a volume was deleted while it held a transaction
 	// log of the current generation or of an older one still needed.
 	RemovedLogData ViolationKind = "RemovedLogData"
+	// CommitsLost: a forced recovery gave up committed mutations that
+	// only the data centers it could not reach held.
+	CommitsLost ViolationKind = "CommitsLost"
 	// RemovedCoordinator: a volume was deleted while its process was a
 	// coordinator of the current connection string.
 	RemovedCoordinator ViolationKind = "RemovedCoordinator"

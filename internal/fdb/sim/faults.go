@@ -44,13 +44,14 @@ const (
 	OpRestoreStatus Op = "restore_status"
 	OpAbortRestore  Op = "abort_restore"
 	OpLock          Op = "lock"
+	OpForceRecovery Op = "force_recovery"
 )
 
 // ops are the operations FailNext accepts.
 var ops = []Op{
 	OpStatus, OpConfigure, OpExclude, OpInclude, OpKill, OpCoordinators, OpMaintenance,
 	OpStartBackup, OpStopBackup, OpPauseBackups, OpResumeBackups, OpModifyBackup,
-	OpBackupStatus, OpStartRestore, OpRestoreStatus, OpAbortRestore, OpLock,
+	OpBackupStatus, OpStartRestore, OpRestoreStatus, OpAbortRestore, OpLock, OpForceRecovery,
 }
 
 // injected is an error the next calls of an operation return.

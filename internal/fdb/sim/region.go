@@ -2,6 +2,8 @@ package sim
 
 import (
 	"cmp"
+	"context"
+	"fmt"
 	"slices"
 	"strconv"
 
@@ -43,6 +45,11 @@ const (
 	reasonUsableOnePrimary = "only one region may have a priority of 0 or more while usable_regions changes"
 	reasonNotReplicated    = "the region that keeps the data is not fully replicated"
 	reasonStorageOutside   = "a storage process runs in a data center no region names"
+
+	errForceRecovery        = "cannot force a recovery"
+	reasonNotMainDataCenter = "not the main data center of a region"
+	reasonHoldsNoData       = "its storage holds no data (usable_regions 1)"
+	reasonCannotRecruit     = "too few processes to recruit a transaction system in"
 )
 
 // satelliteModes are the satellite_redundancy_mode values: how many
@@ -374,4 +381,60 @@ func (s *Sim) dataCenterLag() *fdb.DatacenterLag {
 	}
 	v := max(s.committed-s.remoteVersion, 0)
 	return &fdb.DatacenterLag{Versions: v, Seconds: float64(v) / versionsPerTick}
+}
+
+// ForceRecovery implements fdb.Client as fdbcli's
+// force_recovery_with_data_loss does: unless the database already
+// recovered, it configures a positive priority for data center dc (the
+// main data center of a region whose storage holds data), a negative one
+// for every other and usable_regions 1, and recovers in dc. When the
+// mutations dc's storage lacks are readable nowhere (the old primary and
+// its satellites are down) they are given up: a CommitsLost violation
+// names how many versions; the simulator does not model which keys they
+// wrote.
+func (s *Sim) ForceRecovery(ctx context.Context, dc string) error {
+	if err := s.begin(ctx, OpForceRecovery); err != nil {
+		return errors.Wrap(err, errForceRecovery)
+	}
+	defer s.mu.Unlock()
+	if _, ok := s.regionOf(dc); !ok || !s.created {
+		return errors.Errorf("%s: %s %q", errForceRecovery, reasonNotMainDataCenter, dc)
+	}
+	if !s.quorumReachable() || s.stateLost {
+		return errors.Wrap(fdb.ErrUnavailable, errForceRecovery)
+	}
+	if s.available() {
+		return nil
+	}
+	if !slices.Contains(s.dataDCs(), dc) {
+		return errors.Errorf("%s: %s %q", errForceRecovery, reasonHoldsNoData, dc)
+	}
+	if !s.canRecruitIn(dc) {
+		return errors.Errorf("%s: %s %q", errForceRecovery, reasonCannotRecruit, dc)
+	}
+	if dc != s.primary && !s.oldGenerationsReadable() && s.remoteVersion < s.committed {
+		lost := s.committed - s.remoteVersion
+		s.violate(CommitsLost, fmt.Sprintf("a forced recovery in %s gave up %d versions (%.0fs) of committed mutations only %s and its satellites held",
+			dc, lost, float64(lost)/versionsPerTick, s.primary))
+	}
+	for _, g := range s.rec.gens {
+		g.dataLost = true // forced past: the recovery waits for none of them
+	}
+	regions := slices.Clone(s.config.Regions)
+	for i, r := range regions {
+		r.DataCenters = slices.Clone(r.DataCenters)
+		for j := range r.DataCenters {
+			if r.DataCenters[j].ID == dc {
+				r.DataCenters[j].Priority = 1
+			} else {
+				r.DataCenters[j].Priority = -1
+			}
+		}
+		regions[i] = r
+	}
+	s.config.Regions, s.config.UsableRegions = regions, 1
+	s.movePrimary(dc)
+	s.triggerRecovery()
+	s.evaluate()
+	return nil
 }

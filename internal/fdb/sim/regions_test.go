@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,90 @@ func TestRegionRules(t *testing.T) {
 
 func slicesEqual(a, b [][]string) bool {
 	return slices.EqualFunc(a, b, func(x, y []string) bool { return slices.Equal(x, y) })
+}
+
+// TestForceRecovery: losing the primary with its satellite leaves
+// mutations the remote lacks; the database waits, and a forced recovery in
+// the remote brings it back and loses them, as CommitsLost says.
+func TestForceRecovery(t *testing.T) {
+	c := twoRegions(t, 3)
+	if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, Regions: regions(1, -1)}, true); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, healthy)
+	configure(t, c, fdb.DatabaseConfiguration{UsableRegions: 2})
+	c.WaitFor(t, 10*time.Minute, func(s *fdb.Status) bool { return healthy(s) && s.Cluster.DatacenterLag.Seconds <= 1 })
+	configure(t, c, fdb.DatabaseConfiguration{Regions: regions(1, 0)})
+	c.WaitFor(t, time.Minute, healthy)
+	losePrimary(t, c)
+	if v := c.Sim.Check(); len(v) != 0 {
+		t.Errorf("violations before the forced recovery: %v", v)
+	}
+	if err := c.Sim.ForceRecovery(context.Background(), "dc1s"); err == nil || !strings.Contains(err.Error(), "not the main data center") {
+		t.Errorf("ForceRecovery in a satellite = %v", err)
+	}
+	if err := c.Sim.ForceRecovery(context.Background(), "dc2"); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, func(s *fdb.Status) bool { return s.Client.DatabaseStatus.Available && s.Cluster.ActivePrimaryDC == "dc2" })
+	cfg := c.Status(t).Cluster.Configuration
+	if got := [][]string{{strconv.Itoa(cfg.UsableRegions)}, priorityList(cfg.Regions)}; !slicesEqual(got, [][]string{{"1"}, {"dc1=-1", "dc1s=-1", "dc2=1"}}) {
+		t.Errorf("after the forced recovery usable_regions and priorities are %v, want 1 and dc2 alone positive", got)
+	}
+	if err := c.Sim.ForceRecovery(context.Background(), "dc1"); err != nil {
+		t.Errorf("ForceRecovery of a recovered database = %v, want nothing done", err)
+	}
+	if st := c.Status(t); st.Cluster.ActivePrimaryDC != "dc2" {
+		t.Errorf("ForceRecovery of a recovered database moved the primary to %s", st.Cluster.ActivePrimaryDC)
+	}
+	v := c.Sim.Check()
+	if len(v) != 1 || v[0].Kind != sim.CommitsLost {
+		t.Errorf("violations after the forced recovery: %v, want one CommitsLost", v)
+	}
+}
+
+// priorityList lists each data center's priority as <id>=<priority>, sorted.
+func priorityList(regions []fdb.Region) []string {
+	var out []string
+	for _, r := range regions {
+		for _, dc := range r.DataCenters {
+			out = append(out, dc.ID+"="+strconv.Itoa(dc.Priority))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// losePrimary moves the coordinators to dc2 and loses dc1 with its
+// satellite for good: the database cannot recover on its own.
+func losePrimary(t *testing.T, c *fdbtest.Cluster) {
+	t.Helper()
+	if _, err := c.Sim.ChangeCoordinators(context.Background(), []fdb.ProcessAddress{"10.3.2.1:4501", "10.3.2.2:4501", "10.3.2.3:4501"}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, healthy)
+	for _, dc := range []string{"dc1", "dc1s"} {
+		if err := c.Sim.LoseDataCenter(dc, sim.Forever); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Clock.Step(5 * time.Minute)
+	if st := c.Status(t); st.Client.DatabaseStatus.Available {
+		t.Fatalf("dc1 and its satellite lost: the database recovered in %s on its own", st.Cluster.ActivePrimaryDC)
+	}
+}
+
+// TestForceRecoveryWithoutData: with one usable region the remote holds
+// no data, and the simulator refuses to recover there (FoundationDB would,
+// with every key lost).
+func TestForceRecoveryWithoutData(t *testing.T) {
+	c := twoRegions(t, 5)
+	if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, Regions: regions(1, -1)}, true); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, healthy)
+	losePrimary(t, c)
+	if err := c.Sim.ForceRecovery(context.Background(), "dc2"); err == nil || !strings.Contains(err.Error(), "holds no data") {
+		t.Errorf("ForceRecovery in a data center without data = %v", err)
+	}
 }
