@@ -219,7 +219,9 @@ func TestForceRecovery(t *testing.T) {
 	if err := c.Sim.ForceRecovery(context.Background(), "dc2"); err != nil {
 		t.Fatal(err)
 	}
-	c.WaitFor(t, time.Minute, func(s *fdb.Status) bool { return s.Client.DatabaseStatus.Available && s.Cluster.ActivePrimaryDC == "dc2" })
+	c.WaitFor(t, time.Minute, func(s *fdb.Status) bool {
+		return s.Client.DatabaseStatus.Available && s.Cluster.ActivePrimaryDC == "dc2"
+	})
 	cfg := c.Status(t).Cluster.Configuration
 	if got := [][]string{{strconv.Itoa(cfg.UsableRegions)}, priorityList(cfg.Regions)}; !slicesEqual(got, [][]string{{"1"}, {"dc1=-1", "dc1s=-1", "dc2=1"}}) {
 		t.Errorf("after the forced recovery usable_regions and priorities are %v, want 1 and dc2 alone positive", got)
