@@ -345,6 +345,12 @@ type LogGeneration struct {
 	LogWriteAntiQuorum   int            `json:"log_write_anti_quorum"`
 	PossiblyLosingData   bool           `json:"possibly_losing_data"`
 	LogInterfaces        []LogInterface `json:"log_interfaces,omitempty"`
+	// With regions, the same of the generation's satellite logs and of
+	// the remote region's logs; nil without them.
+	SatelliteLogReplicationFactor *int `json:"satellite_log_replication_factor,omitempty"`
+	SatelliteLogFaultTolerance    *int `json:"satellite_log_fault_tolerance,omitempty"`
+	RemoteLogReplicationFactor    *int `json:"remote_log_replication_factor,omitempty"`
+	RemoteLogFaultTolerance       *int `json:"remote_log_fault_tolerance,omitempty"`
 }
 
 // LogInterface is one log server of a generation.

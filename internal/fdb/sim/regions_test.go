@@ -116,6 +116,10 @@ func TestTwoRegions(t *testing.T) {
 		[][]string{{"dc1", "dc2"}, {"dc1", "dc1s", "dc2"}, {"dc2"}}; !slicesEqual(got, want) {
 		t.Errorf("two usable regions: storage, logs, routers in %v, want %v", got, want)
 	}
+	if l := st.Cluster.Logs[0]; l.SatelliteLogReplicationFactor == nil || *l.SatelliteLogReplicationFactor != 2 || *l.SatelliteLogFaultTolerance != 1 ||
+		l.RemoteLogReplicationFactor == nil || *l.RemoteLogReplicationFactor != 2 || *l.RemoteLogFaultTolerance != 1 {
+		t.Errorf("current log generation %+v, want satellite and remote logs replicated twice with one fault tolerated", l)
+	}
 	if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{UsableRegions: 1, Regions: regions(1, 0)}, false); err == nil ||
 		!strings.Contains(err.Error(), "usable_regions and region priorities cannot change together") {
 		t.Errorf("changing usable_regions and priorities together: %v", err)
@@ -281,5 +285,63 @@ func TestForceRecoveryWithoutData(t *testing.T) {
 	losePrimary(t, c)
 	if err := c.Sim.ForceRecovery(context.Background(), "dc2"); err == nil || !strings.Contains(err.Error(), "holds no data") {
 		t.Errorf("ForceRecovery in a data center without data = %v", err)
+	}
+}
+
+// TestThreeDataHalls: with three_data_hall each shard has a replica in
+// each of three data halls and the four logs span two, so losing a whole
+// hall loses no data and the database recovers without it.
+func TestThreeDataHalls(t *testing.T) {
+	clk := clocktesting.NewFakeClock(fdbtest.Start)
+	c := &fdbtest.Cluster{Clock: clk, Sim: sim.New(clk, sim.Options{Seed: 11, Shards: 30, TotalKVBytes: 1 << 30})}
+	var groups []sim.ProcessGroup
+	var coordinators []fdb.ProcessAddress
+	for h := 1; h <= 3; h++ {
+		for c, class := range []string{sim.ClassStorage, sim.ClassLog, sim.ClassStateless} {
+			for n := 1; n <= 2; n++ {
+				g := sim.ProcessGroup{
+					ID:          fmt.Sprintf("hall%d-%s-%d", h, class, n),
+					Class:       class,
+					IP:          fmt.Sprintf("10.%d.%d.%d", h, c+1, n),
+					Zone:        fmt.Sprintf("hall%d-zone-%d", h, n),
+					Version:     fdbtest.Version,
+					CommandLine: fmt.Sprintf("fdbserver --class=%s --locality_data_hall=hall%d", class, h),
+				}
+				groups = append(groups, g)
+				if class == sim.ClassLog {
+					coordinators = append(coordinators, fdb.ProcessAddress(g.IP+":4501"))
+				}
+			}
+		}
+	}
+	c.SetGroups(t, groups)
+	if err := c.Sim.SetConnectionString(fdb.ConnectionString{Description: "test", ID: "initial", Coordinators: coordinators}.String()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyThreeDataHall}, true); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, healthy)
+	st := c.Status(t)
+	logHalls := map[string]int{}
+	for _, p := range st.Cluster.Processes {
+		if p.HasRole(fdb.RoleLog) {
+			logHalls[p.Locality.DataHall]++
+		}
+	}
+	if len(logHalls) < 2 || max(logHalls["hall1"], logHalls["hall2"], logHalls["hall3"]) > 2 {
+		t.Errorf("logs by data hall %v, want at least two halls and at most two logs in each", logHalls)
+	}
+	for _, zone := range []string{"hall2-zone-1", "hall2-zone-2"} {
+		if err := c.Sim.LoseZone(zone, sim.Forever); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.Status(t).Cluster.Data.State.MinReplicasRemaining; n != 2 {
+		t.Errorf("a data hall lost: a shard has %d replicas left, want 2", n)
+	}
+	c.WaitFor(t, 5*time.Minute, func(s *fdb.Status) bool { return s.Client.DatabaseStatus.Available })
+	if v := c.Sim.Check(); len(v) != 0 {
+		t.Errorf("violations after losing a data hall: %v", v)
 	}
 }

@@ -262,24 +262,45 @@ func (s *Sim) logStatus() ([]fdb.LogGeneration, int) {
 	if len(s.roles.logs) == 0 {
 		return nil, 0
 	}
-	logs := []fdb.LogGeneration{s.logGenerationStatus(true, s.rec.epoch, s.roles.logs, nil)}
+	_, satelliteReplicas := s.satellitesOf(s.primary)
+	current := &logGeneration{epoch: s.rec.epoch, logs: s.roles.logs, satellites: s.roles.satelliteLogs, satelliteReplicas: satelliteReplicas}
+	logs := []fdb.LogGeneration{s.logGenerationStatus(true, current, s.roles.remoteLogs)}
 	retired := s.retiredGenerations()
 	for i := len(retired) - 1; i >= 0; i-- {
-		g := retired[i]
-		logs = append(logs, s.logGenerationStatus(false, g.epoch, g.logs, g.lost))
+		logs = append(logs, s.logGenerationStatus(false, retired[i], nil))
 	}
 	return logs, logs[0].LogFaultTolerance
 }
 
-// logGenerationStatus reports one log generation; a log is healthy when
-// its process is up and its data was not wiped.
-func (s *Sim) logGenerationStatus(current bool, epoch int64, ids, lost []string) fdb.LogGeneration {
-	replicas := s.logReplicas()
+// logGenerationStatus reports one log generation and the remote logs
+// that pull from it; a log is healthy when its process is up and its data
+// was not wiped. Its satellite and remote figures are reported with
+// regions only.
+func (s *Sim) logGenerationStatus(current bool, g *logGeneration, remote []string) fdb.LogGeneration {
+	out := fdb.LogGeneration{Current: current, Epoch: g.epoch, LogReplicationFactor: s.logReplicas()}
+	var tolerance int
+	tolerance, out.PossiblyLosingData = s.logSet(&out, g, g.logs, out.LogReplicationFactor)
+	out.LogFaultTolerance = max(tolerance, 0)
+	if s.multiRegion() {
+		satellites, _ := s.logSet(&out, g, g.satellites, g.satelliteReplicas)
+		out.SatelliteLogReplicationFactor, out.SatelliteLogFaultTolerance = ptr(g.satelliteReplicas), ptr(max(satellites, 0))
+	}
+	if s.multiRegion() && s.config.UsableRegions > 1 {
+		remotes, _ := s.logSet(&out, g, remote, s.logReplicas())
+		out.RemoteLogReplicationFactor, out.RemoteLogFaultTolerance = ptr(s.logReplicas()), ptr(max(remotes, 0))
+	}
+	return out
+}
+
+// logSet adds the interfaces of the logs ids of g, each mutation on
+// replicas of them, to out and returns how many more zones they survive
+// losing (below zero: some mutation may have no copy left, as the cluster
+// controller says with possibly_losing_data).
+func (s *Sim) logSet(out *fdb.LogGeneration, g *logGeneration, ids []string, replicas int) (int, bool) {
 	failed := map[string]bool{}
-	g := fdb.LogGeneration{Current: current, Epoch: epoch, LogReplicationFactor: replicas}
 	for _, id := range ids {
 		p := s.procs[id]
-		healthy := p != nil && p.up && !slices.Contains(lost, id)
+		healthy := p != nil && p.up && !slices.Contains(g.lost, id)
 		if p != nil && !healthy {
 			failed[p.zone] = true
 		}
@@ -287,14 +308,13 @@ func (s *Sim) logGenerationStatus(current bool, epoch int64, ids, lost []string)
 		if p != nil {
 			address = p.address
 		}
-		g.LogInterfaces = append(g.LogInterfaces, fdb.LogInterface{ID: logID(epoch, id), Address: address, Healthy: healthy})
+		out.LogInterfaces = append(out.LogInterfaces, fdb.LogInterface{ID: logID(g.epoch, id), Address: address, Healthy: healthy})
 	}
-	g.LogFaultTolerance = max(replicas-1-len(failed), 0)
-	// As the cluster controller says: the generation's fault tolerance
-	// is below zero.
-	g.PossiblyLosingData = replicas-1-len(failed) < 0
-	return g
+	tolerance := replicas - 1 - len(failed)
+	return tolerance, tolerance < 0
 }
+
+func ptr(n int) *int { return &n }
 
 func (s *Sim) backupLayer() fdb.BackupLayer {
 	l := fdb.BackupLayer{InstancesRunning: s.agents, Paused: s.backupsPaused}
