@@ -116,6 +116,9 @@ func TestTwoRegions(t *testing.T) {
 		[][]string{{"dc1", "dc2"}, {"dc1", "dc1s", "dc2"}, {"dc2"}}; !slicesEqual(got, want) {
 		t.Errorf("two usable regions: storage, logs, routers in %v, want %v", got, want)
 	}
+	if tt := st.Cluster.Data.TeamTrackers; len(tt) != 2 || tt[1].Primary || !tt[1].State.Healthy || tt[1].State.MinReplicasRemaining != 2 {
+		t.Errorf("team trackers %+v, want the remote region's healthy with two replicas", tt)
+	}
 	if l := st.Cluster.Logs[0]; l.SatelliteLogReplicationFactor == nil || *l.SatelliteLogReplicationFactor != 2 || *l.SatelliteLogFaultTolerance != 1 ||
 		l.RemoteLogReplicationFactor == nil || *l.RemoteLogReplicationFactor != 2 || *l.RemoteLogFaultTolerance != 1 {
 		t.Errorf("current log generation %+v, want satellite and remote logs replicated twice with one fault tolerated", l)

@@ -205,6 +205,8 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 	}
 	rf := s.storageReplicas()
 	minReplicas, tolerance := rf, rf-1
+	// remote is the state of the other region's team tracker (usable_regions 2).
+	remote, remoteDegraded := fdb.DataState{MinReplicasRemaining: rf}, false
 	degraded, removing := false, false
 	unhealthy := map[string]bool{}
 	var moving fdb.MovingData
@@ -215,10 +217,14 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 		}
 		r := s.classify(sh)
 		minReplicas = min(minReplicas, len(r.live))
-		for _, dc := range s.dataDCs() {
+		for i, dc := range s.dataDCs() {
 			live := s.slots(s.in(r.live, dc))
 			tolerance = min(tolerance, max(live-1, 0))
 			degraded = degraded || live < rf
+			if i == 1 {
+				remote.MinReplicasRemaining = min(remote.MinReplicasRemaining, len(s.in(r.live, dc)))
+				remoteDegraded = remoteDegraded || live < rf
+			}
 		}
 		removing = removing || len(r.bad) > 0
 		if s.missing(r) > 0 && (s.move == nil || s.move.shard != sh) {
@@ -242,15 +248,27 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 	case removing || moving.InQueueBytes+moving.InFlightBytes > 0:
 		state.Name = fdb.DataHealthyRemovingServer
 	}
+	trackers := []fdb.TeamTracker{{
+		Primary:          true,
+		InFlightBytes:    moving.InFlightBytes,
+		UnhealthyServers: len(unhealthy),
+		State:            state,
+	}}
+	if len(s.dataDCs()) > 1 {
+		switch {
+		case remote.MinReplicasRemaining == 0:
+			remote = fdb.DataState{Name: fdb.DataMissing}
+		case remoteDegraded:
+			remote.Name = fdb.DataHealing
+		default:
+			remote.Name, remote.Healthy = fdb.DataHealthy, true
+		}
+		trackers = append(trackers, fdb.TeamTracker{State: remote})
+	}
 	return fdb.DataStatus{
-		State:      state,
-		MovingData: moving,
-		TeamTrackers: []fdb.TeamTracker{{
-			Primary:          true,
-			InFlightBytes:    moving.InFlightBytes,
-			UnhealthyServers: len(unhealthy),
-			State:            state,
-		}},
+		State:        state,
+		MovingData:   moving,
+		TeamTrackers: trackers,
 		TotalKVSizeBytes: s.totalKV(),
 		PartitionsCount:  len(s.shards),
 	}, tolerance
