@@ -266,9 +266,9 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 		trackers = append(trackers, fdb.TeamTracker{State: remote})
 	}
 	return fdb.DataStatus{
-		State:        state,
-		MovingData:   moving,
-		TeamTrackers: trackers,
+		State:            state,
+		MovingData:       moving,
+		TeamTrackers:     trackers,
 		TotalKVSizeBytes: s.totalKV(),
 		PartitionsCount:  len(s.shards),
 	}, tolerance
