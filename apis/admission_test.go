@@ -360,6 +360,8 @@ func TestBadInputRejected(t *testing.T) {
 			[]string{"spec.forProvider", "a Cluster that shares its database (regions or seedConnectionString) names its dataCenter"}},
 		"ClusterSeedWithoutDataCenter": {"Cluster", set("db:abc@10.0.0.1:4501", at("seedConnectionString")...),
 			[]string{"spec.forProvider", "a Cluster that shares its database (regions or seedConnectionString) names its dataCenter"}},
+		"ClusterBadSeed": {"Cluster", all(set("dc2", at("dataCenter")...), set("db@10.0.0.1:4501", at("seedConnectionString")...)),
+			[]string{"spec.forProvider.seedConnectionString", "should match"}},
 		"ClusterLockTooShort": {"Cluster", set(int64(10), at("locks", "durationSeconds")...),
 			[]string{"spec.forProvider.locks.durationSeconds", "greater than or equal to 60"}},
 		"ClusterBadManagementPolicy": {"Cluster", set([]any{"Destroy"}, "spec", "managementPolicies"),

@@ -7,7 +7,7 @@ import (
 )
 
 // ActionType names a mutation that the provider gates with safety policies.
-// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;DisableLocks;"*"
+// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;DisableLocks;FailoverRegion;"*"
 type ActionType string
 
 // The gated actions. ActionAll matches every action.
@@ -50,7 +50,11 @@ const (
 	// Clusters act without the global lock (spec.forProvider.locks.
 	// disableLocks), so that it may act at the same time as them.
 	ActionDisableLocks ActionType = "DisableLocks"
-	ActionAll          ActionType = "*"
+	// ActionFailoverRegion moves the primary of a multi-region database to
+	// another region: planned (a change of region priorities) or forced
+	// after the primary's region is lost (force_recovery_with_data_loss).
+	ActionFailoverRegion ActionType = "FailoverRegion"
+	ActionAll            ActionType = "*"
 )
 
 // Enforcement says what a failed validation does, with the meaning of a

@@ -103,6 +103,22 @@ const (
 	// AnnotationAllowDisableLocks "true".
 	DetailLockHolder        = "lockHolder"
 	DetailLocksAcknowledged = "locksAcknowledged"
+	// DetailFromDataCenter and DetailToDataCenter (FailoverRegion) are
+	// the primary data center and the one the primary moves to;
+	// DetailForced whether the move is a forced recovery of a database
+	// that lost its primary; DetailDataCenterLagSeconds how far the
+	// destination's storage trails (a planned failover: the status of
+	// this reconcile; a forced one: the last status that said, absent when
+	// none did); DetailDestinationFullyReplicated whether the destination
+	// region's team tracker reports every shard at full replication;
+	// DetailForcedAcknowledged whether the Cluster carries
+	// AnnotationAllowForcedFailover naming the destination.
+	DetailFromDataCenter             = "fromDataCenter"
+	DetailToDataCenter               = "toDataCenter"
+	DetailForced                     = "forced"
+	DetailDataCenterLagSeconds       = "dataCenterLagSeconds"
+	DetailDestinationFullyReplicated = "destinationFullyReplicated"
+	DetailForcedAcknowledged         = "forcedAcknowledged"
 )
 
 // AnnotationAllowDisableLocks, set to "true" on a Cluster, acknowledges
@@ -110,6 +126,12 @@ const (
 // lock, possibly at the same time as its database's other Clusters: the
 // built-in fdb-locks policy denies DisableLocks without it.
 const AnnotationAllowDisableLocks = "foundationdb.crossplane.io/allow-disable-locks"
+
+// AnnotationAllowForcedFailover, set on a Cluster to the data center a
+// forced failover moves the primary to, accepts that the commits that data
+// center lacks are lost: the built-in fdb-failover policy denies a forced
+// failover without it.
+const AnnotationAllowForcedFailover = "foundationdb.crossplane.io/allow-forced-failover"
 
 // AnnotationAllowStopLastBackup, set to "true" on a Backup, lets the built-in
 // fdb-backup policy stop the last running backup even when its restorable

@@ -389,6 +389,7 @@ type ClusterParameters struct {
 	// center, instead of creating a database.
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_]+:[A-Za-z0-9]+@[^,\s]+(,[^,\s]+)*$`
 	SeedConnectionString string `json:"seedConnectionString,omitempty"`
 
 	// Locks configure the global lock.
@@ -525,6 +526,25 @@ type ClusterObservation struct {
 	// nothing left to do.
 	// +optional
 	GlobalLock *GlobalLockObservation `json:"globalLock,omitempty"`
+
+	// ActivePrimaryDC is the data center the database's transaction
+	// system runs in, as the status last said (multi-region databases).
+	// +optional
+	ActivePrimaryDC string `json:"activePrimaryDC,omitempty"`
+
+	// DataCenterLag is how far the remote region's storage trailed the
+	// primary's commits when the status last said: what a forced failover
+	// would give up at least.
+	// +optional
+	DataCenterLag *DataCenterLagObservation `json:"dataCenterLag,omitempty"`
+}
+
+// DataCenterLagObservation is the data center lag a status reported.
+type DataCenterLagObservation struct {
+	// Seconds of commits the remote region lacked.
+	Seconds string `json:"seconds"`
+	// ObservedAt is when the status said so.
+	ObservedAt metav1.Time `json:"observedAt"`
 }
 
 // GlobalLockObservation is the global lock as a Cluster saw it.

@@ -25,6 +25,7 @@ const (
 	errForceDeletePod  = "cannot force-delete pod"
 	errExpandVolume    = "cannot expand volume claim"
 	errConfigure       = "cannot configure the database"
+	errForceRecovery   = "cannot force a recovery of the database"
 	errExclude         = "cannot exclude process groups"
 	errInclude         = "cannot include process groups"
 	errBounce          = "cannot restart processes"
@@ -108,6 +109,8 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 		return nil
 	case kindConfigure:
 		return errors.Wrap(db.Configure(ctx, s.Configuration, false), errConfigure)
+	case kindForceRecovery:
+		return errors.Wrap(db.ForceRecovery(ctx, s.DataCenter), errForceRecovery)
 	case kindExclude:
 		return errors.Wrap(db.Exclude(ctx, s.Addresses), errExclude)
 	case kindInclude:

@@ -2,7 +2,9 @@ package cluster
 
 import (
 	"context"
+	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -389,7 +391,31 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 		}
 		at.RunningVersion = fdb.RunningVersion(s)
 	}
+	at.ActivePrimaryDC, at.DataCenterLag = o.regionFacts(previous, now)
 	return at
+}
+
+// regionFacts are the primary data center and the data center lag of a
+// multi-region database as the status of this reconcile says, else as
+// recorded before (a database that lost its primary may say neither). The
+// lag is kept to the second, with when it took that value, so that a
+// steady lag writes no new status.
+func (o *observation) regionFacts(previous v1alpha1.ClusterObservation, now metav1.Time) (string, *v1alpha1.DataCenterLagObservation) {
+	primary, lag := previous.ActivePrimaryDC, previous.DataCenterLag
+	s := o.status
+	if s == nil || !s.Client.DatabaseStatus.Available {
+		return primary, lag
+	}
+	primary = s.Cluster.ActivePrimaryDC
+	if l := s.Cluster.DatacenterLag; l != nil && s.Cluster.Configuration.UsableRegions > 1 {
+		seconds := strconv.FormatFloat(math.Ceil(l.Seconds), 'f', 0, 64)
+		if lag == nil || lag.Seconds != seconds {
+			lag = &v1alpha1.DataCenterLagObservation{Seconds: seconds, ObservedAt: now}
+		}
+	} else {
+		lag = nil
+	}
+	return primary, lag
 }
 
 // lastRecovery is when the database last recovered: the time recorded

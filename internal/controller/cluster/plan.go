@@ -36,6 +36,7 @@ const (
 	reasonExcluded     event.Reason = "ExcludedProcessGroups"
 	reasonIncluded     event.Reason = "IncludedProcessGroups"
 	reasonBounced      event.Reason = "BouncedProcesses"
+	reasonJoined       event.Reason = "JoinedDatabase"
 
 	coordinatorDescriptionID = 8
 )
@@ -63,6 +64,7 @@ const (
 	kindSetMaintenance     kind = "SetMaintenance"
 	kindResetMaintenance   kind = "ResetMaintenance"
 	kindInclude            kind = "Include"
+	kindForceRecovery      kind = "ForceRecovery"
 	kindReleaseLock        kind = "ReleaseLock"
 	kindDisableLocks       kind = "DisableLocks"
 	kindUpdateDenyList     kind = "UpdateDenyList"
@@ -91,6 +93,8 @@ type clusterStep struct {
 	Configuration fdb.DatabaseConfiguration
 	// Zone is the fault domain to put under or take out of maintenance.
 	Zone string
+	// DataCenter is the data center to recover in (ForceRecovery).
+	DataCenter string
 }
 
 func wait(format string, args ...any) *clusterStep {
@@ -127,8 +131,8 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // Cluster holds.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, serviceStep, disableLocksStep, denyListStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
-		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, bounceStep, includeStep,
+		policiesStep, configMapStep, serviceStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
+		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
 		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
 	} {
 		if s := p(cr, o); s != nil {
@@ -355,10 +359,22 @@ func podProcesses(groups []v1alpha1.ProcessGroup) []plan.Process {
 // firstCoordinatorsStep writes the first cluster file, with coordinators
 // chosen from the running pods, before the database exists. A Cluster that
 // recorded a connection string has a database: it never gets new first
-// coordinators (the ConfigMap step restores its cluster file instead).
+// coordinators (the ConfigMap step restores its cluster file instead). A
+// Cluster that joins another data center's database writes its seed
+// connection string instead: its processes join that database, which
+// moves the coordinators from then on.
 func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if o.connectionString() != "" {
 		return nil
+	}
+	if seed := cr.Spec.ForProvider.SeedConnectionString; seed != "" {
+		if _, err := fdb.ParseConnectionString(seed); err != nil {
+			return wait("spec.forProvider.seedConnectionString: %v", err)
+		}
+		return &clusterStep{
+			Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed},
+			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups),
+		}
 	}
 	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr), o.removing(), workload.UseDNS(cr))
 	if err != nil {
@@ -387,7 +403,9 @@ func description(cr *v1alpha1.Cluster) string {
 	}, cr.GetName())
 }
 
-// desiredConfiguration is the database configuration of the spec.
+// desiredConfiguration is the database configuration of the spec but its
+// regions; with regions usable_regions too is left to regionsStep, which
+// changes them in FoundationDB's order.
 func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
 	dc := cr.Spec.ForProvider.DatabaseConfiguration
 	deref := func(p *int) int {
@@ -396,10 +414,14 @@ func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
 		}
 		return *p
 	}
-	return fdb.DatabaseConfiguration{
+	cfg := fdb.DatabaseConfiguration{
 		RedundancyMode: fdb.RedundancyMode(dc.RedundancyMode), StorageEngine: dc.StorageEngine, UsableRegions: dc.UsableRegions,
 		Logs: deref(dc.Logs), CommitProxies: deref(dc.CommitProxies), GrvProxies: deref(dc.GrvProxies), Resolvers: deref(dc.Resolvers),
 	}
+	if len(dc.Regions) > 0 {
+		cfg.UsableRegions = 0
+	}
+	return cfg
 }
 
 // configureNewStep creates the database, only on positive evidence that it
@@ -407,8 +429,8 @@ func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
 // unreadable status, or a Cluster that recorded its database configured,
 // never leads to `configure new`.
 func configureNewStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if !o.neverCreated() {
-		return nil
+	if !o.neverCreated() || cr.Spec.ForProvider.SeedConnectionString != "" {
+		return nil // a Cluster that joins another's database never makes one
 	}
 	cfg := desiredConfiguration(cr)
 	return &clusterStep{

@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
 const errTakeLock = "cannot take the global lock"
@@ -71,6 +72,17 @@ func LockID(c *v1alpha1.Cluster) string {
 	return c.GetNamespace() + "/" + c.GetName()
 }
 
+// needsLock reports whether action a takes the global lock: it has
+// database-wide effect (Global) and acts on a database that can hold the
+// lock — not a step that makes the database (its first coordinators,
+// `configure new`), nor a forced recovery of one that cannot recover (it
+// is unavailable: there is no lock to take; its policy asks for an
+// acknowledgement instead).
+func needsLock(a policy.Action) bool {
+	forced := a.Type == apiv1alpha1.ActionFailoverRegion && a.Details[policy.DetailForced] == true
+	return Global(a.Type) && a.RequiresStatus() && !forced
+}
+
 // Global reports whether action a has database-wide effect, so that it
 // takes the global lock: the exclusion list, the coordinators, the
 // configuration, restarts (kills, upgrades) and pod updates (a recreated
@@ -79,7 +91,7 @@ func Global(a apiv1alpha1.ActionType) bool {
 	switch a {
 	case apiv1alpha1.ActionExclude, apiv1alpha1.ActionInclude, apiv1alpha1.ActionChangeCoordinators, apiv1alpha1.ActionConfigureDatabase,
 		apiv1alpha1.ActionKill, apiv1alpha1.ActionUpgrade, apiv1alpha1.ActionDeletePod, apiv1alpha1.ActionForceDeletePod,
-		apiv1alpha1.ActionSetMaintenance, apiv1alpha1.ActionResetMaintenance:
+		apiv1alpha1.ActionSetMaintenance, apiv1alpha1.ActionResetMaintenance, apiv1alpha1.ActionFailoverRegion:
 		return true
 	}
 	return false

@@ -13,6 +13,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
@@ -115,11 +116,32 @@ func TestLockTake(t *testing.T) {
 func TestGlobal(t *testing.T) {
 	for a, want := range map[string]bool{
 		"Exclude": true, "Include": true, "ChangeCoordinators": true, "ConfigureDatabase": true, "Kill": true, "Upgrade": true,
-		"DeletePod": true, "ForceDeletePod": true, "SetMaintenance": true, "ResetMaintenance": true,
+		"DeletePod": true, "ForceDeletePod": true, "SetMaintenance": true, "ResetMaintenance": true, "FailoverRegion": true,
 		"CreateProcessGroup": false, "RemoveProcessGroup": false, "ReplaceProcessGroup": false, "StartBackup": false, "DeleteCluster": false,
 	} {
 		if got := Global(apiv1alpha1.ActionType(a)); got != want {
 			t.Errorf("Global(%s) = %t, want %t", a, got, want)
+		}
+	}
+}
+
+// TestNeedsLock: the steps that make the database and a forced recovery
+// of an unavailable one take no lock; other global steps do.
+func TestNeedsLock(t *testing.T) {
+	cases := map[string]struct {
+		a    policy.Action
+		want bool
+	}{
+		"Exclude":             {policy.Action{Type: apiv1alpha1.ActionExclude}, true},
+		"InitialCoordinators": {policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Details: map[string]any{policy.DetailInitial: true}}, false},
+		"ConfigureNew":        {policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Details: map[string]any{policy.DetailNewDatabase: true}}, false},
+		"PlannedFailover":     {policy.Action{Type: apiv1alpha1.ActionFailoverRegion, Details: map[string]any{policy.DetailForced: false}}, true},
+		"ForcedFailover":      {policy.Action{Type: apiv1alpha1.ActionFailoverRegion, Details: map[string]any{policy.DetailForced: true}}, false},
+		"CreateProcessGroup":  {policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup}, false},
+	}
+	for name, tc := range cases {
+		if got := needsLock(tc.a); got != tc.want {
+			t.Errorf("%s: needsLock = %t, want %t", name, got, tc.want)
 		}
 	}
 }

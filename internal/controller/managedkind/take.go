@@ -69,9 +69,7 @@ func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, ru
 		if decision, err = d.decide(ctx, mg, ev, *s.Action); err != nil {
 			return err
 		}
-		// A step that makes the database (its first coordinators,
-		// `configure new`) has no database to hold a lock in.
-		if ev.Lock != nil && Global(s.Action.Type) && s.Action.RequiresStatus() {
+		if ev.Lock != nil && needsLock(*s.Action) {
 			held, taken, err := ev.Lock.take(ctx, d.Clock.Now())
 			if c, ok := mg.(*v1alpha1.Cluster); ok {
 				recordLock(c, held)

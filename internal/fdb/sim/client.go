@@ -113,7 +113,7 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 	cur.StorageEngine = engine
 	cur.UsableRegions = max(cur.UsableRegions, 1)
 	if len(cfg.Regions) > 0 {
-		cur.Regions = cfg.Regions
+		cur.Regions = byPriority(cfg.Regions)
 	}
 	return cur, nil
 }

@@ -241,6 +241,22 @@ func (s *Sim) validateRegions(cur, next fdb.DatabaseConfiguration) error {
 	return nil
 }
 
+// byPriority returns regions as FoundationDB keeps and reports them: by
+// the priority of their main data center, highest first, each with its
+// main data center first and its satellites by priority, highest first.
+func byPriority(regions []fdb.Region) []fdb.Region {
+	out := slices.Clone(regions)
+	for i, r := range out {
+		r.DataCenters = slices.Clone(r.DataCenters)
+		slices.SortStableFunc(r.DataCenters, func(a, b fdb.RegionDataCenter) int {
+			return cmp.Or(cmp.Compare(a.Satellite, b.Satellite), cmp.Compare(b.Priority, a.Priority))
+		})
+		out[i] = r
+	}
+	slices.SortStableFunc(out, func(a, b fdb.Region) int { return cmp.Compare(mainDC(b).Priority, mainDC(a).Priority) })
+	return out
+}
+
 // priorities lists the priority of each data center of cfg by ID.
 func priorities(cfg fdb.DatabaseConfiguration) []string {
 	var out []string
@@ -432,7 +448,7 @@ func (s *Sim) ForceRecovery(ctx context.Context, dc string) error {
 		}
 		regions[i] = r
 	}
-	s.config.Regions, s.config.UsableRegions = regions, 1
+	s.config.Regions, s.config.UsableRegions = byPriority(regions), 1
 	s.movePrimary(dc)
 	s.triggerRecovery()
 	s.evaluate()
