@@ -26,7 +26,7 @@ func TestNextRegionChange(t *testing.T) {
 		next       *RegionChange
 	}{
 		"NoRegions": {
-			reason: "A Cluster without regions changes none.",
+			reason:  "A Cluster without regions changes none.",
 			running: fdb.DatabaseConfiguration{UsableRegions: 1},
 		},
 		"BringUp": {

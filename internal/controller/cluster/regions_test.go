@@ -229,7 +229,9 @@ func TestPlanJoin(t *testing.T) {
 	if s := configureNewStep(cr, o); s != nil {
 		t.Errorf("configureNewStep(...) = %+v, want nothing: a joining Cluster never makes its database", s)
 	}
-	cr, o = observed(5, noDatabase(), func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.SeedConnectionString = "not a connection string" })
+	cr, o = observed(5, noDatabase(), func(cr *v1alpha1.Cluster, _ *observation) {
+		cr.Spec.ForProvider.SeedConnectionString = "not a connection string"
+	})
 	if s := firstCoordinatorsStep(cr, o); s == nil || !s.Waits() || !strings.Contains(s.Message, "spec.forProvider.seedConnectionString") {
 		t.Errorf("firstCoordinatorsStep(...) with a bad seed = %+v, want a wait naming the field", s)
 	}
