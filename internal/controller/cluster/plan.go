@@ -280,7 +280,7 @@ func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		ids := plan.NewGroupIDs(groupIDPrefix(cr), string(class), missing, taken)
 		zones := plan.AssignZones(o.zones, perZone, vacated, missing)
 		if plan.CoordinatorEligible(string(class)) {
-			zones = plan.CoverCoordinatorZones(o.zones, zones, perZone, o.eligibleZones(), coordinatorRules(cr))
+			zones = plan.CoverCoordinatorZones(o.zones, zones, perZone, o.eligibleZones(), coordinatorRules(cr, o))
 		}
 		s := &clusterStep{
 			Step: step.Step{
@@ -376,7 +376,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups),
 		}
 	}
-	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr), o.removing(), workload.UseDNS(cr))
+	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
 	if err != nil {
 		return wait("waiting for pods to run before choosing coordinators: %v", err)
 	}
@@ -618,7 +618,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if err != nil {
 		return nil
 	}
-	rules := coordinatorRules(cr)
+	rules := coordinatorRules(cr, o)
 	procs := plan.Processes(o.status)
 	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr))
 	rename := problem == ""
@@ -828,18 +828,20 @@ func disruptionStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	return nil
 }
 
-// coordinatorRules are the coordinator rules of the Cluster's database: of
-// its redundancy mode, across the data centers of its regions once they
-// all hold data (usable_regions 2).
-func coordinatorRules(cr *v1alpha1.Cluster) plan.CoordinatorRules {
-	cfg := cr.Spec.ForProvider.DatabaseConfiguration
+// coordinatorRules are the coordinator rules of the Cluster's database as
+// it runs: of its redundancy mode, and across the data centers of its
+// regions once they all hold data (usable_regions 2 in the status read in
+// this reconcile). Before the database exists, and while one region holds
+// the data, those of one data center: the first Cluster makes the
+// database alone, the others join it later.
+func coordinatorRules(cr *v1alpha1.Cluster, o *observation) plan.CoordinatorRules {
 	dcs := 0
-	if cfg.UsableRegions > 1 {
-		for _, r := range cfg.Regions {
+	if s := o.status; s != nil && s.Cluster.Configuration.UsableRegions > 1 {
+		for _, r := range s.Cluster.Configuration.Regions {
 			dcs += len(r.DataCenters)
 		}
 	}
-	return plan.RulesFor(fdb.RedundancyMode(cfg.RedundancyMode), dcs)
+	return plan.RulesFor(fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode), dcs)
 }
 
 // groupIDPrefix prefixes the IDs of the Cluster's new process groups with

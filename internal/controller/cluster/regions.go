@@ -59,6 +59,9 @@ func regionsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if c.UsableRegions != max(running.UsableRegions, 1) {
 		cfg.Regions = nil
 	}
+	if remote := otherMainDC(c.Regions, o.status.Cluster.ActivePrimaryDC); c.UsableRegions > max(running.UsableRegions, 1) && !canHoldData(cr, o.status, remote) {
+		return wait("waiting for the storage processes of data center %s to join before it holds a copy of the data (usable_regions %d)", remote, c.UsableRegions)
+	}
 	s := &clusterStep{
 		Step: step.Step{Reason: reasonRegions, Message: "configured the regions: " + c.Why,
 			Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: c.Why}},
@@ -70,6 +73,33 @@ func regionsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Details: failoverDetails(cr, o, c.From, c.To, false)}
 	}
 	return s
+}
+
+// otherMainDC is the main data center of the region whose main data
+// center is not primary.
+func otherMainDC(regions []fdb.Region, primary string) string {
+	for _, r := range regions {
+		if dc, ok := r.Main(); ok && dc.ID != primary {
+			return dc.ID
+		}
+	}
+	return ""
+}
+
+// canHoldData reports whether the status shows storage processes of data
+// center dc in as many zones as the redundancy mode keeps replicas.
+func canHoldData(cr *v1alpha1.Cluster, s *fdb.Status, dc string) bool {
+	replicas, err := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode).StorageReplicas()
+	if err != nil {
+		return false
+	}
+	zones := map[string]bool{}
+	for _, p := range s.Cluster.Processes {
+		if p.Locality.DCID == dc && p.ClassType == string(v1alpha1.ProcessClassStorage) && !p.Excluded {
+			zones[p.Locality.ZoneID] = true
+		}
+	}
+	return len(zones) >= replicas
 }
 
 // forcedFailoverStep recovers the database in the data center the spec

@@ -84,9 +84,14 @@ func TestPlanRegions(t *testing.T) {
 				Kind: kindConfigure, Configuration: fdb.DatabaseConfiguration{Regions: fdbRegionPair(1, -1), UsableRegions: 1},
 			},
 		},
+		"SecondRegionNotJoined": {
+			reason: "usable_regions 2 waits until the other region's storage processes report.",
+			mutate: []mutation{wantsRegions(1, 0), runsRegions(fdbRegionPair(1, -1), 1, "dc1", 0, false)},
+			want:   waiting("waiting for the storage processes of data center dc2 to join before it holds a copy of the data (usable_regions 2)"),
+		},
 		"SecondUsableRegion": {
 			reason: "usable_regions changes alone: no regions in the command.",
-			mutate: []mutation{wantsRegions(1, 0), runsRegions(fdbRegionPair(1, -1), 1, "dc1", 0, false)},
+			mutate: []mutation{wantsRegions(1, 0), runsRegions(fdbRegionPair(1, -1), 1, "dc1", 0, false), inDataCenter("dc2", "storage-4", "storage-5")},
 			want: &clusterStep{
 				Step: step.Step{Reason: reasonRegions, Message: "configured the regions: usable_regions 1 to 2",
 					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "usable_regions 1 to 2"}},
@@ -234,5 +239,16 @@ func TestPlanJoin(t *testing.T) {
 	})
 	if s := firstCoordinatorsStep(cr, o); s == nil || !s.Waits() || !strings.Contains(s.Message, "spec.forProvider.seedConnectionString") {
 		t.Errorf("firstCoordinatorsStep(...) with a bad seed = %+v, want a wait naming the field", s)
+	}
+}
+
+// inDataCenter makes the groups' processes report data center dc.
+func inDataCenter(dc string, ids ...string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for _, id := range ids {
+			k, p := processOf(o, id)
+			p.Locality.DCID = dc
+			o.status.Cluster.Processes[k] = p
+		}
 	}
 }
