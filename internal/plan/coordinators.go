@@ -185,7 +185,11 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 		if !ok || p.Excluded || p.Zone == "" || p.Address == "" || removing[p.InstanceID] || dns && p.DNSName == "" {
 			continue
 		}
-		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: p.Zone, dataHall: p.DataHall, dataCenter: p.DataCenter, id: p.ProcessID, priority: prio}
+		zone := p.Zone
+		if p.DataCenter != "" {
+			zone = p.DataCenter + "/" + p.Zone // zone names may repeat across data centers
+		}
+		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter, id: p.ProcessID, priority: prio}
 		if dns {
 			c.address = fdb.HostAddress(p.DNSName, string(p.Address))
 		}

@@ -92,3 +92,20 @@ func TestNextRegionChange(t *testing.T) {
 		})
 	}
 }
+
+// TestCoordinatorsAcrossDataCenters: zone names repeat across data
+// centers (each Kubernetes cluster labels its own): a zone is one of its
+// data center, and nine coordinators spread three to a data center.
+func TestCoordinatorsAcrossDataCenters(t *testing.T) {
+	var procs []Process
+	for _, dc := range []string{"dc1", "dc1s", "dc2"} {
+		for n, zone := range []string{"zone-a", "zone-b", "zone-c"} {
+			procs = append(procs, Process{Address: fdb.ProcessAddress(dc + "-" + zone + ":4501"), Class: "log", Zone: zone, DataCenter: dc,
+				InstanceID: dc + "-log-" + itoa(n+1), ProcessID: dc + "-log-" + itoa(n+1)})
+		}
+	}
+	got, err := ChooseCoordinators(procs, RulesFor(fdb.RedundancyDouble, 3), nil, false)
+	if err != nil || len(got) != 9 {
+		t.Errorf("ChooseCoordinators(...) = %v, %v; want nine", got, err)
+	}
+}

@@ -125,7 +125,9 @@ func TestTwoRegionDatabase(t *testing.T) {
 	}{{"dc2", 0, 1}, {"dc1", 1, 0}} {
 		before := db.Recoveries()
 		for _, cr := range all {
-			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.DatabaseConfiguration.Regions = regionPair(move.dc1, move.dc2) })
+			update(t, cr, func(cr *v1alpha1.Cluster) {
+				cr.Spec.ForProvider.DatabaseConfiguration.Regions = regionPair(move.dc1, move.dc2)
+			})
 		}
 		eventually(t, 180*time.Second, "the primary in "+move.to, settled(move.to))
 		t.Logf("failover to %s: %d recoveries", move.to, db.Recoveries()-before)
