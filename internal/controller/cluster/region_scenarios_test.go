@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,18 +13,71 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 )
 
-// regionCluster is the Cluster of data center dc of a two-region database:
-// dc1 with its satellite dc1s, and dc2, at the priorities given.
-func regionCluster(ns, dc string, counts v1alpha1.ProcessCounts, dc1, dc2 int) *v1alpha1.Cluster {
+// regionCluster is the Cluster of data center dc of a database of two
+// usable regions.
+func regionCluster(ns, dc string, counts v1alpha1.ProcessCounts, regions []v1alpha1.Region) *v1alpha1.Cluster {
 	cr := tripleCluster(ns)
 	cr.Spec.ForProvider.DataCenter = dc
 	cr.Spec.ForProvider.ProcessCounts = counts
 	cr.Spec.ForProvider.DatabaseConfiguration = v1alpha1.DatabaseConfiguration{
-		RedundancyMode: v1alpha1.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 2, Regions: regionPair(dc1, dc2),
+		RedundancyMode: v1alpha1.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 2, Regions: regions,
 	}
 	return cr
+}
+
+// mainAndJoiners creates the first Cluster, waits until it made the
+// database, then the others with its connection string as their seed.
+func mainAndJoiners(t *testing.T, first *v1alpha1.Cluster, others ...*v1alpha1.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 90*time.Second, first.Spec.ForProvider.DataCenter+" made the database", func() (bool, string) {
+		get(t, first)
+		return first.Status.AtProvider.Configured && first.Status.AtProvider.ConnectionString != "", fmt.Sprintf("%+v", first.Status.AtProvider)
+	})
+	for _, cr := range others {
+		cr.Spec.ForProvider.SeedConnectionString = first.Status.AtProvider.ConnectionString
+		if err := env.Client.Create(ctx, cr); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// regionsSettled waits until every Cluster is up to date and the database of
+// two usable regions, primary the primary, is healthy with the remote
+// within a second.
+func regionsSettled(t *testing.T, db *sim.Sim, primary string, all ...*v1alpha1.Cluster) {
+	t.Helper()
+	eventually(t, 240*time.Second, "two usable regions, "+primary+" the primary", func() (bool, string) {
+		st, err := db.Status(context.Background())
+		if err != nil {
+			return false, err.Error()
+		}
+		var why []string
+		for _, cr := range all {
+			get(t, cr)
+			if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status != corev1.ConditionTrue {
+				why = append(why, cr.Spec.ForProvider.DataCenter+": "+c.Message)
+			}
+		}
+		for _, cr := range all {
+			if l := cr.Status.AtProvider.DataCenterLag; l == nil || l.Seconds != "0" && l.Seconds != "1" {
+				why = append(why, fmt.Sprintf("%s recorded the lag %+v", cr.Spec.ForProvider.DataCenter, l))
+			}
+		}
+		c := st.Cluster
+		ok := len(why) == 0 && c.ActivePrimaryDC == primary && c.Configuration.UsableRegions == 2 && st.Client.DatabaseStatus.Healthy &&
+			c.DatacenterLag != nil && c.DatacenterLag.Seconds <= 1
+		return ok, fmt.Sprintf("primary %q, usable %d, healthy %t, lag %+v, regions %+v; not up to date: %v",
+			c.ActivePrimaryDC, c.Configuration.UsableRegions, st.Client.DatabaseStatus.Healthy, c.DatacenterLag, c.Configuration.Regions, why)
+	})
 }
 
 // regionPair is dc1 (satellite dc1s, one_satellite_double) and dc2 at the
@@ -57,46 +111,13 @@ func TestTwoRegionDatabase(t *testing.T) {
 	start(t)
 	h.Flow(true)
 	ctx := context.Background()
-	dc1 := regionCluster(namespace(t, "regions-dc1"), "dc1", v1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1}, 1, 0)
-	if err := env.Client.Create(ctx, dc1); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 90*time.Second, "dc1 made the database", func() (bool, string) {
-		get(t, dc1)
-		return dc1.Status.AtProvider.Configured && dc1.Status.AtProvider.ConnectionString != "", fmt.Sprintf("%+v", dc1.Status.AtProvider)
-	})
-	seed := dc1.Status.AtProvider.ConnectionString
-	dc1s := regionCluster(namespace(t, "regions-dc1s"), "dc1s", v1alpha1.ProcessCounts{Log: 3}, 1, 0)
-	dc2 := regionCluster(namespace(t, "regions-dc2"), "dc2", v1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1}, 1, 0)
-	for _, cr := range []*v1alpha1.Cluster{dc1s, dc2} {
-		cr.Spec.ForProvider.SeedConnectionString = seed
-		if err := env.Client.Create(ctx, cr); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dc1 := regionCluster(namespace(t, "regions-dc1"), "dc1", v1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1}, regionPair(1, 0))
+	dc1s := regionCluster(namespace(t, "regions-dc1s"), "dc1s", v1alpha1.ProcessCounts{Log: 3}, regionPair(1, 0))
+	dc2 := regionCluster(namespace(t, "regions-dc2"), "dc2", v1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1}, regionPair(1, 0))
+	mainAndJoiners(t, dc1, dc1s, dc2)
 	all := []*v1alpha1.Cluster{dc1, dc1s, dc2}
 	db := h.Sim(t, dc1)
-	settled := func(primary string) func() (bool, string) {
-		return func() (bool, string) {
-			st, err := db.Status(ctx)
-			if err != nil {
-				return false, err.Error()
-			}
-			var why []string
-			for _, cr := range all {
-				get(t, cr)
-				if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status != corev1.ConditionTrue {
-					why = append(why, cr.Spec.ForProvider.DataCenter+": "+c.Message)
-				}
-			}
-			c := st.Cluster
-			ok := len(why) == 0 && c.ActivePrimaryDC == primary && c.Configuration.UsableRegions == 2 && st.Client.DatabaseStatus.Healthy &&
-				c.DatacenterLag != nil && c.DatacenterLag.Seconds <= 1
-			return ok, fmt.Sprintf("primary %q, usable %d, healthy %t, lag %+v, regions %+v; not up to date: %v",
-				c.ActivePrimaryDC, c.Configuration.UsableRegions, st.Client.DatabaseStatus.Healthy, c.DatacenterLag, c.Configuration.Regions, why)
-		}
-	}
-	eventually(t, 240*time.Second, "two usable regions, dc1 the primary", settled("dc1"))
+	regionsSettled(t, db, "dc1", all...)
 	st, err := db.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +150,7 @@ func TestTwoRegionDatabase(t *testing.T) {
 				cr.Spec.ForProvider.DatabaseConfiguration.Regions = regionPair(move.dc1, move.dc2)
 			})
 		}
-		eventually(t, 180*time.Second, "the primary in "+move.to, settled(move.to))
+		regionsSettled(t, db, move.to, all...)
 		t.Logf("failover to %s: %d recoveries", move.to, db.Recoveries()-before)
 		failedOver := 0
 		for _, cr := range all {
@@ -141,5 +162,67 @@ func TestTwoRegionDatabase(t *testing.T) {
 	}
 	if v := db.Check(); len(v) != 0 {
 		t.Errorf("the simulator reports %v", v)
+	}
+}
+
+// TestForcedFailover: the primary x1 has no satellite, so losing it leaves
+// the last mutations on its logs alone; the database waits. The Clusters'
+// priorities then make a2 the primary: the forced failover that takes is
+// denied, saying what may be lost, until the Cluster acknowledges it, then
+// recovers the database in a2 — and the simulator names the commits lost.
+func TestForcedFailover(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	ctx := context.Background()
+	regions := func(x1, a2 int) []v1alpha1.Region {
+		return []v1alpha1.Region{
+			{DataCenters: []v1alpha1.RegionDataCenter{{ID: "x1", Priority: x1}}},
+			{DataCenters: []v1alpha1.RegionDataCenter{{ID: "a2", Priority: a2}, {ID: "a2s", Priority: 1, Satellite: true}}, SatelliteRedundancyMode: "one_satellite_double"},
+		}
+	}
+	counts := v1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1}
+	x1 := regionCluster(namespace(t, "forced-x1"), "x1", counts, regions(1, 0))
+	a2 := regionCluster(namespace(t, "forced-a2"), "a2", counts, regions(1, 0))
+	a2s := regionCluster(namespace(t, "forced-a2s"), "a2s", v1alpha1.ProcessCounts{Log: 3}, regions(1, 0))
+	all := []*v1alpha1.Cluster{x1, a2, a2s}
+	for _, cr := range all {
+		cr.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 30 * 24 * 3600 // no replacement of the lost data center's groups
+	}
+	mainAndJoiners(t, x1, a2, a2s)
+	db := h.Sim(t, x1)
+	regionsSettled(t, db, "x1", all...)
+	if err := db.LoseDataCenter("x1", sim.Forever); err != nil {
+		t.Fatal(err)
+	}
+	for _, cr := range all {
+		update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.DatabaseConfiguration.Regions = regions(0, 1) })
+	}
+	const rule = "fdb-failover/forced-acknowledged"
+	eventually(t, 120*time.Second, "a forced failover to a2 denied without the acknowledgement", func() (bool, string) {
+		get(t, a2)
+		d, c := a2.Status.AtProvider.LastPolicyDecision, a2.GetCondition(gate.TypePolicyAllowed)
+		return d != nil && d.Action == "FailoverRegion" && d.Result == "Denied" && d.Rule == rule,
+			fmt.Sprintf("decision %+v; PolicyAllowed %q; events %v", d, c.Message, events(t, a2))
+	})
+	if st, err := db.Status(ctx); err != nil || st.Client.DatabaseStatus.Available {
+		t.Fatalf("the database recovered without the acknowledgement (%v)", err)
+	}
+	if c := a2.GetCondition(gate.TypePolicyAllowed); !strings.Contains(c.Message, "gives up the commits it lacks (it trailed the primary by 1s when this Cluster last saw)") {
+		t.Errorf("the denial says %q, want what may be lost", c.Message)
+	}
+	update(t, a2, func(cr *v1alpha1.Cluster) {
+		cr.SetAnnotations(map[string]string{policy.AnnotationAllowForcedFailover: "a2"})
+	})
+	eventually(t, 120*time.Second, "the database available in a2", func() (bool, string) {
+		st, err := db.Status(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		return st.Client.DatabaseStatus.Available && st.Cluster.ActivePrimaryDC == "a2", fmt.Sprintf("available %t in %q", st.Client.DatabaseStatus.Available, st.Cluster.ActivePrimaryDC)
+	})
+	h.WaitEvents(t, a2, "ForcedRecovery: forced a recovery in a2")
+	v := db.Check()
+	if len(v) != 1 || v[0].Kind != sim.CommitsLost {
+		t.Errorf("the simulator reports %v, want the commits the forced failover gave up", v)
 	}
 }
