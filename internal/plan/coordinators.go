@@ -186,8 +186,8 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 			continue
 		}
 		zone := p.Zone
-		if p.DataCenter != "" {
-			zone = p.DataCenter + "/" + p.Zone // zone names may repeat across data centers
+		if p.DataCenter != "" || p.DataHall != "" {
+			zone = p.DataCenter + "/" + p.DataHall + "/" + p.Zone // zone names may repeat across data centers and halls
 		}
 		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter, id: p.ProcessID, priority: prio}
 		if dns {

@@ -205,6 +205,9 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 	if dc := c.Spec.ForProvider.DataCenter; dc != "" {
 		args = append(args, literal("--locality_"+fdb.LocalityDCID+"="+dc))
 	}
+	if hall := c.Spec.ForProvider.DataHall; hall != "" {
+		args = append(args, literal("--locality_"+fdb.LocalityDataHall+"="+hall))
+	}
 	params := append([]string(nil), settings(c, class).CustomParameters...)
 	sort.Strings(params)
 	for _, p := range params {

@@ -323,7 +323,8 @@ type Routing struct {
 
 // ClusterParameters are the desired state of a FoundationDB cluster.
 // +kubebuilder:validation:XValidation:rule="!has(self.dataCenter) || !has(self.databaseConfiguration.regions) || self.databaseConfiguration.regions.exists(r, r.datacenters.exists(d, d.id == self.dataCenter))",message="dataCenter must be one of the regions' data centers"
-// +kubebuilder:validation:XValidation:rule="!has(self.databaseConfiguration.regions) && !has(self.seedConnectionString) || has(self.dataCenter)",message="a Cluster that shares its database (regions or seedConnectionString) names its dataCenter"
+// +kubebuilder:validation:XValidation:rule="!has(self.databaseConfiguration.regions) && !has(self.seedConnectionString) || has(self.dataCenter) || has(self.dataHall) && !has(self.databaseConfiguration.regions)",message="a Cluster that shares its database (regions or seedConnectionString) names its dataCenter (or, three_data_hall, its dataHall)"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.dataHall) || has(self.dataHall) && self.dataHall == oldSelf.dataHall",message="dataHall is immutable once set"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.dataCenter) || has(self.dataCenter) && self.dataCenter == oldSelf.dataCenter",message="dataCenter is immutable once set"
 type ClusterParameters struct {
 	// Version of FoundationDB, MAJOR.MINOR.PATCH.
@@ -383,6 +384,16 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	// +kubebuilder:validation:MaxLength=63
 	DataCenter string `json:"dataCenter,omitempty"`
+
+	// DataHall is the data hall this Cluster's processes run in (their
+	// data_hall locality) when a three_data_hall database spans three
+	// halls, one Cluster each, joined by seedConnectionString. It prefixes
+	// the IDs of the Cluster's process groups like dataCenter. Immutable
+	// once set.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:MaxLength=63
+	DataHall string `json:"dataHall,omitempty"`
 
 	// SeedConnectionString joins this Cluster's processes to the database
 	// whose connection string it is, made by the Cluster of another data

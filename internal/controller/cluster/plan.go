@@ -835,21 +835,44 @@ func disruptionStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 // the data, those of one data center: the first Cluster makes the
 // database alone, the others join it later.
 func coordinatorRules(cr *v1alpha1.Cluster, o *observation) plan.CoordinatorRules {
+	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
+	if mode == fdb.RedundancyThreeDataHall && dataHalls(o.status) < 3 {
+		// Until the three halls report, the coordinators of one: the
+		// first hall's Cluster makes the database alone.
+		return plan.CoordinatorRules{Count: 3}
+	}
 	dcs := 0
 	if s := o.status; s != nil && s.Cluster.Configuration.UsableRegions > 1 {
 		for _, r := range s.Cluster.Configuration.Regions {
 			dcs += len(r.DataCenters)
 		}
 	}
-	return plan.RulesFor(fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode), dcs)
+	return plan.RulesFor(mode, dcs)
+}
+
+// dataHalls counts the data halls of the processes of s; 0 without s.
+func dataHalls(s *fdb.Status) int {
+	if s == nil {
+		return 0
+	}
+	halls := map[string]bool{}
+	for _, p := range s.Cluster.Processes {
+		if p.Locality.DataHall != "" {
+			halls[p.Locality.DataHall] = true
+		}
+	}
+	return len(halls)
 }
 
 // groupIDPrefix prefixes the IDs of the Cluster's new process groups with
 // its data center, so that they do not collide with another data center's
 // in the database they share; "" without one.
 func groupIDPrefix(cr *v1alpha1.Cluster) string {
-	if dc := cr.Spec.ForProvider.DataCenter; dc != "" {
-		return dc + "-"
+	prefix := ""
+	for _, part := range []string{cr.Spec.ForProvider.DataCenter, cr.Spec.ForProvider.DataHall} {
+		if part != "" {
+			prefix += part + "-"
+		}
 	}
-	return ""
+	return prefix
 }

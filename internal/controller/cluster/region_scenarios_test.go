@@ -226,3 +226,69 @@ func TestForcedFailover(t *testing.T) {
 		t.Errorf("the simulator reports %v, want the commits the forced failover gave up", v)
 	}
 }
+
+// TestThreeDataHallDatabase: three Clusters, one per data hall (hall1
+// makes the database, the others join it), run a three_data_hall database:
+// it becomes available once the three halls report, every shard has a
+// replica in each hall, and the coordinators move from hall1's three to
+// nine, three in each hall and one in each zone.
+func TestThreeDataHallDatabase(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	ctx := context.Background()
+	var halls []*v1alpha1.Cluster
+	for _, hall := range []string{"hall1", "hall2", "hall3"} {
+		cr := tripleCluster(namespace(t, "three-halls-"+hall))
+		cr.Spec.ForProvider.DataHall = hall
+		cr.Spec.ForProvider.DatabaseConfiguration = v1alpha1.DatabaseConfiguration{RedundancyMode: v1alpha1.RedundancyThreeDataHall, StorageEngine: "ssd-2"}
+		cr.Spec.ForProvider.ProcessCounts = v1alpha1.ProcessCounts{Storage: 2, Log: 3, Stateless: 1}
+		halls = append(halls, cr)
+	}
+	mainAndJoiners(t, halls[0], halls[1:]...)
+	db := h.Sim(t, halls[0])
+	eventually(t, 180*time.Second, "the three halls' Clusters up to date with nine coordinators", func() (bool, string) {
+		st, err := db.Status(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		var why []string
+		for _, cr := range halls {
+			get(t, cr)
+			if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status != corev1.ConditionTrue {
+				why = append(why, cr.Spec.ForProvider.DataHall+": "+c.Message)
+			}
+		}
+		cs, _ := fdb.ParseConnectionString(st.Cluster.ConnectionString)
+		hallsSeen := map[string]int{}
+		for _, p := range st.Cluster.Processes {
+			hallsSeen[p.Locality.DataHall+"/"+p.ClassType]++
+		}
+		return len(why) == 0 && st.Client.DatabaseStatus.Healthy && len(cs.Coordinators) == 9,
+			fmt.Sprintf("healthy %t (recovery %s, data %s), %d coordinators, processes %v; not up to date: %v", st.Client.DatabaseStatus.Healthy,
+				st.Cluster.RecoveryState.Name, st.Cluster.Data.State.Name, len(cs.Coordinators), hallsSeen, why)
+	})
+	st, err := db.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perHall, zones := map[string]int{}, map[string]bool{}
+	for _, p := range st.Cluster.Processes {
+		if p.HasRole(fdb.RoleCoordinator) {
+			perHall[p.Locality.DataHall]++
+			key := p.Locality.DataHall + "/" + p.Locality.ZoneID
+			if zones[key] {
+				t.Errorf("two coordinators in zone %s", key)
+			}
+			zones[key] = true
+		}
+	}
+	if perHall["hall1"] != 3 || perHall["hall2"] != 3 || perHall["hall3"] != 3 {
+		t.Errorf("coordinators by data hall %v, want three in each", perHall)
+	}
+	if n := st.Cluster.Data.State.MinReplicasRemaining; n != 3 {
+		t.Errorf("fewest replicas of a shard %d, want 3, one in each hall", n)
+	}
+	if v := db.Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+}

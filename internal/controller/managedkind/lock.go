@@ -1,6 +1,7 @@
 package managedkind
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -64,10 +65,11 @@ func LockOf(c *v1alpha1.Cluster, l fdb.Locker) *Lock {
 }
 
 // LockID is the ID Cluster c holds the global lock under, and that a deny
-// list names: its data center, or <namespace>/<name> without one.
+// list names: its data center, else its data hall, or <namespace>/<name>
+// without either.
 func LockID(c *v1alpha1.Cluster) string {
-	if dc := c.Spec.ForProvider.DataCenter; dc != "" {
-		return dc
+	if id := cmp.Or(c.Spec.ForProvider.DataCenter, c.Spec.ForProvider.DataHall); id != "" {
+		return id
 	}
 	return c.GetNamespace() + "/" + c.GetName()
 }

@@ -469,8 +469,8 @@ func (s *Sim) recruitIn(dc string) (roleAssignment, bool) {
 	if err != nil {
 		return roleAssignment{}, false
 	}
-	logs := spread(s.logCandidates(dc), max(cmp.Or(s.config.Logs, defaultLogs), logReplicas))
-	if zones(logs) < logReplicas {
+	logs := s.chooseLogs(s.logCandidates(dc), max(cmp.Or(s.config.Logs, defaultLogs), logReplicas))
+	if !s.logPolicyMet(logs, logReplicas) {
 		return roleAssignment{}, false
 	}
 	if !s.placed {
@@ -509,23 +509,62 @@ func (s *Sim) recruitIn(dc string) (roleAssignment, bool) {
 }
 
 // logCandidates are the processes of data center dc ranked by log
-// fitness; with three_data_hall in turns across the data halls, so that
-// the logs span them.
+// fitness.
 func (s *Sim) logCandidates(dc string) []*process {
-	ranked := slices.DeleteFunc(s.rank(logFitness), func(p *process) bool { return !inDC(p, dc) })
+	return slices.DeleteFunc(s.rank(logFitness), func(p *process) bool { return !inDC(p, dc) })
+}
+
+// chooseLogs picks n logs from candidates in order, spread over zones; with
+// three_data_hall two in distinct zones of each of the first two data
+// halls that have them first, as its log policy wants (two halls, two
+// zones in each; zone names count within their hall).
+func (s *Sim) chooseLogs(candidates []*process, n int) []*process {
 	if s.config.RedundancyMode != fdb.RedundancyThreeDataHall {
-		return ranked
+		return spread(candidates, n)
 	}
-	turn := map[string]int{}
-	index := map[*process]int{}
-	for _, p := range ranked {
-		index[p] = turn[p.dataHall]
-		turn[p.dataHall]++
+	var halls []string
+	byHall := map[string][]*process{}
+	for _, p := range candidates {
+		if _, seen := byHall[p.dataHall]; !seen {
+			halls = append(halls, p.dataHall)
+		}
+		byHall[p.dataHall] = append(byHall[p.dataHall], p)
 	}
-	slices.SortStableFunc(ranked, func(a, b *process) int {
-		return cmp.Or(cmp.Compare(logFitness(a), logFitness(b)), cmp.Compare(index[a], index[b]))
-	})
-	return ranked
+	var out []*process
+	for _, h := range halls {
+		if pair := distinctZones(byHall[h], 2); len(pair) == 2 && len(out) < 4 {
+			out = append(out, pair...)
+		}
+	}
+	for _, p := range candidates {
+		if len(out) < n && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// logPolicyMet reports whether logs satisfy the log replication policy: as
+// many zones as replicas; with three_data_hall two zones in each of two
+// data halls.
+func (s *Sim) logPolicyMet(logs []*process, replicas int) bool {
+	if s.config.RedundancyMode != fdb.RedundancyThreeDataHall {
+		return zones(logs) >= replicas
+	}
+	zonesIn := map[string]map[string]bool{}
+	for _, p := range logs {
+		if zonesIn[p.dataHall] == nil {
+			zonesIn[p.dataHall] = map[string]bool{}
+		}
+		zonesIn[p.dataHall][p.zone] = true
+	}
+	halls := 0
+	for _, z := range zonesIn {
+		if len(z) >= 2 {
+			halls++
+		}
+	}
+	return halls >= 2
 }
 
 // distinctZones picks up to n processes from candidates in order, each in
