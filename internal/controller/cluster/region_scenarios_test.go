@@ -32,7 +32,7 @@ func regionCluster(ns, dc string, counts v1alpha1.ProcessCounts, regions []v1alp
 
 // mainAndJoiners creates the first Cluster, waits until it made the
 // database, then the others with its connection string as their seed.
-func mainAndJoiners(t *testing.T, first *v1alpha1.Cluster, others ...*v1alpha1.Cluster) {
+func mainAndJoiners(t testing.TB, first *v1alpha1.Cluster, others ...*v1alpha1.Cluster) {
 	t.Helper()
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, first); err != nil {
@@ -53,7 +53,7 @@ func mainAndJoiners(t *testing.T, first *v1alpha1.Cluster, others ...*v1alpha1.C
 // regionsSettled waits until every Cluster is up to date and the database of
 // two usable regions, primary the primary, is healthy with the remote
 // within a second.
-func regionsSettled(t *testing.T, db *sim.Sim, primary string, all ...*v1alpha1.Cluster) {
+func regionsSettled(t testing.TB, db *sim.Sim, primary string, all ...*v1alpha1.Cluster) {
 	t.Helper()
 	eventually(t, 240*time.Second, "two usable regions, "+primary+" the primary", func() (bool, string) {
 		st, err := db.Status(context.Background())
