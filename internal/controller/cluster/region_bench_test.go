@@ -40,7 +40,9 @@ func BenchmarkFailover(b *testing.B) {
 		for i, m := range moves {
 			before, began := db.Recoveries(), h.Clock.Now()
 			for _, cr := range all {
-				update(b, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.DatabaseConfiguration.Regions = regionPair(m.dc1, m.dc2) })
+				update(b, cr, func(cr *v1alpha1.Cluster) {
+					cr.Spec.ForProvider.DatabaseConfiguration.Regions = regionPair(m.dc1, m.dc2)
+				})
 			}
 			regionsSettled(b, db, m.to, all...)
 			recoveries[i] += db.Recoveries() - before
