@@ -23,6 +23,12 @@ type Parameters struct {
 	// ProviderConfigRef is the ProviderConfig or ClusterProviderConfig the
 	// composed resources use.
 	ProviderConfigRef *xpv2.ProviderConfigReference `json:"providerConfigRef,omitempty"`
+	// Topology is single (one Cluster), multi-region or three-data-hall
+	// (a Cluster per site).
+	Topology string `json:"topology,omitempty"`
+	// Sites are the data centers (multi-region) or data halls
+	// (three-data-hall).
+	Sites []Site `json:"sites,omitempty"`
 }
 
 // BackupParameters switch the backup.

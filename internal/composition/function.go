@@ -92,6 +92,9 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if p.Size == "" {
 		p.Size = SizeSmall
 	}
+	if err := ValidateSites(p.Topology, p.Sites); err != nil {
+		return err
+	}
 	sh, err := ShapeOf(p.Size)
 	if err != nil {
 		return err
@@ -105,9 +108,11 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 		return err
 	}
 	zones := CountZones(nodes, in.ZoneLabel)
-	mode, warning, err := ChooseRedundancy(p.Redundancy, zones, running)
-	if err != nil {
-		return err
+	mode, warning := v1alpha1.RedundancyThreeDataHall, ""
+	if p.Topology != TopologyThreeDataHall {
+		if mode, warning, err = ChooseRedundancy(p.Redundancy, zones, running); err != nil {
+			return err
+		}
 	}
 	if warning != "" {
 		response.Warning(rsp, errors.New(warning)).TargetComposite()
@@ -121,8 +126,17 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if err != nil {
 		return fmt.Errorf("cannot read the desired resources: %w", err)
 	}
-	objs := map[resource.Name]runtime.Object{ResourceCluster: db.Cluster}
+	// The first Cluster makes the database; the others join it once its
+	// connection string is known.
+	seed, _ := observedClusterString(observed, "status.atProvider.connectionString")
+	members := Members(db.Cluster, p, seed)
+	objs := map[resource.Name]runtime.Object{}
+	for _, m := range members {
+		objs[m.Name] = m.Cluster
+	}
 	if db.Backup != nil {
+		db.Backup.Spec.ForProvider.ClusterRef.Name = members[0].Cluster.GetName()
+		db.Usage = usage(db.Usage.GetNamespace(), db.Usage.GetName(), members[0].Cluster, db.Backup)
 		objs[ResourceBackup], objs[ResourceUsage] = db.Backup, db.Usage
 	}
 	for name, o := range objs {
@@ -162,22 +176,29 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
 		return fmt.Errorf("cannot set the desired composite resource: %w", err)
 	}
-	response.Normalf(rsp, "composed a %s %s database over %d zones (backup %t)", p.Size, mode, zones, p.Backup.Enabled)
+	response.Normalf(rsp, "composed a %s %s database over %d zones, %d of %d Clusters (backup %t)", p.Size, mode, zones, len(members), max(len(p.Sites), 1), p.Backup.Enabled)
 	return nil
 }
 
 // runningRedundancy is the redundancy mode of the observed Cluster, "" when
 // there is none yet or it does not say.
 func runningRedundancy(observed map[resource.Name]resource.ObservedComposed) (v1alpha1.RedundancyMode, error) {
+	mode, err := observedClusterString(observed, "spec.forProvider.databaseConfiguration.redundancyMode")
+	return v1alpha1.RedundancyMode(mode), err
+}
+
+// observedClusterString is the string at path of the observed (first)
+// Cluster; "" when there is none yet or it does not say.
+func observedClusterString(observed map[resource.Name]resource.ObservedComposed, path string) (string, error) {
 	oc, ok := observed[ResourceCluster]
 	if !ok {
 		return "", nil
 	}
-	mode, err := oc.Resource.GetString("spec.forProvider.databaseConfiguration.redundancyMode")
+	v, err := oc.Resource.GetString(path)
 	if err != nil && !fieldpath.IsNotFound(err) {
 		return "", fmt.Errorf("cannot read the observed Cluster: %w", err)
 	}
-	return v1alpha1.RedundancyMode(mode), nil
+	return v, nil
 }
 
 // CountZones counts the distinct values of the zone label over the nodes;

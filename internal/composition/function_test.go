@@ -8,6 +8,7 @@ import (
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -273,6 +274,116 @@ func TestRunFunction(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, outcomeOf(rsp)); diff != "" {
 				t.Errorf("RunFunction (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// member is what TestRunFunctionTopologies looks at in a composed Cluster.
+type member struct {
+	Name, DataCenter, DataHall, Seed, Redundancy, Regions, Secret string
+	UsableRegions, Storage, Log                                   int64
+}
+
+func membersOf(rsp *fnv1.RunFunctionResponse) map[string]member {
+	out := map[string]member{}
+	for name, r := range rsp.GetDesired().GetResources() {
+		m := r.GetResource().AsMap()
+		if kind, _, _ := unstructured.NestedString(m, "kind"); kind != "Cluster" {
+			continue
+		}
+		fp, _, _ := unstructured.NestedMap(m, "spec", "forProvider")
+		str := func(path ...string) string { v, _, _ := unstructured.NestedString(fp, path...); return v }
+		num := func(path ...string) int64 { v, _, _ := unstructured.NestedFloat64(fp, path...); return int64(v) }
+		var regions []string
+		rs, _, _ := unstructured.NestedSlice(fp, "databaseConfiguration", "regions")
+		for _, r := range rs {
+			dcs, _, _ := unstructured.NestedSlice(r.(map[string]any), "datacenters")
+			for _, dc := range dcs {
+				d := dc.(map[string]any)
+				if d["priority"] == nil {
+					d["priority"] = 0 // left out when zero, as the Kubernetes JSON conventions do
+				}
+				regions = append(regions, fmt.Sprintf("%v=%v%v", d["id"], d["priority"], map[bool]string{true: "s"}[d["satellite"] == true]))
+			}
+		}
+		secret, _, _ := unstructured.NestedString(m, "spec", "writeConnectionSecretToRef", "name")
+		name2, _, _ := unstructured.NestedString(m, "metadata", "name")
+		out[name] = member{Name: name2, DataCenter: str("dataCenter"), DataHall: str("dataHall"), Seed: str("seedConnectionString"),
+			Redundancy: str("databaseConfiguration", "redundancyMode"), Regions: fmt.Sprint(regions), Secret: secret,
+			UsableRegions: num("databaseConfiguration", "usableRegions"), Storage: num("processCounts", "storage"), Log: num("processCounts", "log")}
+	}
+	return out
+}
+
+// TestRunFunctionTopologies: a multi-region FDBDatabase composes the
+// Cluster of the primary's main data center first and the others, which
+// join it, once its connection string is known; a three-data-hall one a
+// Cluster per hall; bad sites are fatal, naming the field.
+func TestRunFunctionTopologies(t *testing.T) {
+	const seed = "orders:abc@10.1.0.1:4501"
+	multi := map[string]any{"topology": "multi-region", "backup": map[string]any{"enabled": false}, "sites": []any{
+		map[string]any{"id": "east", "region": "primary"}, map[string]any{"id": "east-sat", "region": "primary", "satellite": true},
+		map[string]any{"id": "west", "region": "remote"},
+	}}
+	halls := map[string]any{"topology": "three-data-hall", "backup": map[string]any{"enabled": false}, "sites": []any{
+		map[string]any{"id": "hall-a"}, map[string]any{"id": "hall-b"}, map[string]any{"id": "hall-c"},
+	}}
+	made := map[string]map[string]any{"cluster": {"apiVersion": "foundationdb.m.crossplane.io/v1alpha1", "kind": "Cluster", "metadata": map[string]any{"name": "orders-east"},
+		"status": map[string]any{"atProvider": map[string]any{"connectionString": seed}}}}
+	regions := "[east=1 east-sat=1s west=0]"
+	east := member{Name: "orders-east", DataCenter: "east", Redundancy: "triple", Regions: regions, Secret: "orders-fdb", UsableRegions: 2, Storage: 3, Log: 4}
+	cases := map[string]struct {
+		call  call
+		want  map[string]member
+		fatal string
+	}{
+		"MultiRegionFirst": {
+			call: call{zones: 5, spec: multi},
+			want: map[string]member{"cluster": east},
+		},
+		"MultiRegionJoin": {
+			call: call{zones: 5, spec: multi, observed: made},
+			want: map[string]member{
+				"cluster":          east,
+				"cluster-east-sat": {Name: "orders-east-sat", DataCenter: "east-sat", Seed: seed, Redundancy: "triple", Regions: regions, UsableRegions: 2, Log: 4},
+				"cluster-west":     {Name: "orders-west", DataCenter: "west", Seed: seed, Redundancy: "triple", Regions: regions, UsableRegions: 2, Storage: 3, Log: 4},
+			},
+		},
+		"ThreeDataHalls": {
+			call: call{zones: 5, spec: halls, observed: map[string]map[string]any{"cluster": {"apiVersion": "foundationdb.m.crossplane.io/v1alpha1", "kind": "Cluster",
+				"metadata": map[string]any{"name": "orders-hall-a"}, "status": map[string]any{"atProvider": map[string]any{"connectionString": seed}}}}},
+			want: map[string]member{
+				"cluster":        {Name: "orders-hall-a", DataHall: "hall-a", Redundancy: "three_data_hall", Regions: "[]", Secret: "orders-fdb", Storage: 3, Log: 4},
+				"cluster-hall-b": {Name: "orders-hall-b", DataHall: "hall-b", Seed: seed, Redundancy: "three_data_hall", Regions: "[]", Storage: 3, Log: 4},
+				"cluster-hall-c": {Name: "orders-hall-c", DataHall: "hall-c", Seed: seed, Redundancy: "three_data_hall", Regions: "[]", Storage: 3, Log: 4},
+			},
+		},
+		"MultiRegionWithoutARemote": {
+			call:  call{zones: 5, spec: map[string]any{"topology": "multi-region", "sites": []any{map[string]any{"id": "east", "region": "primary"}}}},
+			fatal: "spec.sites: multi-region needs exactly one main (not satellite) data center in each region, has 1 primary and 0 remote",
+		},
+		"TwoHalls": {
+			call:  call{zones: 5, spec: map[string]any{"topology": "three-data-hall", "sites": []any{map[string]any{"id": "a"}, map[string]any{"id": "b"}}}},
+			fatal: "spec.sites: three-data-hall needs three data halls, has 2",
+		},
+		"SiteTwice": {
+			call:  call{zones: 5, spec: map[string]any{"topology": "three-data-hall", "sites": []any{map[string]any{"id": "a"}, map[string]any{"id": "a"}, map[string]any{"id": "b"}}}},
+			fatal: `spec.sites[1].id: "a" is empty or used twice`,
+		},
+	}
+	fn := &composition.Function{}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rsp, err := fn.RunFunction(context.Background(), tc.call.request(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := outcomeOf(rsp).Fatal; got != tc.fatal {
+				t.Fatalf("fatal %q, want %q", got, tc.fatal)
+			}
+			if diff := cmp.Diff(tc.want, membersOf(rsp), cmpopts.EquateEmpty()); tc.fatal == "" && diff != "" {
+				t.Errorf("composed Clusters (-want +got):\n%s", diff)
 			}
 		})
 	}
