@@ -43,6 +43,11 @@ const (
 	// DetailFailureDetectionSeconds (ReplaceProcessGroup): the Cluster's
 	// automation.failureDetectionTimeSeconds (its default when unset).
 	DetailFailureDetectionSeconds = "failureDetectionSeconds"
+	// DetailDataCenterDown (ReplaceProcessGroup, a Cluster of one data
+	// center of a database that spans several): none of the Cluster's
+	// groups has a process in the status; the data center is lost, not
+	// some of its groups.
+	DetailDataCenterDown = "dataCenterDown"
 	// DetailVolumeStranded (ReplaceProcessGroup): whether every target's
 	// volume can only be used on nodes none of which is Ready (a
 	// node-local volume on a failed node), so its pod cannot come back

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -287,6 +288,14 @@ func (o *observation) reporting() map[string]int {
 		}
 	}
 	return out
+}
+
+// dataCenterDown reports whether none of the Cluster's groups has a
+// process in the status read in this reconcile: its whole data center is
+// out of the database, not some of its groups.
+func (o *observation) dataCenterDown() bool {
+	reporting := o.reporting()
+	return !slices.ContainsFunc(o.groups, func(pg v1alpha1.ProcessGroup) bool { return reporting[groupID(&pg)] > 0 })
 }
 
 // configured reports whether the database was created (configure new).

@@ -252,3 +252,16 @@ func inDataCenter(dc string, ids ...string) mutation {
 		}
 	}
 }
+
+// TestDataCenterDown: a data center is down when none of the Cluster's
+// groups has a process in the status; one reporting group keeps it up.
+func TestDataCenterDown(t *testing.T) {
+	_, o := observed(5, notReporting("storage-1", "storage-2", "storage-3", "storage-4", "storage-5"))
+	if !o.dataCenterDown() {
+		t.Error("no group reports: dataCenterDown() = false, want true")
+	}
+	_, o = observed(5, notReporting("storage-1", "storage-2", "storage-3", "storage-4"))
+	if o.dataCenterDown() {
+		t.Error("storage-5 reports: dataCenterDown() = true, want false")
+	}
+}

@@ -299,6 +299,9 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		},
 		Kind: kindMarkReplacements,
 	}
+	if cr.Spec.ForProvider.DataCenter != "" {
+		s.Action.Details[policy.DetailDataCenterDown] = o.dataCenterDown()
+	}
 	for i, id := range b.ids {
 		pg := o.group(id).DeepCopy()
 		meta := pg.GetAnnotations()
