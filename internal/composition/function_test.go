@@ -98,6 +98,16 @@ func (c call) request(t *testing.T) *fnv1.RunFunctionRequest {
 	return req
 }
 
+// run calls the function with the request.
+func (c call) run(t *testing.T) *fnv1.RunFunctionResponse {
+	t.Helper()
+	rsp, err := (&composition.Function{}).RunFunction(context.Background(), c.request(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rsp
+}
+
 // outcome is what a test looks at in a response.
 type outcome struct {
 	Requirements       bool
@@ -265,14 +275,9 @@ func TestRunFunction(t *testing.T) {
 			want: outcome{Requirements: true, Fatal: `cannot read function input: json: unknown field "safetyPolicy"`},
 		},
 	}
-	fn := &composition.Function{}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rsp, err := fn.RunFunction(context.Background(), tc.call.request(t))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, outcomeOf(rsp)); diff != "" {
+			if diff := cmp.Diff(tc.want, outcomeOf(tc.call.run(t))); diff != "" {
 				t.Errorf("RunFunction (-want +got):\n%s", diff)
 			}
 		})
@@ -372,13 +377,9 @@ func TestRunFunctionTopologies(t *testing.T) {
 			fatal: `spec.sites[1].id: "a" is empty or used twice`,
 		},
 	}
-	fn := &composition.Function{}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			rsp, err := fn.RunFunction(context.Background(), tc.call.request(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			rsp := tc.call.run(t)
 			if got := outcomeOf(rsp).Fatal; got != tc.fatal {
 				t.Fatalf("fatal %q, want %q", got, tc.fatal)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
@@ -50,6 +51,19 @@ func mainAndJoiners(t testing.TB, first *v1alpha1.Cluster, others ...*v1alpha1.C
 	}
 }
 
+// notUpToDate reads the Clusters and says why those that are not up to
+// date are not, each by its data center or hall.
+func notUpToDate(t testing.TB, all ...*v1alpha1.Cluster) []string {
+	var why []string
+	for _, cr := range all {
+		get(t, cr)
+		if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status != corev1.ConditionTrue {
+			why = append(why, cr.Spec.ForProvider.DataCenter+cr.Spec.ForProvider.DataHall+": "+c.Message)
+		}
+	}
+	return why
+}
+
 // regionsSettled waits until every Cluster is up to date and the database of
 // two usable regions, primary the primary, is healthy with the remote
 // within a second.
@@ -60,13 +74,7 @@ func regionsSettled(t testing.TB, db *sim.Sim, primary string, all ...*v1alpha1.
 		if err != nil {
 			return false, err.Error()
 		}
-		var why []string
-		for _, cr := range all {
-			get(t, cr)
-			if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status != corev1.ConditionTrue {
-				why = append(why, cr.Spec.ForProvider.DataCenter+": "+c.Message)
-			}
-		}
+		why := notUpToDate(t, all...)
 		for _, cr := range all {
 			if l := cr.Status.AtProvider.DataCenterLag; l == nil || l.Seconds != "0" && l.Seconds != "1" {
 				why = append(why, fmt.Sprintf("%s recorded the lag %+v", cr.Spec.ForProvider.DataCenter, l))
@@ -89,19 +97,6 @@ func regionPair(dc1, dc2 int) []v1alpha1.Region {
 	}
 }
 
-// dataCentersWith lists the data centers of the processes of st that
-// serve role, sorted.
-func dataCentersWith(st *fdb.Status, role string) []string {
-	var out []string
-	for _, p := range st.Cluster.Processes {
-		if p.HasRole(role) && !slices.Contains(out, p.Locality.DCID) {
-			out = append(out, p.Locality.DCID)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestTwoRegionDatabase: three Clusters make one database — dc1 makes it,
 // its satellite dc1s and the remote dc2 join by its connection string —
 // and bring it to two usable regions with satellite logs; the database
@@ -122,7 +117,7 @@ func TestTwoRegionDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := [][]string{dataCentersWith(st, fdb.RoleStorage), dataCentersWith(st, fdb.RoleLog), dataCentersWith(st, fdb.RoleLogRouter)},
+	if got, want := [][]string{fdbtest.DataCentersServing(st, fdb.RoleStorage), fdbtest.DataCentersServing(st, fdb.RoleLog), fdbtest.DataCentersServing(st, fdb.RoleLogRouter)},
 		[][]string{{"dc1", "dc2"}, {"dc1", "dc1s", "dc2"}, {"dc2"}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("storage, logs and routers in %v, want %v", got, want)
 	}
@@ -251,13 +246,7 @@ func TestThreeDataHallDatabase(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		var why []string
-		for _, cr := range halls {
-			get(t, cr)
-			if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status != corev1.ConditionTrue {
-				why = append(why, cr.Spec.ForProvider.DataHall+": "+c.Message)
-			}
-		}
+		why := notUpToDate(t, halls...)
 		cs, _ := fdb.ParseConnectionString(st.Cluster.ConnectionString)
 		hallsSeen := map[string]int{}
 		for _, p := range st.Cluster.Processes {

@@ -204,3 +204,16 @@ func (c *Cluster) WaitFor(t testing.TB, limit time.Duration, done func(s *fdb.St
 		c.Clock.Step(time.Second)
 	}
 }
+
+// DataCentersServing returns the data centers (dcid) of the processes of
+// s that serve role, each once, sorted.
+func DataCentersServing(s *fdb.Status, role string) []string {
+	var out []string
+	for _, p := range s.Cluster.Processes {
+		if p.HasRole(role) && !slices.Contains(out, p.Locality.DCID) {
+			out = append(out, p.Locality.DCID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

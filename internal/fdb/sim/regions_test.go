@@ -66,19 +66,6 @@ func regions(dc1, dc2 int) []fdb.Region {
 	}
 }
 
-// holders returns the data centers of the processes serving role, each
-// once, sorted.
-func holders(st *fdb.Status, role string) []string {
-	var out []string
-	for _, p := range st.Cluster.Processes {
-		if p.HasRole(role) && !slices.Contains(out, p.Locality.DCID) {
-			out = append(out, p.Locality.DCID)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 func configure(t *testing.T, c *fdbtest.Cluster, cfg fdb.DatabaseConfiguration) {
 	t.Helper()
 	if err := c.Sim.Configure(context.Background(), cfg, false); err != nil {
@@ -104,7 +91,7 @@ func TestTwoRegions(t *testing.T) {
 	}
 	c.WaitFor(t, time.Minute, healthy)
 	st := c.Status(t)
-	if got, want := [][]string{holders(st, fdb.RoleStorage), holders(st, fdb.RoleLog), holders(st, fdb.RoleLogRouter), {st.Cluster.ActivePrimaryDC}},
+	if got, want := [][]string{fdbtest.DataCentersServing(st, fdb.RoleStorage), fdbtest.DataCentersServing(st, fdb.RoleLog), fdbtest.DataCentersServing(st, fdb.RoleLogRouter), {st.Cluster.ActivePrimaryDC}},
 		[][]string{{"dc1"}, {"dc1", "dc1s"}, nil, {"dc1"}}; !slicesEqual(got, want) {
 		t.Errorf("one usable region: storage, logs, routers, primary in %v, want %v", got, want)
 	}
@@ -112,7 +99,7 @@ func TestTwoRegions(t *testing.T) {
 	configure(t, c, fdb.DatabaseConfiguration{UsableRegions: 2})
 	c.WaitFor(t, 10*time.Minute, func(s *fdb.Status) bool { return healthy(s) && s.Cluster.DatacenterLag.Seconds <= 1 })
 	st = c.Status(t)
-	if got, want := [][]string{holders(st, fdb.RoleStorage), holders(st, fdb.RoleLog), holders(st, fdb.RoleLogRouter)},
+	if got, want := [][]string{fdbtest.DataCentersServing(st, fdb.RoleStorage), fdbtest.DataCentersServing(st, fdb.RoleLog), fdbtest.DataCentersServing(st, fdb.RoleLogRouter)},
 		[][]string{{"dc1", "dc2"}, {"dc1", "dc1s", "dc2"}, {"dc2"}}; !slicesEqual(got, want) {
 		t.Errorf("two usable regions: storage, logs, routers in %v, want %v", got, want)
 	}
