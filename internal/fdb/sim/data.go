@@ -137,15 +137,6 @@ func (s *Sim) classify(sh *shard) replicas {
 	return r
 }
 
-// processes returns the processes of ids.
-func (s *Sim) processes(ids []string) []*process {
-	out := make([]*process, len(ids))
-	for i, id := range ids {
-		out[i] = s.procs[id]
-	}
-	return out
-}
-
 // missing returns how many replicas a shard must gain, over the data
 // centers that hold data (deficitIn).
 func (s *Sim) missing(r replicas) int {

@@ -90,10 +90,6 @@ func (s *Sim) regionOf(dc string) (fdb.Region, bool) {
 	return fdb.Region{}, false
 }
 
-// remoteDC returns the main data center of the region that is not the
-// primary's, "" without one.
-func (s *Sim) remoteDC() string { return s.otherDC(s.primary) }
-
 // otherDC returns the main data center of the region whose main data
 // center is not dc, "" without one.
 func (s *Sim) otherDC(dc string) string {
@@ -369,13 +365,6 @@ func (s *Sim) betterPrimaryExists() bool {
 // primary's mutations: usable_regions 2 and a log router runs.
 func (s *Sim) remoteConnected() bool {
 	return s.config.UsableRegions > 1 && len(s.roles.logRouters) > 0 && s.available()
-}
-
-// remoteHasAll reports whether the remote region's storage has every
-// committed mutation (never while the primary commits: some are in
-// flight).
-func (s *Sim) remoteHasAll() bool {
-	return s.config.UsableRegions > 1 && s.remoteVersion >= s.committed
 }
 
 // progressRemote lets the remote region's storage apply ticks of the
