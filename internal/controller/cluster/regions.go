@@ -103,17 +103,23 @@ func canHoldData(cr *v1alpha1.Cluster, s *fdb.Status, dc string) bool {
 }
 
 // forcedFailoverStep recovers the database in the data center the spec
-// makes the primary when the database is unavailable while another is
-// (fdb.Client.ForceRecovery, force_recovery_with_data_loss): it gives up
-// what the destination lacks, so it is gated as FailoverRegion, forced,
-// with the data center lag last recorded. Without a coordinator quorum
-// nothing can recover.
+// makes the primary when the database is unavailable and none of the
+// primary's processes reports — the data center is lost, not merely
+// recovering, as during a planned failover — (fdb.Client.ForceRecovery,
+// force_recovery_with_data_loss): it gives up what the destination lacks,
+// so it is gated as FailoverRegion, forced, with the data center lag last
+// recorded. Without a coordinator quorum nothing can recover.
 func forcedFailoverStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	to := plan.MainDataCenter(specRegions(cr))
 	from := cr.Status.AtProvider.ActivePrimaryDC
 	s := o.status
 	if to == "" || from == "" || to == from || s == nil || !o.configured() || s.Client.DatabaseStatus.Available || !s.Client.Coordinators.QuorumReachable {
 		return nil
+	}
+	for _, p := range s.Cluster.Processes {
+		if p.Locality.DCID == from {
+			return nil // the primary's data center runs: it recovers on its own
+		}
 	}
 	why := fmt.Sprintf("the database is unavailable in %s and the spec makes %s the primary", from, to)
 	return &clusterStep{

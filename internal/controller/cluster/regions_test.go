@@ -173,6 +173,10 @@ func TestPlanForcedFailover(t *testing.T) {
 			reason: "An available database fails over as planned, not forced.",
 			mutate: []mutation{wantsRegions(0, 1), lostPrimary, func(_ *v1alpha1.Cluster, o *observation) { o.status.Client.DatabaseStatus.Available = true }},
 		},
+		"PrimaryStillReports": {
+			reason: "While a process of the primary's data center reports, the database is recovering (a planned failover), not lost.",
+			mutate: []mutation{wantsRegions(0, 1), lostPrimary, inDataCenter("dc1", "storage-1")},
+		},
 		"NoQuorum": {
 			reason: "Without a coordinator quorum nothing can recover.",
 			mutate: []mutation{wantsRegions(0, 1), lostPrimary, func(_ *v1alpha1.Cluster, o *observation) { o.status.Client.Coordinators.QuorumReachable = false }},
