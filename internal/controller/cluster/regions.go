@@ -116,10 +116,15 @@ func forcedFailoverStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if to == "" || from == "" || to == from || s == nil || !o.configured() || s.Client.DatabaseStatus.Available || !s.Client.Coordinators.QuorumReachable {
 		return nil
 	}
+	destination := false
 	for _, p := range s.Cluster.Processes {
 		if p.Locality.DCID == from {
 			return nil // the primary's data center runs: it recovers on its own
 		}
+		destination = destination || p.Locality.DCID == to
+	}
+	if !destination {
+		return wait("the database is unavailable in %s and %s, which the spec makes the primary, has no process in it to recover on", from, to)
 	}
 	why := fmt.Sprintf("the database is unavailable in %s and the spec makes %s the primary", from, to)
 	return &clusterStep{

@@ -155,12 +155,17 @@ func TestPlanForcedFailover(t *testing.T) {
 	}{
 		"SpecMovesThePrimary": {
 			reason: "The spec makes dc2 the primary of a database unavailable in dc1: a forced failover, told the lag last seen.",
-			mutate: []mutation{wantsRegions(0, 1), lostPrimary},
+			mutate: []mutation{wantsRegions(0, 1), lostPrimary, inDataCenter("dc2", "storage-4")},
 			want:   forced(false),
+		},
+		"DestinationDoesNotReport": {
+			reason: "A destination none of whose processes reports has nothing to recover on: the Cluster waits and says so.",
+			mutate: []mutation{wantsRegions(0, 1), lostPrimary},
+			want:   waiting("the database is unavailable in dc1 and dc2, which the spec makes the primary, has no process in it to recover on"),
 		},
 		"Acknowledged": {
 			reason: "The annotation naming dc2 acknowledges the loss.",
-			mutate: []mutation{wantsRegions(0, 1), lostPrimary, func(cr *v1alpha1.Cluster, _ *observation) {
+			mutate: []mutation{wantsRegions(0, 1), lostPrimary, inDataCenter("dc2", "storage-4"), func(cr *v1alpha1.Cluster, _ *observation) {
 				cr.SetAnnotations(map[string]string{policy.AnnotationAllowForcedFailover: "dc2"})
 			}},
 			want: forced(true),
