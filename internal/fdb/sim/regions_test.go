@@ -338,3 +338,27 @@ func TestThreeDataHalls(t *testing.T) {
 		t.Errorf("violations after losing a data hall: %v", v)
 	}
 }
+
+// TestRemoteRegionCountsInFaultTolerance: with two usable regions the
+// database's fault tolerance is the lesser of both regions' (each holds a
+// full copy), so a zone lost in the remote region lowers it, and the
+// policies that gate disruption on it (fdb-fault-tolerance) hold steps in
+// the primary until the remote heals.
+func TestRemoteRegionCountsInFaultTolerance(t *testing.T) {
+	c := twoRegions(t, 9)
+	if err := c.Sim.Configure(context.Background(), fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, Regions: regions(1, -1)}, true); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFor(t, time.Minute, healthy)
+	configure(t, c, fdb.DatabaseConfiguration{UsableRegions: 2})
+	c.WaitFor(t, 10*time.Minute, func(s *fdb.Status) bool { return healthy(s) && s.Cluster.DatacenterLag.Seconds <= 1 })
+	if ft := c.Status(t).Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingData; ft != 1 {
+		t.Fatalf("both regions healthy: fault tolerance %d, want 1", ft)
+	}
+	if err := c.Sim.LosePod("dc2-storage-1", sim.Forever); err != nil {
+		t.Fatal(err)
+	}
+	if ft := c.Status(t).Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingData; ft != 0 {
+		t.Errorf("a storage pod of the remote region lost: fault tolerance %d, want 0", ft)
+	}
+}
