@@ -327,10 +327,6 @@ func membersOf(rsp *fnv1.RunFunctionResponse) map[string]member {
 // Cluster per hall; bad sites are fatal, naming the field.
 func TestRunFunctionTopologies(t *testing.T) {
 	const seed = "orders:abc@10.1.0.1:4501"
-	multi := map[string]any{"topology": "multi-region", "backup": map[string]any{"enabled": false}, "sites": []any{
-		map[string]any{"id": "east", "region": "primary"}, map[string]any{"id": "east-sat", "region": "primary", "satellite": true},
-		map[string]any{"id": "west", "region": "remote"},
-	}}
 	halls := map[string]any{"topology": "three-data-hall", "backup": map[string]any{"enabled": false}, "sites": []any{
 		map[string]any{"id": "hall-a"}, map[string]any{"id": "hall-b"}, map[string]any{"id": "hall-c"},
 	}}
@@ -344,11 +340,11 @@ func TestRunFunctionTopologies(t *testing.T) {
 		fatal string
 	}{
 		"MultiRegionFirst": {
-			call: call{zones: 5, spec: multi},
+			call: call{zones: 5, spec: multiRegion},
 			want: map[string]member{"cluster": east},
 		},
 		"MultiRegionJoin": {
-			call: call{zones: 5, spec: multi, observed: made},
+			call: call{zones: 5, spec: multiRegion, observed: made},
 			want: map[string]member{
 				"cluster":          east,
 				"cluster-east-sat": {Name: "orders-east-sat", DataCenter: "east-sat", Seed: seed, Redundancy: "triple", Regions: regions, UsableRegions: 2, Log: 4},

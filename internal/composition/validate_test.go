@@ -120,7 +120,13 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 	if err := unstructured.SetNestedField(full.Object, true, "spec", "deletionProtection"); err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []*unstructured.Unstructured{xr, full} {
+	multi := xr.DeepCopy()
+	for k, v := range multiRegion {
+		if err := unstructured.SetNestedField(multi.Object, v, "spec", k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []*unstructured.Unstructured{xr, full, multi} {
 		if err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{o}, client.DryRunAll); err != nil {
 			t.Fatalf("the FDBDatabase %v does not fit the XRD: %v", o.Object["spec"], err)
 		}
@@ -145,4 +151,29 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 	if err := manifest.Apply(ctx, env.Client, composed, client.DryRunAll); err != nil {
 		t.Errorf("the CRDs reject what the function composes: %v", err)
 	}
+
+	// So is each Cluster of a multi-region database: the first, and the
+	// joiners once its connection string is known.
+	rsp = call{zones: 5, spec: multiRegion, observed: map[string]map[string]any{"cluster": {
+		"apiVersion": "foundationdb.m.crossplane.io/v1alpha1", "kind": "Cluster", "metadata": map[string]any{"name": "orders-east"},
+		"status": map[string]any{"atProvider": map[string]any{"connectionString": "orders:abc@10.1.0.1:4501"}}}}}.run(t)
+	var clusters []*unstructured.Unstructured
+	for _, r := range rsp.GetDesired().GetResources() {
+		if o := (&unstructured.Unstructured{Object: r.GetResource().AsMap()}); o.GetKind() == "Cluster" {
+			clusters = append(clusters, o)
+		}
+	}
+	if len(clusters) != 3 {
+		t.Fatalf("composed %d Clusters of a multi-region database, results %v; want 3", len(clusters), rsp.GetResults())
+	}
+	if err := manifest.Apply(ctx, env.Client, clusters, client.DryRunAll); err != nil {
+		t.Errorf("the CRDs reject the Clusters of a multi-region database: %v", err)
+	}
 }
+
+// multiRegion is the spec of a multi-region FDBDatabase: east with its
+// satellite, west the remote.
+var multiRegion = map[string]any{"topology": "multi-region", "backup": map[string]any{"enabled": false}, "sites": []any{
+	map[string]any{"id": "east", "region": "primary"}, map[string]any{"id": "east-sat", "region": "primary", "satellite": true},
+	map[string]any{"id": "west", "region": "remote"},
+}}
