@@ -103,8 +103,8 @@ func stallExclusions(_ context.Context, r *run, before map[string]*database) (st
 	if len(before) == 0 {
 		return "", nil
 	}
-	for _, name := range slices.Sorted(maps.Keys(before)) {
-		before[name].sim.StallExclusions(true)
+	for _, db := range distinct(before) {
+		db.sim.StallExclusions(true)
 	}
 	r.stalledUntil = r.clock.Now().Add(faultWindow)
 	return "exclusions stalled", nil
@@ -125,8 +125,8 @@ func (r *run) unstall(now bool) {
 // recovery forces a recovery of every database, as a killed master would.
 func recovery(_ context.Context, _ *run, before map[string]*database) (string, error) {
 	n := 0
-	for _, name := range slices.Sorted(maps.Keys(before)) {
-		if before[name].sim.Recover() == nil {
+	for _, db := range distinct(before) {
+		if db.sim.Recover() == nil {
 			n++
 		}
 	}

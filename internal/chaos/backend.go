@@ -30,6 +30,9 @@ type backend struct {
 	keys map[types.UID]string
 	// alive reports whether the provider that asks is still running.
 	alive func() bool
+	// used records, by Cluster name, the database the provider last
+	// reached for it (nil: not recorded).
+	used map[string]*sim.Sim
 }
 
 // Client returns the simulator of c behind the admin-client faults, after
@@ -41,6 +44,9 @@ func (b *backend) Client(ctx context.Context, _ client.Client, c *v1alpha1.Clust
 	db, err := b.sync(ctx, c, cm)
 	if err != nil {
 		return nil, err
+	}
+	if b.used != nil {
+		b.used[c.GetName()] = db
 	}
 	return &faultyClient{Client: db, alive: b.alive}, nil
 }
@@ -64,18 +70,24 @@ func (b *backend) sync(ctx context.Context, c *v1alpha1.Cluster, cm *corev1.Conf
 	return db.(*sim.Sim), nil
 }
 
-// key returns the simulator key of cm: its Cluster's name and the number of
-// ConfigMaps seen before it, or, for a ConfigMap written again after it was
-// lost, the key of the database its cluster file reaches.
+// key returns the simulator key of cm: the key of the database its
+// cluster file reaches (a ConfigMap written again after it was lost, or
+// the ConfigMap of a Cluster that joined another data center's database),
+// else its name and the number of ConfigMaps keyed before it. A key is
+// kept once cm holds a cluster file: before, a joining Cluster's ConfigMap
+// reaches nothing yet.
 func (b *backend) key(cm *corev1.ConfigMap) string {
 	if k, ok := b.keys[cm.GetUID()]; ok {
 		return k
 	}
-	k, ok := b.sims.Registry.KeyAt(cm.Data[workload.KeyClusterFile])
+	file := cm.Data[workload.KeyClusterFile]
+	k, ok := b.sims.Registry.KeyAt(file)
 	if !ok {
 		k = fmt.Sprintf("%s#%d", cm.GetName(), len(b.keys))
 	}
-	b.keys[cm.GetUID()] = k
+	if file != "" {
+		b.keys[cm.GetUID()] = k
+	}
 	return k
 }
 

@@ -127,6 +127,20 @@ func (r *run) databases(ctx context.Context) (map[string]*database, error) {
 	return out, nil
 }
 
+// distinct returns each database of dbs once, in name order: several
+// Clusters (one per data center) may reach one.
+func distinct(dbs map[string]*database) []*database {
+	var out []*database
+	seen := map[string]bool{}
+	for _, name := range slices.Sorted(maps.Keys(dbs)) {
+		if db := dbs[name]; !seen[db.key] {
+			seen[db.key] = true
+			out = append(out, db)
+		}
+	}
+	return out
+}
+
 // check runs every per-step check on what the step did.
 func (r *run) check(ctx context.Context, before map[string]*database, writes []write) {
 	r.observe(writes)
@@ -217,8 +231,8 @@ func (r *run) observe(writes []write) {
 // without error. When it read the Cluster as stored and wrote no status,
 // the status it computed is the one stored: the provider skips status
 // writes that would change nothing.
-func (r *run) confirmUnwritten(key client.ObjectKey) {
-	v := r.prov.client.view
+// v is the view of the provider that reconciled it.
+func (r *run) confirmUnwritten(v *view, key client.ObjectKey) {
 	read, stored := v.at(clusterKind).find(clusterKind, key), r.hist.latest().find(clusterKind, key)
 	if read == nil || stored == nil || v.current(clusterKind, read).GetResourceVersion() != stored.GetResourceVersion() {
 		return
@@ -465,10 +479,26 @@ func (r *run) keysByName() map[string]bool {
 	return out
 }
 
-// clusterConverged: the run's Cluster is Ready and up to date, in a status
-// confirmed after the last fault ended, for its current generation.
+// clusterConverged: every Cluster of the run is Ready and up to date, in a
+// status confirmed after the last fault ended, for its current generation,
+// and its pods run.
 func clusterConverged(r *run) (bool, string) {
-	c, _ := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: clusterName}).(*fdbv1alpha1.Cluster)
+	for _, name := range r.clusters {
+		if ok, why := r.converged(name); !ok {
+			if len(r.clusters) > 1 {
+				why = "Cluster " + name + ": " + why
+			}
+			return false, why
+		}
+	}
+	return true, ""
+}
+
+// converged: the Cluster called name is Ready and up to date, in a status
+// confirmed after the last fault ended, for its current generation, and
+// its pods run.
+func (r *run) converged(name string) (bool, string) {
+	c, _ := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name}).(*fdbv1alpha1.Cluster)
 	if c == nil {
 		return false, "the Cluster is gone"
 	}
@@ -482,7 +512,7 @@ func clusterConverged(r *run) (bool, string) {
 		return false, fmt.Sprintf("generation %d, status confirmed for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
 			ready.Status, ready.Message, upToDate.Status, upToDate.Message, c.GetCondition(xpv2.TypeSynced).Message)
 	}
-	return podsRunning(r.hist.latest(), clusterName)
+	return podsRunning(r.hist.latest(), name)
 }
 
 // podsRunning: every process group of the Cluster named cluster that is

@@ -10,7 +10,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
@@ -23,14 +25,18 @@ func TestChaosCatchesDisabledRule(t *testing.T) {
 	testenv.Require(t, env)
 	cases := map[string]struct {
 		action   v1alpha1.ActionType
-		workload string
+		workload Workload
 		// caught are the checks whose violation shows the rule missing.
 		caught []string
 	}{
 		// A group removed before its data was re-replicated.
-		"fdb-unreachable-removal": {v1alpha1.ActionRemoveUnreachableProcessGroup, "node-loss", []string{"volume-deleted", "sim/RemovedHeldData", "sim/DataLoss"}},
+		"fdb-unreachable-removal": {v1alpha1.ActionRemoveUnreachableProcessGroup, workloadNamed(t, "node-loss"), []string{"volume-deleted", "sim/RemovedHeldData", "sim/DataLoss"}},
 		// A restore started over a database's data.
-		"fdb-restore": {v1alpha1.ActionStartRestore, "backup-restore", []string{"restore-over-data"}},
+		// Two instances acting at once, the global lock disabled: the
+		// Clusters ask for it (and acknowledge it) and the policy that
+		// holds it back while another instance holds the lock allows it.
+		"fdb-locks":   {v1alpha1.ActionDisableLocks, regionWorkload("multi-region-unlocked", unlocked), []string{"lock-holder"}},
+		"fdb-restore": {v1alpha1.ActionStartRestore, workloadNamed(t, "backup-restore"), []string{"restore-over-data"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -51,7 +57,7 @@ func TestChaosCatchesDisabledRule(t *testing.T) {
 			}
 			var reports []*Report
 			for seed := uint64(1); seed <= uint64(DefaultSeeds); seed++ {
-				rep, err := Run(ctx, env, seed, workloadNamed(t, tc.workload), DefaultSteps, fmt.Sprintf("disabled-%d-%d", seed, runs.Add(1)))
+				rep, err := Run(ctx, env, seed, tc.workload, DefaultSteps, fmt.Sprintf("disabled-%d-%d", seed, runs.Add(1)))
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}
@@ -70,7 +76,7 @@ func TestChaosCatchesDisabledRule(t *testing.T) {
 			s.Print(&out)
 			t.Log("\n" + out.String())
 			if !caught(s.Violations) {
-				t.Errorf("with %s replaced by an always-allow policy, %d %s seeds found none of %v", name, len(reports), tc.workload, tc.caught)
+				t.Errorf("with %s replaced by an always-allow policy, %d %s seeds found none of %v", name, len(reports), tc.workload.Name, tc.caught)
 			}
 		})
 	}
@@ -86,4 +92,13 @@ func workloadNamed(t *testing.T, name string) Workload {
 	}
 	t.Fatalf("no workload %q", name)
 	return Workload{}
+}
+
+// unlocked is the multi-region workload's Cluster of data center dc with
+// its global lock disabled, acknowledged.
+func unlocked(ns, dc string) *fdbv1alpha1.Cluster {
+	c := regionCluster(ns, dc)
+	c.Spec.ForProvider.Locks.DisableLocks = true
+	c.SetAnnotations(map[string]string{policy.AnnotationAllowDisableLocks: "true"})
+	return c
 }

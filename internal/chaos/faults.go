@@ -246,8 +246,8 @@ func (r *run) failNode(ctx context.Context, before map[string]*database, zone st
 	if err := r.nodes.SetReady(ctx, node, false); err != nil {
 		return "", err
 	}
-	for _, name := range slices.Sorted(maps.Keys(before)) {
-		_ = before[name].sim.LoseZone(zone, faultWindow) // a zone without processes loses nothing
+	for _, db := range distinct(before) {
+		_ = db.sim.LoseZone(zone, faultWindow) // a zone without processes loses nothing
 	}
 	r.nodeBack[node] = r.clock.Now().Add(faultWindow)
 	return "node " + node + " NotReady", nil

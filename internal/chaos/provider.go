@@ -53,7 +53,7 @@ func (r *run) start() (*provider, error) {
 			PollInterval:            time.Minute,
 			MaxConcurrentReconciles: 1,
 		},
-		FDB:      &backend{sims: r.sims, live: r.kube, keys: r.keys, alive: func() bool { return !p.client.dead }},
+		FDB:      &backend{sims: r.sims, live: r.kube, keys: r.keys, alive: func() bool { return !p.client.dead }, used: r.used},
 		Clock:    r.clock,
 		Engine:   engine,
 		Policies: p,

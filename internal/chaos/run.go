@@ -91,6 +91,8 @@ type run struct {
 	clock *clocktesting.FakeClock
 	sims  connector.SimFDB
 	keys  map[types.UID]string
+	// used is the database the provider last reached for each Cluster.
+	used map[string]*sim.Sim
 	// configMaps are the ConfigMaps last seen per Cluster: a database runs
 	// on while its ConfigMap is lost, and the harness keeps reading it.
 	configMaps map[string]*corev1.ConfigMap
@@ -100,7 +102,13 @@ type run struct {
 	stalledUntil time.Time
 	nodes        *testenv.Nodes
 	hist         *history
-	prov         *provider
+	// instances are the provider's deployments that act on the run's
+	// world: one, or one per data center of a multi-region database;
+	// owners names the instance of each Cluster (0 when absent).
+	instances []*instance
+	owners    map[string]int
+	// clusters are the names of the Clusters the workload makes.
+	clusters []string
 
 	step int
 	// faulty is true while the run injects faults, which it picks from
@@ -170,12 +178,14 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 		sched: stream(seed, 1), lags: stream(seed, 2), ticks: stream(seed, 3), crashes: stream(seed, 4), chaos: stream(seed, 5),
 		clock:      clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		keys:       map[types.UID]string{},
+		used:       map[string]*sim.Sim{},
 		configMaps: map[string]*corev1.ConfigMap{},
 		report:     &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
 		nodeBack:   map[string]time.Time{},
 		dataSaid:   map[string]string{},
 		created:    map[types.UID]time.Time{},
 	}
+	r.clusters, r.owners = w.clusters()
 	r.sims = connector.SimFDB{Registry: sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20})}
 	r.crashRate = []float64{0, 0.05, 0.15}[r.chaos.IntN(3)]
 	r.maxLag = r.chaos.IntN(4)
@@ -216,8 +226,12 @@ func (r *run) setup(ctx context.Context) error {
 	if err := r.hist.record(ctx); err != nil {
 		return err
 	}
-	if r.prov, err = r.start(); err != nil {
-		return errors.Wrap(err, errStart)
+	for i := range instanceCount(r.owners) {
+		p, err := r.start()
+		if err != nil {
+			return errors.Wrap(err, errStart)
+		}
+		r.instances = append(r.instances, &instance{name: fmt.Sprintf("instance-%d", i), prov: p})
 	}
 	return nil
 }
@@ -303,20 +317,30 @@ func (r *run) convergeOnce(ctx context.Context, name string, converged func(*run
 	return false, nil
 }
 
-// generation is the recovery generation the run's database reports now,
-// 0 when it reports none.
+// generation is the sum of the recovery generations the run's databases
+// report now (each once, however many Clusters reach it): it grows with
+// every recovery of any of them.
 func (r *run) generation(ctx context.Context) int64 {
 	dbs, err := r.databases(ctx)
-	if err != nil || dbs[clusterName] == nil || dbs[clusterName].status == nil {
+	if err != nil {
 		return 0
 	}
-	return dbs[clusterName].status.Cluster.Generation
+	var sum int64
+	for _, db := range distinct(dbs) {
+		if db.status != nil {
+			sum += db.status.Cluster.Generation
+		}
+	}
+	return sum
 }
 
 // quiesce ends the transient faults still in force.
 func (r *run) quiesce(ctx context.Context) error {
 	r.armed = nil
 	r.unstall(true)
+	for _, in := range r.instances {
+		in.pausedUntil = time.Time{}
+	}
 	for _, node := range slices.Sorted(maps.Keys(r.nodeBack)) {
 		if err := r.nodes.SetReady(ctx, node, true); err != nil {
 			return err
@@ -350,10 +374,12 @@ func (r *run) tick(ctx context.Context) error {
 		return err
 	}
 	r.logData(before)
-	for _, k := range watchedKinds {
-		r.prov.client.view.lag[k] = r.lags.IntN(r.maxLag + 1)
+	for _, in := range r.instances {
+		for _, k := range watchedKinds {
+			in.prov.client.view.lag[k] = r.lags.IntN(r.maxLag + 1)
+		}
 	}
-	written := len(r.prov.client.writes)
+	marks := r.writeMarks()
 	switch x := r.sched.Float64(); {
 	case r.faulty && x < 0.12:
 		if err := r.inject(ctx, before); err != nil {
@@ -377,9 +403,13 @@ func (r *run) tick(ctx context.Context) error {
 		return err
 	}
 	r.logSaid()
-	r.check(ctx, before, r.prov.client.writes[written:])
-	if r.prov.client.dead {
-		return r.restart()
+	r.check(ctx, before, r.writesSince(marks))
+	for _, in := range r.instances {
+		if in.prov.client.dead {
+			if err := r.restart(in); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -404,17 +434,23 @@ func (r *run) reconcileOne(ctx context.Context) {
 		return
 	}
 	t := all[r.sched.IntN(len(all))]
-	written := len(r.prov.client.writes)
-	res, err := r.prov.reconcile(ctx, t.gvk, t.key)
-	if t.gvk == clusterKind && err == nil && len(r.prov.client.writes) == written {
-		r.confirmUnwritten(t.key)
+	in := r.instances[r.ownerOf(now.find(t.gvk, t.key))]
+	if r.clock.Now().Before(in.pausedUntil) {
+		r.log("reconcile %s %s: %s is paused", t.gvk.Kind, t.key.Name, in.name)
+		return
 	}
-	r.log("reconcile %s %s: requeue=%v error=%v", t.gvk.Kind, t.key.Name, res.RequeueAfter > 0, err != nil)
+	written := len(in.prov.client.writes)
+	res, err := in.prov.reconcile(ctx, t.gvk, t.key)
+	if t.gvk == clusterKind && err == nil && len(in.prov.client.writes) == written {
+		r.confirmUnwritten(in.prov.client.view, t.key)
+	}
+	r.log("reconcile %s %s%s: requeue=%v error=%v", t.gvk.Kind, t.key.Name, in.by(len(r.instances)), res.RequeueAfter > 0, err != nil)
 }
 
-// restart replaces a crashed provider with a new incarnation.
-func (r *run) restart() error {
-	r.log("provider crashed; restarting")
+// restart replaces the crashed provider of instance in with a new
+// incarnation.
+func (r *run) restart(in *instance) error {
+	r.log("provider%s crashed; restarting", in.by(len(r.instances)))
 	r.report.Faults["ProviderCrash"]++
 	if now := r.clock.Now(); now.After(r.calmAt) {
 		r.calmAt = now
@@ -423,7 +459,7 @@ func (r *run) restart() error {
 	if err != nil {
 		return errors.Wrap(err, errStart)
 	}
-	r.prov = p
+	in.prov = p
 	return nil
 }
 
@@ -442,6 +478,7 @@ func stream(seed, n uint64) *rand.Rand {
 // journalEntry receives every mutation the provider takes.
 func (r *run) journalEntry(m step.Mutation) {
 	r.journal = append(r.journal, m)
+	r.checkLock(m)
 	result := "ungated"
 	if m.Decision != nil {
 		result = m.Decision.Result

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,6 +43,10 @@ const clusterName = "db"
 type Workload struct {
 	Name string
 	Ops  []Op
+	// Clusters are the names of the Clusters the workload makes, each
+	// with the index of the provider instance that manages it; none is
+	// the one Cluster clusterName under one instance.
+	Clusters map[string]int
 }
 
 // An Op is one thing a user does; the run then injects Faults (and
@@ -58,19 +61,20 @@ type Op struct {
 
 // Workloads are the scenarios, in the order the seeds take them.
 var Workloads = []Workload{
-	{"bootstrap", []Op{bootstrap(true)}},
-	{"scale", []Op{bootstrap(false), scaleStorage(2), scaleStorage(3)}},
-	{"node-loss", []Op{bootstrap(false), replaceLostNode()}},
-	{"coordinator-change", []Op{bootstrap(false), removeCoordinator()}},
-	{"knob-bounce", []Op{bootstrap(false), knob()}},
-	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}},
-	{"orphan", []Op{bootstrap(false), orphan()}},
-	{"upgrade", []Op{bootstrap(false), upgrade("7.3.69"), upgrade("7.4.1")}},
-	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}},
-	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}},
-	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}},
-	{"rollout", []Op{bootstrap(false), rollout()}},
-	{"platform-policy", []Op{bootstrapUnderPlatformPolicy(), storageDensity(2)}},
+	{"bootstrap", []Op{bootstrap(true)}, nil},
+	{"scale", []Op{bootstrap(false), scaleStorage(2), scaleStorage(3)}, nil},
+	{"node-loss", []Op{bootstrap(false), replaceLostNode()}, nil},
+	{"coordinator-change", []Op{bootstrap(false), removeCoordinator()}, nil},
+	{"knob-bounce", []Op{bootstrap(false), knob()}, nil},
+	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}, nil},
+	{"orphan", []Op{bootstrap(false), orphan()}, nil},
+	{"upgrade", []Op{bootstrap(false), upgrade("7.3.69"), upgrade("7.4.1")}, nil},
+	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}, nil},
+	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}, nil},
+	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}, nil},
+	{"rollout", []Op{bootstrap(false), rollout()}, nil},
+	{"platform-policy", []Op{bootstrapUnderPlatformPolicy(), storageDensity(2)}, nil},
+	multiRegion,
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
@@ -304,9 +308,9 @@ func replaceLostNode() Op {
 		if err != nil {
 			return err
 		}
-		for _, name := range slices.Sorted(maps.Keys(dbs)) {
-			_ = dbs[name].sim.LoseZone(zone, sim.Forever) // a zone without processes loses nothing
-			if err := dbs[name].sim.SetMovementRate(slowMovement); err != nil {
+		for _, db := range distinct(dbs) {
+			_ = db.sim.LoseZone(zone, sim.Forever) // a zone without processes loses nothing
+			if err := db.sim.SetMovementRate(slowMovement); err != nil {
 				return err
 			}
 		}

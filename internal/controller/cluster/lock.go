@@ -38,9 +38,12 @@ func releaseLockStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 // acknowledgement annotation and no other holder of the lock): it records
 // atProvider.locksDisabled, which managedkind.LockOf honours. It comes
 // before every step that could take the lock, so that a Cluster waiting for
-// the lock can be let go without it.
+// the lock can be let go without it. Without a status there is nothing to
+// decide on (DisableLocks needs one) and no lock to take: it waits for one
+// without holding back the steps that make the database, which take no
+// lock — a Cluster created with locks disabled makes its database first.
 func disableLocksStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if !cr.Spec.ForProvider.Locks.DisableLocks || cr.Status.AtProvider.LocksDisabled || !managedkind.SharesDatabase(cr) {
+	if !cr.Spec.ForProvider.Locks.DisableLocks || cr.Status.AtProvider.LocksDisabled || !managedkind.SharesDatabase(cr) || o.status == nil {
 		return nil
 	}
 	id, holder := managedkind.LockID(cr), ""

@@ -57,17 +57,21 @@ func TestDisableLocksStep(t *testing.T) {
 		kind    kind
 		details map[string]any
 	}
+	read := &fdb.Status{}
 	cases := map[string]struct {
 		reason string
 		mutate func(cr *v1alpha1.Cluster)
+		status *fdb.Status
 		want   want
 	}{
 		"Asked": {
 			reason: "Asked, unacknowledged, no other holder seen.",
+			status: read,
 			want:   want{kindDisableLocks, map[string]any{"lockHolder": "", "locksAcknowledged": false}},
 		},
 		"AcknowledgedWhileAnotherHolds": {
 			reason: "The acknowledgement and the other holder it last saw, unexpired, go to the policies.",
+			status: read,
 			mutate: func(cr *v1alpha1.Cluster) {
 				cr.SetAnnotations(map[string]string{"foundationdb.crossplane.io/allow-disable-locks": "true"})
 				cr.Status.AtProvider.GlobalLock = &v1alpha1.GlobalLockObservation{Holder: "dc2", Until: metav1.NewTime(now.Add(time.Minute))}
@@ -76,6 +80,7 @@ func TestDisableLocksStep(t *testing.T) {
 		},
 		"OtherHolderExpired": {
 			reason: "A lock seen held by another that has since expired is held by nobody.",
+			status: read,
 			mutate: func(cr *v1alpha1.Cluster) {
 				cr.Status.AtProvider.GlobalLock = &v1alpha1.GlobalLockObservation{Holder: "dc2", Until: metav1.NewTime(now)}
 			},
@@ -83,15 +88,22 @@ func TestDisableLocksStep(t *testing.T) {
 		},
 		"AlreadyDisabled": {
 			reason: "Once allowed there is nothing more to ask.",
+			status: read,
 			mutate: func(cr *v1alpha1.Cluster) { cr.Status.AtProvider.LocksDisabled = true },
 		},
 		"NotAsked": {
 			reason: "Locks stay unless asked.",
+			status: read,
 			mutate: func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Locks.DisableLocks = false },
 		},
 		"Alone": {
 			reason: "A Cluster alone on its database takes no lock to disable.",
+			status: read,
 			mutate: func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.DatabaseConfiguration.Regions = nil },
+		},
+		"NoStatus": {
+			reason: "Without a status (before the database exists) there is nothing to decide on: the steps that make the database go first.",
+			status: nil,
 		},
 	}
 	for name, tc := range cases {
@@ -104,7 +116,7 @@ func TestDisableLocksStep(t *testing.T) {
 				tc.mutate(cr)
 			}
 			var got want
-			if s := disableLocksStep(cr, &observation{now: now}); s != nil {
+			if s := disableLocksStep(cr, &observation{now: now, status: tc.status}); s != nil {
 				got = want{s.Kind, s.Action.Details}
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {

@@ -74,13 +74,13 @@ func LockID(c *v1alpha1.Cluster) string {
 	return c.GetNamespace() + "/" + c.GetName()
 }
 
-// needsLock reports whether action a takes the global lock: it has
+// NeedsLock reports whether action a takes the global lock: it has
 // database-wide effect (Global) and acts on a database that can hold the
 // lock — not a step that makes the database (its first coordinators,
 // `configure new`), nor a forced recovery of one that cannot recover (it
 // is unavailable: there is no lock to take; its policy asks for an
 // acknowledgement instead).
-func needsLock(a policy.Action) bool {
+func NeedsLock(a policy.Action) bool {
 	forced := a.Type == apiv1alpha1.ActionFailoverRegion && a.Details[policy.DetailForced] == true
 	return Global(a.Type) && a.RequiresStatus() && !forced
 }

@@ -140,8 +140,8 @@ func TestNeedsLock(t *testing.T) {
 		"CreateProcessGroup":  {policy.Action{Type: apiv1alpha1.ActionCreateProcessGroup}, false},
 	}
 	for name, tc := range cases {
-		if got := needsLock(tc.a); got != tc.want {
-			t.Errorf("%s: needsLock = %t, want %t", name, got, tc.want)
+		if got := NeedsLock(tc.a); got != tc.want {
+			t.Errorf("%s: NeedsLock = %t, want %t", name, got, tc.want)
 		}
 	}
 }

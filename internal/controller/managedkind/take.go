@@ -69,7 +69,7 @@ func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, ru
 		if decision, err = d.decide(ctx, mg, ev, *s.Action); err != nil {
 			return err
 		}
-		if ev.Lock != nil && needsLock(*s.Action) {
+		if ev.Lock != nil && NeedsLock(*s.Action) {
 			held, taken, err := ev.Lock.take(ctx, d.Clock.Now())
 			if c, ok := mg.(*v1alpha1.Cluster); ok {
 				recordLock(c, held)
