@@ -15,8 +15,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
-const errTakeLock = "cannot take the global lock"
-
 // Reasons of the global lock's events.
 const (
 	ReasonTookLock event.Reason = "TookGlobalLock"
@@ -110,7 +108,7 @@ func (l *Lock) take(ctx context.Context, now time.Time) (fdb.GlobalLock, bool, e
 		if errors.As(err, &other) {
 			held = other.Held
 		}
-		return held, false, errors.Wrap(err, errTakeLock)
+		return held, false, err // every Locker says it could not take the lock, and why
 	}
 	return held, held.Start.Equal(now), nil
 }
