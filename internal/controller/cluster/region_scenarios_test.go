@@ -3,6 +3,8 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,13 +12,19 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
 // regionCluster is the Cluster of data center dc of a database of two
@@ -276,6 +284,69 @@ func TestThreeDataHallDatabase(t *testing.T) {
 	}
 	if n := st.Cluster.Data.State.MinReplicasRemaining; n != 3 {
 		t.Errorf("fewest replicas of a shard %d, want 3, one in each hall", n)
+	}
+	if v := db.Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+}
+
+// drillFile is a file of the two-region drill, examples/regions.
+func drillFile(name string) string { return filepath.Join(testenv.Root(), "examples", "regions", name) }
+
+// drillClusters reads the Clusters of the drill's file name into namespace
+// ns.
+func drillClusters(t testing.TB, ns, name string) []*v1alpha1.Cluster {
+	t.Helper()
+	objs, err := manifest.Read([]string{drillFile(name)}, "Cluster")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*v1alpha1.Cluster
+	for _, o := range objs {
+		cr := &v1alpha1.Cluster{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, cr); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cr.SetNamespace(ns)
+		out = append(out, cr)
+	}
+	return out
+}
+
+// TestRegionDrill runs the two-region drill of docs/REGIONS.md with its
+// files, as a user of `make run` does: dc1.yaml makes the database,
+// joiners.yaml's Clusters join it with dc1's connection string as their
+// seed, and the database reaches two usable regions with dc1 the primary;
+// failover-to-dc2.yaml, applied to every Cluster, moves the primary to dc2
+// and failback-to-dc1.yaml back.
+func TestRegionDrill(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	ns := namespace(t, "drill")
+	first := drillClusters(t, ns, "dc1.yaml")
+	joiners := drillClusters(t, ns, "joiners.yaml")
+	if len(first) != 1 || len(joiners) != 2 {
+		t.Fatalf("dc1.yaml has %d Clusters, joiners.yaml %d; want 1 and 2", len(first), len(joiners))
+	}
+	mainAndJoiners(t, first[0], joiners...)
+	all := append(first, joiners...)
+	db := h.Sim(t, first[0])
+	regionsSettled(t, db, "dc1", all...)
+	for _, move := range []struct{ file, to string }{{"failover-to-dc2.yaml", "dc2"}, {"failback-to-dc1.yaml", "dc1"}} {
+		y, err := os.ReadFile(drillFile(move.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch, err := yaml.YAMLToJSON(y)
+		if err != nil {
+			t.Fatalf("%s: %v", move.file, err)
+		}
+		for _, cr := range all {
+			if err := env.Client.Patch(context.Background(), cr, client.RawPatch(types.MergePatchType, patch)); err != nil {
+				t.Fatalf("%s on %s: %v", move.file, cr.GetName(), err)
+			}
+		}
+		regionsSettled(t, db, move.to, all...)
 	}
 	if v := db.Check(); len(v) != 0 {
 		t.Errorf("the simulator reports %v", v)
