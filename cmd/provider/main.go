@@ -198,7 +198,7 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 	stateMetrics := statemetrics.NewMRStateMetrics()
 	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
 
-	var backend connector.FDB = connector.ToolsFDB{BinaryDir: f.fdbBinaryDir}
+	var backend connector.FDB = connector.ToolsFDB{BinaryDir: f.fdbBinaryDir, Locker: nativeLocker}
 	if f.fdbBackend == "sim" {
 		// Simulated databases live as long as this process: a restart
 		// starts them afresh (see docs/SIMULATOR.md).

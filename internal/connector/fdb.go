@@ -3,6 +3,10 @@ package connector
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -18,13 +22,15 @@ import (
 )
 
 const (
-	errListPods   = "cannot list FoundationDB pods"
-	errListPVCs   = "cannot list FoundationDB volume claims"
-	errListNodes  = "cannot list nodes"
-	errSyncSim    = "cannot tell the simulator which processes run"
-	errSeedCoords = "cannot give the simulator its cluster file"
-	errListAgents = "cannot list backup-agent Deployments"
-	errSyncAgents = "cannot tell the simulator how many backup agents run"
+	errListPods    = "cannot list FoundationDB pods"
+	errListPVCs    = "cannot list FoundationDB volume claims"
+	errListNodes   = "cannot list nodes"
+	errSyncSim     = "cannot tell the simulator which processes run"
+	errSeedCoords  = "cannot give the simulator its cluster file"
+	errListAgents  = "cannot list backup-agent Deployments"
+	errSyncAgents  = "cannot tell the simulator how many backup agents run"
+	errOpenLocker  = "cannot open the database to hold its global lock"
+	errClusterFile = "cannot write the cluster file of the global lock's client"
 )
 
 // FDB returns the admin client of one FoundationDB cluster.
@@ -210,15 +216,62 @@ func simAgents(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 // of the version each cluster runs, found in BinaryDir/<major.minor>/.
 type ToolsFDB struct {
 	BinaryDir string
+	// Locker opens the global lock's holder of the database a connection
+	// string reaches: the native client library's (package bindings, in a
+	// provider built with the tag fdb). Without it the client cannot hold
+	// the lock (fdb.ErrNoLocker), and a Cluster that shares its database
+	// takes no step with database-wide effect.
+	Locker func(connectionString string) (fdb.Locker, error)
 }
 
-// Client returns an fdbcli-backed client for c. It uses the version the
-// processes run (during an upgrade, the old one) until the status reports
-// one, then the spec's.
+// Client returns an fdbcli-backed client for c, holding the global lock
+// through t.Locker when there is one. It uses the version the processes run
+// (during an upgrade, the old one) until the status reports one, then the
+// spec's.
 func (t ToolsFDB) Client(_ context.Context, _ client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
 	version := c.Status.AtProvider.RunningVersion
 	if version == "" {
 		version = c.Spec.ForProvider.Version
 	}
-	return fdbcli.New(fdbcli.Config{ConnectionString: cm.Data[workload.KeyClusterFile], Version: version, BinaryDir: t.BinaryDir})
+	cfg := fdbcli.Config{ConnectionString: cm.Data[workload.KeyClusterFile], Version: version, BinaryDir: t.BinaryDir}
+	if t.Locker != nil && cfg.ConnectionString != "" {
+		l, err := t.Locker(cfg.ConnectionString)
+		if err != nil {
+			return nil, errors.Wrap(err, errOpenLocker)
+		}
+		cfg.Locker = l
+	}
+	return fdbcli.New(cfg)
+}
+
+// ClusterFile returns the path of a cluster file under dir that holds
+// connectionString, writing it when it is not there yet: the native client
+// library opens a database by its cluster file, and keeps one handle per
+// path, so that each connection string has one file and one handle.
+func ClusterFile(dir, connectionString string) (string, error) {
+	if _, err := fdb.ParseConnectionString(connectionString); err != nil {
+		return "", errors.Wrap(err, errClusterFile)
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%x.cluster", sha256.Sum256([]byte(connectionString))))
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", errors.Wrap(err, errClusterFile)
+	}
+	// Written whole under another name, then renamed: a reader never sees
+	// half a file.
+	tmp, err := os.CreateTemp(dir, "write-*")
+	if err != nil {
+		return "", errors.Wrap(err, errClusterFile)
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }() // gone already after the rename
+	if _, err := tmp.WriteString(connectionString + "\n"); err != nil {
+		_ = tmp.Close()
+		return "", errors.Wrap(err, errClusterFile)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", errors.Wrap(err, errClusterFile)
+	}
+	return path, errors.Wrap(os.Rename(tmp.Name(), path), errClusterFile)
 }

@@ -1,0 +1,98 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// grantingLocker grants every request, and names the connection string it
+// was opened for as the lock's holder.
+type grantingLocker struct{ opened string }
+
+func (l grantingLocker) TakeLock(_ context.Context, r fdb.LockRequest) (fdb.GlobalLock, error) {
+	return fdb.GlobalLock{Holder: r.Holder + "@" + l.opened, Start: r.Now, End: r.Now.Add(r.Duration)}, nil
+}
+func (grantingLocker) ReleaseLock(context.Context, string) error                     { return nil }
+func (grantingLocker) UpdateLockDenyList(context.Context, []fdb.LockDenyEntry) error { return nil }
+
+// TestToolsFDBLocker: the fdbcli client holds the global lock through the
+// Locker ToolsFDB opens for the ConfigMap's connection string; without one
+// it cannot (fdb.ErrNoLocker); a Locker that cannot open fails the client.
+func TestToolsFDBLocker(t *testing.T) {
+	cr, cm, _ := simCluster("ns")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	req := fdb.LockRequest{Holder: "dc1", Now: now, Duration: time.Minute}
+	cases := map[string]struct {
+		locker    func(string) (fdb.Locker, error)
+		want      fdb.GlobalLock
+		clientErr bool
+		noLocker  bool
+	}{
+		"Native": {
+			locker: func(cs string) (fdb.Locker, error) { return grantingLocker{opened: cs}, nil },
+			want:   fdb.GlobalLock{Holder: "dc1@db:abc@10.0.0.1:4501", Start: now, End: now.Add(time.Minute)},
+		},
+		"FdbcliAlone": {noLocker: true},
+		"CannotOpen":  {locker: func(string) (fdb.Locker, error) { return nil, errors.New("no libfdb_c") }, clientErr: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := ToolsFDB{BinaryDir: t.TempDir(), Locker: tc.locker}.Client(context.Background(), nil, cr, cm)
+			if (err != nil) != tc.clientErr {
+				t.Fatalf("Client(...): %v, want an error: %t", err, tc.clientErr)
+			}
+			if tc.clientErr {
+				return
+			}
+			got, err := c.TakeLock(context.Background(), req)
+			if tc.noLocker {
+				if !errors.Is(err, fdb.ErrNoLocker) {
+					t.Errorf("TakeLock(...) without a Locker: %v, want fdb.ErrNoLocker", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("TakeLock(...): -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestClusterFile: one file per connection string, holding it, written once;
+// a string that is no connection string is refused.
+func TestClusterFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "files")
+	const cs = "db:abc@10.0.0.1:4501"
+	path, err := ClusterFile(dir, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != cs+"\n" {
+		t.Errorf("the cluster file holds %q (%v), want %q", got, err, cs+"\n")
+	}
+	again, err := ClusterFile(dir, cs)
+	if err != nil || again != path {
+		t.Errorf("ClusterFile(...) again = %q, %v; want %q", again, err, path)
+	}
+	other, err := ClusterFile(dir, "db:abc@10.0.0.2:4501")
+	if err != nil || other == path {
+		t.Errorf("another connection string's file = %q, %v; want a file of its own", other, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files in the directory, want the two cluster files alone", len(entries))
+	}
+	if _, err := ClusterFile(dir, "not a connection string"); err == nil {
+		t.Error("ClusterFile(...) of a bad connection string: no error")
+	}
+}
