@@ -45,6 +45,22 @@ func NewGroupIDs(prefix, class string, n int, taken map[string]bool) []string {
 	return out
 }
 
+// OwnsGroupID reports whether id is a process group ID of the Cluster whose
+// IDs start with prefix (NewGroupIDs): <prefix><class>-<k>, the class one
+// word without a dash. Several Clusters share a database's exclusion list;
+// each acts only on its own groups' entries — a Cluster with the prefix
+// "dc1-" owns "dc1-storage-2", not "dc1s-log-1" nor "dc1-b-storage-1" (the
+// IDs of data centers dc1s and dc1-b).
+func OwnsGroupID(prefix, id string) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	i := strings.LastIndex(rest, "-")
+	if !ok || i <= 0 || strings.Contains(rest[:i], "-") {
+		return false
+	}
+	n, err := strconv.Atoi(rest[i+1:])
+	return err == nil && n > 0
+}
+
 // AssignZones returns a zone for each of n new groups of a class, filling
 // the zones with the fewest groups of that class first so the class stays
 // spread across fault domains. existing counts the class's groups per zone;

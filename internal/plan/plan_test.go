@@ -443,3 +443,31 @@ func TestGroupNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnsGroupID: a Cluster owns the IDs its prefix and one class make,
+// and no other data center's, however alike their names.
+func TestOwnsGroupID(t *testing.T) {
+	cases := map[string]struct {
+		prefix, id string
+		want       bool
+	}{
+		"Own":                  {"dc1-", "dc1-storage-2", true},
+		"OwnClassWithUnder":    {"dc1-", "dc1-cluster_controller-1", true},
+		"AloneOwn":             {"", "storage-12", true},
+		"AnotherDataCenter":    {"dc1-", "dc2-storage-2", false},
+		"LongerDataCenterName": {"dc1-", "dc1s-log-1", false},
+		"DashedDataCenter":     {"dc1-", "dc1-b-storage-1", false},
+		"AloneNotAnother":      {"", "dc1-storage-2", false},
+		"NoNumber":             {"dc1-", "dc1-storage", false},
+		"ZeroNumber":           {"dc1-", "dc1-storage-0", false},
+		"NoClass":              {"dc1-", "dc1--3", false},
+		"HumanExclusion":       {"", "some-machine", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := OwnsGroupID(tc.prefix, tc.id); got != tc.want {
+				t.Errorf("OwnsGroupID(%q, %q) = %t, want %t", tc.prefix, tc.id, got, tc.want)
+			}
+		})
+	}
+}

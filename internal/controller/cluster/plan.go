@@ -652,8 +652,10 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
-// includeStep includes, in one batch, the exclusions of groups that no
-// longer exist, once no other removal is in flight, or every one in flight
+// includeStep includes, in one batch, the exclusions of its own groups
+// (plan.OwnsGroupID: the exclusion list is the database's, and another data
+// center's Cluster may be draining a group of its own) that no longer
+// exist, once no other removal is in flight, or every one in flight
 // is stuck: its processes have not reported for the Cluster's
 // stuckRemovalSeconds (e.g. a pod on a dead node, waiting for the data to
 // heal without it). Batching saves recoveries, but a stuck
@@ -671,8 +673,9 @@ func includeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	var done []fdb.ProcessAddress
 	var ids []string
+	prefix := groupIDPrefix(cr)
 	for _, ex := range o.exclusions() {
-		if k, v, ok := ex.Locality(); ok && k == fdb.LocalityInstanceID && !exists[v] {
+		if k, v, ok := ex.Locality(); ok && k == fdb.LocalityInstanceID && !exists[v] && plan.OwnsGroupID(prefix, v) {
 			done = append(done, ex)
 			ids = append(ids, v)
 		}

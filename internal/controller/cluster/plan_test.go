@@ -722,6 +722,17 @@ func TestPlanSteps(t *testing.T) {
 				Kind: kindInclude, Addresses: addrs("locality_instance_id:storage-6", "locality_instance_id:storage-7"),
 			},
 		},
+		"NoIncludeOfAnotherDataCenters": {
+			reason: "The exclusion list is the database's: another data center's Cluster may be draining a group of its own, which this one never includes.",
+			mutate: []mutation{excluded(instance("storage-7"), instance("dc2-storage-1"), instance("some-machine"))},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "IncludedProcessGroups", Message: "included removed process groups storage-7",
+					Action: &policy.Action{Type: apiv1alpha1.ActionInclude, Targets: []string{"storage-7"}, Reason: "removal finished"},
+				},
+				Kind: kindInclude, Addresses: addrs("locality_instance_id:storage-7"),
+			},
+		},
 		"NoIncludeOfExistingGroup": {
 			reason: "The exclusion of a group that still exists is kept.",
 			mutate: []mutation{excluded(instance("storage-5"))},
