@@ -21,6 +21,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -528,12 +529,24 @@ func (r *run) logData(dbs map[string]*database) {
 }
 
 // log appends a line to the run's trace. The run's namespace, which is
-// unique to the run and part of its pods' DNS names, reads "<ns>": a replay
-// of the seed in another namespace traces the same.
+// unique to the run and part of its pods' DNS names, reads "<ns>"; a UID
+// (which the API server draws, and some messages quote: a
+// ProviderConfigUsage is named by its user's) "<uid>", and a connection
+// string's ID (drawn from its Cluster's UID) "<id>": a replay of the seed
+// in another namespace traces the same.
 func (r *run) log(format string, args ...any) {
 	line := fmt.Sprintf("%d ", r.step) + fmt.Sprintf(format, args...)
-	r.trace = append(r.trace, strings.ReplaceAll(line, "."+r.ns+".", ".<ns>."))
+	line = strings.ReplaceAll(line, "."+r.ns+".", ".<ns>.")
+	line = connectionID.ReplaceAllString(uid.ReplaceAllString(line, "<uid>"), "$1:<id>@")
+	r.trace = append(r.trace, line)
 }
+
+var (
+	// uid matches a Kubernetes UID.
+	uid = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	// connectionID matches a connection string's description and ID.
+	connectionID = regexp.MustCompile(`\b([A-Za-z0-9_]+):[A-Za-z0-9]+@`)
+)
 
 // teardown deletes what the run left in its namespace that the stand-in
 // kubelets of later runs would see, and the nodes.
