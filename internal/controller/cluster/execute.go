@@ -147,6 +147,7 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 			return errors.Wrap(err, errReleaseLock)
 		}
 		cr.Status.AtProvider.GlobalLock = nil
+		cr.SetConditions(managedkind.LockCondition(cr, "", e.Clock.Now()))
 		return nil
 	case kindChangeCoordinators:
 		cs, err := db.ChangeCoordinators(ctx, s.Addresses)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -113,10 +115,40 @@ func (l *Lock) take(ctx context.Context, now time.Time) (fdb.GlobalLock, bool, e
 	return held, held.Start.Equal(now), nil
 }
 
-// recordLock records the lock a step of Cluster c saw on c's status.
-func recordLock(c *v1alpha1.Cluster, seen fdb.GlobalLock) {
+// recordLock records the lock a step of Cluster c saw at now on c's status
+// and in its GlobalLock condition.
+func recordLock(c *v1alpha1.Cluster, seen fdb.GlobalLock, now time.Time) {
 	if seen.Holder == "" {
 		return
 	}
 	c.Status.AtProvider.GlobalLock = &v1alpha1.GlobalLockObservation{Holder: seen.Holder, Until: metav1.NewTime(seen.End)}
+	c.SetConditions(LockCondition(c, seen.Holder, now))
+}
+
+// TypeGlobalLock is the condition of a Cluster whose steps take the global
+// lock: True while it holds the lock, False while another holder does or
+// once it released it. Its message names the holder, never the lock's end,
+// so that extending the lock changes nothing.
+const TypeGlobalLock xpv2.ConditionType = "GlobalLock"
+
+// Reasons of the GlobalLock condition.
+const (
+	ReasonHoldingLock   xpv2.ConditionReason = "Holding"
+	ReasonLockElsewhere xpv2.ConditionReason = "HeldByAnother"
+	ReasonLockReleased  xpv2.ConditionReason = "Released"
+)
+
+// LockCondition is the GlobalLock condition of Cluster c that saw the lock
+// held by holder at now; "" is the lock c released.
+func LockCondition(c *v1alpha1.Cluster, holder string, now time.Time) xpv2.Condition {
+	cond := xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionFalse, LastTransitionTime: metav1.NewTime(now), ObservedGeneration: c.GetGeneration()}
+	switch id := LockID(c); holder {
+	case "":
+		cond.Reason, cond.Message = ReasonLockReleased, "released the global lock: nothing left to do"
+	case id:
+		cond.Status, cond.Reason, cond.Message = corev1.ConditionTrue, ReasonHoldingLock, "holds the global lock as "+id
+	default:
+		cond.Reason, cond.Message = ReasonLockElsewhere, holder+" holds the global lock: steps with database-wide effect wait for it"
+	}
+	return cond
 }

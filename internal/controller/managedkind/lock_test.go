@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -143,5 +145,39 @@ func TestNeedsLock(t *testing.T) {
 		if got := NeedsLock(tc.a); got != tc.want {
 			t.Errorf("%s: NeedsLock = %t, want %t", name, got, tc.want)
 		}
+	}
+}
+
+// TestLockCondition: the GlobalLock condition says who holds the lock, True
+// only for the Cluster itself, and never when it ends: an extension changes
+// nothing.
+func TestLockCondition(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "db", Generation: 3}}
+	c.Spec.ForProvider.DataCenter = "dc1"
+	cases := map[string]struct {
+		holder string
+		want   xpv2.Condition
+	}{
+		"Holding": {"dc1", xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionTrue, Reason: ReasonHoldingLock,
+			Message: "holds the global lock as dc1", LastTransitionTime: metav1.NewTime(now), ObservedGeneration: 3}},
+		"Another": {"dc2", xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionFalse, Reason: ReasonLockElsewhere,
+			Message: "dc2 holds the global lock: steps with database-wide effect wait for it", LastTransitionTime: metav1.NewTime(now), ObservedGeneration: 3}},
+		"Released": {"", xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionFalse, Reason: ReasonLockReleased,
+			Message: "released the global lock: nothing left to do", LastTransitionTime: metav1.NewTime(now), ObservedGeneration: 3}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, LockCondition(c, tc.holder, now)); diff != "" {
+				t.Errorf("LockCondition(...): -want, +got:\n%s", diff)
+			}
+		})
+	}
+	extended := c.DeepCopy()
+	recordLock(extended, fdb.GlobalLock{Holder: "dc1", Start: now, End: now.Add(time.Minute)}, now)
+	before := extended.GetCondition(TypeGlobalLock)
+	recordLock(extended, fdb.GlobalLock{Holder: "dc1", Start: now, End: now.Add(2 * time.Minute)}, now.Add(time.Minute))
+	if diff := cmp.Diff(before, extended.GetCondition(TypeGlobalLock)); diff != "" {
+		t.Errorf("the condition after an extension: -before, +after:\n%s", diff)
 	}
 }

@@ -72,7 +72,7 @@ func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, ru
 		if ev.Lock != nil && NeedsLock(*s.Action) {
 			held, taken, err := ev.Lock.take(ctx, d.Clock.Now())
 			if c, ok := mg.(*v1alpha1.Cluster); ok {
-				recordLock(c, held)
+				recordLock(c, held, d.Clock.Now())
 			}
 			if err != nil {
 				d.Record.Event(mg, event.Warning(ReasonLockHeld, err))
