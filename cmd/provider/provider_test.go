@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,8 +15,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
@@ -186,4 +190,41 @@ func scrape(t *testing.T, url, prefix string) []string {
 		}
 	}
 	return lines
+}
+
+// TestEventBudget: the provider's event broadcaster delivers more events of
+// one object than client-go's default budget (25 at once) would, each a
+// step's record.
+func TestEventBudget(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "event-budget"}}
+	if err := env.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), cm) })
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newEventBroadcaster()
+	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
+	t.Cleanup(b.Shutdown)
+	rec := b.NewRecorder(env.Scheme, corev1.EventSource{Component: "provider-foundationdb"})
+	const steps = 60
+	for i := range steps {
+		rec.Eventf(cm, corev1.EventTypeNormal, fmt.Sprintf("Step%d", i), "step %d", i)
+	}
+	var got int
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := cs.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=event-budget"})
+		if err != nil {
+			return false, err
+		}
+		got = len(list.Items)
+		return got == steps, nil
+	})
+	if err != nil {
+		t.Errorf("%d of %d events of one object reached the API server: %v", got, steps, err)
+	}
 }

@@ -3,7 +3,6 @@ package managedkind
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 )
 
 const (
@@ -130,8 +130,7 @@ func (d Deps) decide(ctx context.Context, mg Decider, ev Evidence, a policy.Acti
 // message): a step decided alike on every retry, e.g. denied for the same
 // reason, records nothing new, and the time says since when it is so.
 func sinceRecorded(recorded, d *v1alpha1.PolicyDecision) *v1alpha1.PolicyDecision {
-	if recorded == nil || d == nil || recorded.Action != d.Action || !slices.Equal(recorded.Targets, d.Targets) ||
-		recorded.Result != d.Result || recorded.Rule != d.Rule || recorded.Message != d.Message {
+	if !gate.Alike(recorded, d) {
 		return d
 	}
 	kept := *d

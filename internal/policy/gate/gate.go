@@ -6,6 +6,7 @@ package gate
 
 import (
 	"context"
+	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -104,15 +105,38 @@ func (g *Gate) Check(ctx context.Context, mg resource.Managed, in policy.Input) 
 	d := g.decide(ctx, in)
 	count(d)
 	mg.SetConditions(Condition(d, mg.GetGeneration()))
+	record := Record(d)
 	var err error
-	switch d.Result {
-	case policy.ResultDenied:
+	switch {
+	case d.Result == policy.ResultDenied:
 		err = &DeniedError{Decision: d}
-		g.recorder.Event(mg, event.Warning(ReasonPolicyDenied, err))
-	case policy.ResultWarned:
+		if !repeats(mg, record) {
+			g.recorder.Event(mg, event.Warning(ReasonPolicyDenied, err))
+		}
+	case d.Result == policy.ResultWarned && !repeats(mg, record):
 		g.recorder.Event(mg, event.Warning(ReasonPolicyWarned, errors.New(d.Message)))
 	}
-	return Record(d), err
+	return record, err
+}
+
+// repeats reports whether d decides as the decision mg recorded last
+// (action, targets, result, rule and message): a step denied for the same
+// reason on every retry says so once in an event — the condition and
+// atProvider.lastPolicyDecision say since when — and does not spend the
+// object's event budget, which Kubernetes keeps small (client-go drops an
+// object's events beyond it, the steps' own among them).
+func repeats(mg resource.Managed, d *fdbv1alpha1.PolicyDecision) bool {
+	r, ok := mg.(interface {
+		GetLastPolicyDecision() *fdbv1alpha1.PolicyDecision
+	})
+	return ok && Alike(r.GetLastPolicyDecision(), d)
+}
+
+// Alike reports whether two recorded decisions decide alike: the same
+// action, targets, result, rule and message, whenever they were taken.
+func Alike(a, b *fdbv1alpha1.PolicyDecision) bool {
+	return a != nil && b != nil && a.Action == b.Action && slices.Equal(a.Targets, b.Targets) &&
+		a.Result == b.Result && a.Rule == b.Rule && a.Message == b.Message
 }
 
 func (g *Gate) decide(ctx context.Context, in policy.Input) policy.Decision {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource/fake"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/test"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -79,12 +80,38 @@ func TestCheck(t *testing.T) {
 		events    []event.Event
 		metric    [3]string
 	}
+	deniedRecord := &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Denied", Rule: "fdb-database-health/database-available", Message: denied, Time: metav1.NewTime(now)}
 	cases := map[string]struct {
 		reason string
 		source Source
 		in     policy.Input
-		want   want
+		// recorded is the decision the resource recorded last.
+		recorded *fdbv1alpha1.PolicyDecision
+		want     want
 	}{
+		"DeniedAgain": {
+			reason:   "A denial alike the one recorded last (a retry) emits no event: the condition and the record say it, since when.",
+			in:       exclude(false),
+			recorded: &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Denied", Rule: "fdb-database-health/database-available", Message: denied, Time: metav1.NewTime(now.Add(-time.Hour))},
+			want: want{
+				denied:    true,
+				record:    deniedRecord,
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: denied, ObservedGeneration: 7},
+				metric:    [3]string{"fdb-database-health", "Exclude", "Denied"},
+			},
+		},
+		"DeniedAnew": {
+			reason:   "A denial for another reason than the one recorded emits its event.",
+			in:       exclude(false),
+			recorded: &fdbv1alpha1.PolicyDecision{Action: "Exclude", Targets: []string{"storage-1"}, Result: "Denied", Rule: "fdb-exclusion/exclusion-budget", Message: "over budget", Time: metav1.NewTime(now)},
+			want: want{
+				denied:    true,
+				record:    deniedRecord,
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: denied, ObservedGeneration: 7},
+				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(denied))},
+				metric:    [3]string{"fdb-database-health", "Exclude", "Denied"},
+			},
+		},
 		"Denied": {
 			reason: "A denial returns a DeniedError, sets PolicyAllowed=False, emits a Warning and is counted.",
 			in:     exclude(false),
@@ -199,7 +226,11 @@ func TestCheck(t *testing.T) {
 			counter := decisions.WithLabelValues(tc.want.metric[:]...)
 			before := testutil.ToFloat64(counter)
 
-			record, err := g.Check(context.Background(), mg, tc.in)
+			var checked resource.Managed = mg
+			if tc.recorded != nil {
+				checked = &deciding{ModernManaged: mg, last: tc.recorded}
+			}
+			record, err := g.Check(context.Background(), checked, tc.in)
 
 			if diff := cmp.Diff(tc.want.denied, IsDenied(err)); diff != "" {
 				t.Errorf("\n%s\nIsDenied(Check(...)): -want, +got:\n%s", tc.reason, diff)
@@ -232,3 +263,11 @@ func TestDeniedError(t *testing.T) {
 		t.Errorf("Error(): want %q, got %q", "cannot exclude: no", got)
 	}
 }
+
+// deciding is a managed resource that recorded a decision last.
+type deciding struct {
+	*fake.ModernManaged
+	last *fdbv1alpha1.PolicyDecision
+}
+
+func (d *deciding) GetLastPolicyDecision() *fdbv1alpha1.PolicyDecision { return d.last }
