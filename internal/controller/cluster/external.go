@@ -58,6 +58,11 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, metav1.NewTime(e.Clock.Now()))
 	// Locks asked for again are taken at once: enabling them needs no gate.
 	cr.Status.AtProvider.LocksDisabled = cr.Status.AtProvider.LocksDisabled && cr.Spec.ForProvider.Locks.DisableLocks
+	// The lock last seen has expired: nobody holds it as far as this
+	// Cluster knows.
+	if cr.Status.AtProvider.GlobalLock == nil && cr.GetCondition(managedkind.TypeGlobalLock).Reason != "" {
+		cr.SetConditions(managedkind.LockCondition(cr, "", e.Clock.Now()))
+	}
 
 	cr.SetConditions(readyCondition(obs, e.step))
 	if e.step == nil {

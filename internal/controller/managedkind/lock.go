@@ -126,25 +126,27 @@ func recordLock(c *v1alpha1.Cluster, seen fdb.GlobalLock, now time.Time) {
 }
 
 // TypeGlobalLock is the condition of a Cluster whose steps take the global
-// lock: True while it holds the lock, False while another holder does or
-// once it released it. Its message names the holder, never the lock's end,
-// so that extending the lock changes nothing.
+// lock: True while it holds the lock, False while another holder does (as
+// its last request saw it, until that expires) or once it released it. Its
+// message names the holder, never the lock's end, so that extending the
+// lock changes nothing.
 const TypeGlobalLock xpv2.ConditionType = "GlobalLock"
 
 // Reasons of the GlobalLock condition.
 const (
 	ReasonHoldingLock   xpv2.ConditionReason = "Holding"
 	ReasonLockElsewhere xpv2.ConditionReason = "HeldByAnother"
-	ReasonLockReleased  xpv2.ConditionReason = "Released"
+	ReasonLockNotHeld   xpv2.ConditionReason = "NotHeld"
 )
 
 // LockCondition is the GlobalLock condition of Cluster c that saw the lock
-// held by holder at now; "" is the lock c released.
+// held by holder at now; "" is no holder c knows of: it released the lock,
+// or the lock it last saw has expired.
 func LockCondition(c *v1alpha1.Cluster, holder string, now time.Time) xpv2.Condition {
 	cond := xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionFalse, LastTransitionTime: metav1.NewTime(now), ObservedGeneration: c.GetGeneration()}
 	switch id := LockID(c); holder {
 	case "":
-		cond.Reason, cond.Message = ReasonLockReleased, "released the global lock: nothing left to do"
+		cond.Reason, cond.Message = ReasonLockNotHeld, "does not hold the global lock, and saw no one else hold it"
 	case id:
 		cond.Status, cond.Reason, cond.Message = corev1.ConditionTrue, ReasonHoldingLock, "holds the global lock as "+id
 	default:

@@ -163,8 +163,8 @@ func TestLockCondition(t *testing.T) {
 			Message: "holds the global lock as dc1", LastTransitionTime: metav1.NewTime(now), ObservedGeneration: 3}},
 		"Another": {"dc2", xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionFalse, Reason: ReasonLockElsewhere,
 			Message: "dc2 holds the global lock: steps with database-wide effect wait for it", LastTransitionTime: metav1.NewTime(now), ObservedGeneration: 3}},
-		"Released": {"", xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionFalse, Reason: ReasonLockReleased,
-			Message: "released the global lock: nothing left to do", LastTransitionTime: metav1.NewTime(now), ObservedGeneration: 3}},
+		"NotHeld": {"", xpv2.Condition{Type: TypeGlobalLock, Status: corev1.ConditionFalse, Reason: ReasonLockNotHeld,
+			Message: "does not hold the global lock, and saw no one else hold it", LastTransitionTime: metav1.NewTime(now), ObservedGeneration: 3}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
