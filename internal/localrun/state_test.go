@@ -29,7 +29,23 @@ func TestPIDFile(t *testing.T) {
 
 func TestProcesses(t *testing.T) {
 	dir := t.TempDir()
-	cmd := exec.Command("sh", "-c", "sleep 30", filepath.Join(dir, "marker"))
+	// A copy of sleep under dir, run directly: one process whose command
+	// line names dir. (A shell given a marker argument forks its command,
+	// and the fork carries the shell's command line until it execs: a
+	// second process, now and then.)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := filepath.Join(dir, "sleep")
+	if err := os.WriteFile(marked, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(marked, "30")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
