@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	clustercontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
@@ -65,6 +66,16 @@ type checkState struct {
 	observed map[client.ObjectKey]int64
 	// confirmedAt is when each Cluster's status was last confirmed.
 	confirmedAt map[client.ObjectKey]time.Time
+	// groupsSeen is the snapshot of ProcessGroups, by index in the
+	// history, the provider read when it last confirmed each Cluster's
+	// status: the Cluster's status sums up theirs as they were there.
+	groupsSeen map[client.ObjectKey]int
+	// groupConfirmedAt is when each ProcessGroup's status was last
+	// confirmed, as confirmedAt is for Clusters.
+	groupConfirmedAt map[client.ObjectKey]time.Time
+	// troubleAt is the last snapshot, by index in the history, in which
+	// each ProcessGroup was not ready (clustercontroller.Trouble).
+	troubleAt map[client.ObjectKey]int
 	// restores are the restores, by cluster and tag, seen running.
 	restores map[string]bool
 	// databaseOf is the simulator key of each Cluster's database, by the
@@ -218,35 +229,57 @@ func dataHeld(st *fdb.Status) string {
 	return ""
 }
 
-// observe notes the generation of the Clusters whose status was written.
+// observe notes the Clusters and ProcessGroups whose status was written,
+// and the ProcessGroups that are not ready now.
 func (r *run) observe(writes []write) {
+	if r.checks.troubleAt == nil {
+		r.checks.troubleAt, r.checks.groupConfirmedAt = map[client.ObjectKey]int{}, map[client.ObjectKey]time.Time{}
+	}
 	for _, w := range writes {
-		if c, ok := w.obj.(*fdbv1alpha1.Cluster); ok && w.verb == "status/update" {
-			r.confirm(c)
+		if w.verb != "status/update" {
+			continue
+		}
+		switch o := w.obj.(type) {
+		case *fdbv1alpha1.Cluster:
+			r.confirm(o, w.groupsSeen)
+		case *fdbv1alpha1.ProcessGroup:
+			r.checks.groupConfirmedAt[client.ObjectKeyFromObject(o)] = r.clock.Now()
+		}
+	}
+	for _, o := range r.hist.latest()[groupKind] {
+		if clustercontroller.Trouble(o.(*fdbv1alpha1.ProcessGroup)) != "" {
+			r.checks.troubleAt[client.ObjectKeyFromObject(o)] = len(r.hist.snaps) - 1
 		}
 	}
 }
 
-// confirmUnwritten notes a reconcile of the Cluster named key that ended
-// without error. When it read the Cluster as stored and wrote no status,
-// the status it computed is the one stored: the provider skips status
-// writes that would change nothing.
+// confirmUnwritten notes a reconcile of the Cluster or ProcessGroup named
+// key (of kind gvk) that ended without error. When it read the object as
+// stored and wrote no status, the status it computed is the one stored:
+// the provider skips status writes that would change nothing.
 // v is the view of the provider that reconciled it.
-func (r *run) confirmUnwritten(v *view, key client.ObjectKey) {
-	read, stored := v.at(clusterKind).find(clusterKind, key), r.hist.latest().find(clusterKind, key)
-	if read == nil || stored == nil || v.current(clusterKind, read).GetResourceVersion() != stored.GetResourceVersion() {
+func (r *run) confirmUnwritten(v *view, gvk schema.GroupVersionKind, key client.ObjectKey) {
+	read, stored := v.at(gvk).find(gvk, key), r.hist.latest().find(gvk, key)
+	if read == nil || stored == nil || v.current(gvk, read).GetResourceVersion() != stored.GetResourceVersion() {
 		return
 	}
-	r.confirm(stored)
+	if gvk == groupKind {
+		r.checks.groupConfirmedAt[key] = r.clock.Now()
+		return
+	}
+	r.confirm(stored, v.served[groupKind])
 }
 
-// confirm notes that c's status is what the provider made of c.
-func (r *run) confirm(c client.Object) {
+// confirm notes that c's status is what the provider made of c, and of
+// the ProcessGroups of snapshot groupsSeen.
+func (r *run) confirm(c client.Object, groupsSeen int) {
 	if r.checks.observed == nil {
-		r.checks.observed, r.checks.confirmedAt = map[client.ObjectKey]int64{}, map[client.ObjectKey]time.Time{}
+		r.checks.observed, r.checks.confirmedAt, r.checks.groupsSeen = map[client.ObjectKey]int64{}, map[client.ObjectKey]time.Time{}, map[client.ObjectKey]int{}
 	}
-	r.checks.observed[client.ObjectKeyFromObject(c)] = c.GetGeneration()
-	r.checks.confirmedAt[client.ObjectKeyFromObject(c)] = r.clock.Now()
+	key := client.ObjectKeyFromObject(c)
+	r.checks.observed[key] = c.GetGeneration()
+	r.checks.confirmedAt[key] = r.clock.Now()
+	r.checks.groupsSeen[key] = groupsSeen
 }
 
 // checkJournal: every gated mutation was allowed by the policies in force.
@@ -479,9 +512,7 @@ func (r *run) keysByName() map[string]bool {
 	return out
 }
 
-// clusterConverged: every Cluster of the run is Ready and up to date, in a
-// status confirmed after the last fault ended, for its current generation,
-// and its pods run.
+// clusterConverged: every Cluster of the run converged.
 func clusterConverged(r *run) (bool, string) {
 	for _, name := range r.clusters {
 		if ok, why := r.converged(name); !ok {
@@ -495,8 +526,9 @@ func clusterConverged(r *run) (bool, string) {
 }
 
 // converged: the Cluster called name is Ready and up to date, in a status
-// confirmed after the last fault ended, for its current generation, and
-// its pods run.
+// confirmed after the last fault ended, for its current generation; its
+// groups are ready (groupsReady), every coordinator of its database holds
+// the coordinated state, and its pods run.
 func (r *run) converged(name string) (bool, string) {
 	c, _ := r.hist.latest().find(clusterKind, client.ObjectKey{Namespace: r.ns, Name: name}).(*fdbv1alpha1.Cluster)
 	if c == nil {
@@ -512,7 +544,40 @@ func (r *run) converged(name string) (bool, string) {
 		return false, fmt.Sprintf("generation %d, status confirmed for %d: Ready=%s (%s) UpToDate=%s (%s) Synced: %s", c.GetGeneration(), observed,
 			ready.Status, ready.Message, upToDate.Status, upToDate.Message, c.GetCondition(xpv2.TypeSynced).Message)
 	}
+	if ok, why := r.groupsReady(name, r.checks.groupsSeen[key]); !ok {
+		return false, why
+	}
+	if k, ok := r.checks.databaseOf[c.GetUID()]; ok {
+		if lost := r.sims.Registry.Get(k).StatelessCoordinators(); len(lost) > 0 {
+			return false, fmt.Sprintf("the Cluster is Ready, but coordinators %v hold no coordinated state (their disks were lost since it was last written)", lost)
+		}
+	}
 	return podsRunning(r.hist.latest(), name)
+}
+
+// groupsReady: every ProcessGroup of the Cluster named cluster that is not
+// being deleted is ready, in a status confirmed after the last fault
+// ended, and has been since snapshot seen, the one the Cluster's status
+// sums up. A group reconciled last before a fault, or the Cluster's status
+// summing up a group that was not ready, could each turn the Cluster not
+// Ready at their next reconcile without a new fault.
+func (r *run) groupsReady(cluster string, seen int) (bool, string) {
+	for _, o := range r.hist.latest()[groupKind] {
+		pg := o.(*fdbv1alpha1.ProcessGroup)
+		if pg.Spec.ForProvider.ClusterName != cluster || pg.GetDeletionTimestamp() != nil {
+			continue
+		}
+		key := client.ObjectKeyFromObject(pg)
+		switch at, ok := r.checks.troubleAt[key]; {
+		case r.checks.groupConfirmedAt[key].Before(r.calmAt):
+			return false, fmt.Sprintf("the Cluster is Ready, but ProcessGroup %s confirmed no status since the last fault ended", pg.ID())
+		case clustercontroller.Trouble(pg) != "":
+			return false, fmt.Sprintf("the Cluster is Ready, but ProcessGroup %s is not: %s", pg.ID(), clustercontroller.Trouble(pg))
+		case ok && at >= seen:
+			return false, fmt.Sprintf("the Cluster is Ready, but its status sums up ProcessGroup %s as it was %d steps ago, not ready", pg.ID(), len(r.hist.snaps)-1-seen)
+		}
+	}
+	return true, ""
 }
 
 // podsRunning: every process group of the Cluster named cluster that is

@@ -17,6 +17,10 @@ const errCrashed = "cannot reach the API server: the provider crashed"
 type write struct {
 	verb string
 	obj  client.Object
+	// groupsSeen is the snapshot of ProcessGroups, by index in the
+	// history, the writer's cache served when it wrote: what a Cluster's
+	// status sums up.
+	groupsSeen int
 }
 
 // providerClient is the client of one provider incarnation: reads of the
@@ -67,7 +71,7 @@ func (c *providerClient) wrote(verb string, obj client.Object, err error) error 
 	if err != nil {
 		return err
 	}
-	c.writes = append(c.writes, write{verb: verb, obj: obj.DeepCopyObject().(client.Object)})
+	c.writes = append(c.writes, write{verb: verb, obj: obj.DeepCopyObject().(client.Object), groupsSeen: c.view.served[groupKind]})
 	if c.crash() {
 		c.dead = true
 	}

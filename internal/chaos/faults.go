@@ -207,12 +207,14 @@ func deleteVolumeClaim(ctx context.Context, r *run, before map[string]*database)
 
 // loseDisk makes the simulator lose the data of pod p's processes, as a
 // fault and not a removal, and notes that the harness destroyed it. Only
-// while the database is healthy and the group reports: the database then
-// survives, and the simulator can tell the loss from a removal; ok is
-// false, and nothing lost, otherwise.
+// while the database is healthy, every coordinator holds the coordinated
+// state (the status cannot tell one whose disk an earlier loss wiped, and
+// the provider has to heal it; converged waits for that) and the group
+// reports: the database then survives, and the simulator can tell the
+// loss from a removal; ok is false, and nothing lost, otherwise.
 func (r *run) loseDisk(before map[string]*database, p *corev1.Pod) (ok bool, err error) {
 	db := before[p.Labels[workload.LabelCluster]]
-	if db == nil || db.status == nil || db.status.Cluster.Data.State.Name != fdb.DataHealthy {
+	if db == nil || db.status == nil || db.status.Cluster.Data.State.Name != fdb.DataHealthy || len(db.sim.StatelessCoordinators()) > 0 {
 		return false, nil
 	}
 	id := p.Labels[workload.LabelProcessGroup]

@@ -442,8 +442,8 @@ func (r *run) reconcileOne(ctx context.Context) {
 	}
 	written := len(in.prov.client.writes)
 	res, err := in.prov.reconcile(ctx, t.gvk, t.key)
-	if t.gvk == clusterKind && err == nil && len(in.prov.client.writes) == written {
-		r.confirmUnwritten(in.prov.client.view, t.key)
+	if (t.gvk == clusterKind || t.gvk == groupKind) && err == nil && len(in.prov.client.writes) == written {
+		r.confirmUnwritten(in.prov.client.view, t.gvk, t.key)
 	}
 	r.log("reconcile %s %s%s: requeue=%v error=%v", t.gvk.Kind, t.key.Name, in.by(len(r.instances)), res.RequeueAfter > 0, err != nil)
 }

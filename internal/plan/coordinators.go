@@ -171,7 +171,9 @@ type candidate struct {
 	dataHall   string
 	dataCenter string
 	id         string
-	priority   int
+	// instance is its process group's ID.
+	instance string
+	priority int
 }
 
 // eligible returns the processes that may be coordinators: of an eligible
@@ -189,7 +191,8 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 		if p.DataCenter != "" || p.DataHall != "" {
 			zone = p.DataCenter + "/" + p.DataHall + "/" + p.Zone // zone names may repeat across data centers and halls
 		}
-		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter, id: p.ProcessID, priority: prio}
+		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter,
+			id: p.ProcessID, instance: p.InstanceID, priority: prio}
 		if dns {
 			c.address = fdb.HostAddress(p.DNSName, string(p.Address))
 		}
@@ -211,9 +214,47 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 // IP address otherwise. It fails rather than put two coordinators in one
 // zone or too many in one data hall or data center.
 func ChooseCoordinators(procs []Process, rules CoordinatorRules, removing map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
+	return choose(eligible(procs, removing, dns), rules)
+}
+
+// ChooseCoordinatorsAnew picks coordinators to replace current, some of
+// which may run in the groups blank (by instance ID), whose disks hold no
+// coordinated state: as ChooseCoordinators does, skipping the groups being
+// removed and those blank. When no valid set avoids the blank groups, it
+// picks a valid set that differs from current all the same, moving the
+// first current coordinator not blank that can move last in line: a
+// coordinator change writes the state to every coordinator it names, the
+// blank ones among them. It fails when the only valid set is current.
+func ChooseCoordinatorsAnew(procs []Process, current []fdb.ProcessAddress, rules CoordinatorRules, removing, blank map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
+	avoid := maps.Clone(removing)
+	if avoid == nil {
+		avoid = map[string]bool{}
+	}
+	maps.Copy(avoid, blank)
+	chosen, err := ChooseCoordinators(procs, rules, avoid, dns)
+	if err == nil || len(blank) == 0 {
+		return chosen, err
+	}
+	candidates, now := eligible(procs, removing, dns), fdb.SortedAddresses(slices.Clone(current))
+	for _, a := range now {
+		i := slices.IndexFunc(candidates, func(c candidate) bool { return slices.Contains(c.names, string(a)) })
+		if i < 0 || blank[candidates[i].instance] {
+			continue
+		}
+		last := append(slices.Delete(slices.Clone(candidates), i, i+1), candidates[i])
+		if again, aerr := choose(last, rules); aerr == nil && !slices.Equal(again, now) {
+			return again, nil
+		}
+	}
+	return nil, err
+}
+
+// choose picks rules.Count of candidates, in their order, in distinct
+// zones and within the rules' limits per data hall and data center.
+func choose(candidates []candidate, rules CoordinatorRules) ([]fdb.ProcessAddress, error) {
 	var chosen []fdb.ProcessAddress
 	zones, halls, dcs := map[string]bool{}, map[string]int{}, map[string]int{}
-	for _, c := range eligible(procs, removing, dns) {
+	for _, c := range candidates {
 		if zones[c.zone] || over(rules.PerDataHall, halls[c.dataHall]+1) || over(rules.PerDataCenter, dcs[c.dataCenter]+1) {
 			continue
 		}
@@ -279,6 +320,20 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, rules Coo
 		}
 		if dcs[c.dataCenter]++; over(rules.PerDataCenter, dcs[c.dataCenter]) {
 			return "more than " + itoa(rules.PerDataCenter) + " coordinators in data center " + strconv.Quote(c.dataCenter)
+		}
+	}
+	return ""
+}
+
+// StatelessCoordinatorProblem says which current coordinator runs in one
+// of the groups blank (by instance ID) whose disk holds no coordinated
+// state, or returns "". A coordinator is found by either of its names.
+func StatelessCoordinatorProblem(procs []Process, current []fdb.ProcessAddress, blank map[string]bool) string {
+	for _, a := range current {
+		for _, p := range procs {
+			if blank[p.InstanceID] && slices.Contains(fdb.AddressNames(p.DNSName, string(p.Address)), string(a)) {
+				return "coordinator " + string(a) + " holds no coordinated state: its volume is new, and the database has not recovered since its process started"
+			}
 		}
 	}
 	return ""

@@ -209,6 +209,88 @@ func TestChooseCoordinators(t *testing.T) {
 	}
 }
 
+// TestChooseCoordinatorsAnew: coordinators on blank disks are moved off
+// when a valid set avoids them; otherwise a set that differs all the same,
+// so that the change writes the coordinated state to every one it names.
+func TestChooseCoordinatorsAnew(t *testing.T) {
+	current := []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.3:4501"}
+	logs := []func() (string, fdb.Process){p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("log-3", "z3", "10.0.0.3")}
+	cases := map[string]struct {
+		reason  string
+		status  *fdb.Status
+		blank   map[string]bool
+		want    []fdb.ProcessAddress
+		wantErr string
+	}{
+		"NoneBlank": {
+			reason: "Without blank groups it chooses as ChooseCoordinators does.",
+			status: status(append(logs, p("storage-2", "z2", "10.0.0.5"))...),
+			want:   current,
+		},
+		"AvoidsTheBlank": {
+			reason: "log-2's zone has another eligible process: it takes log-2's place.",
+			status: status(append(logs, p("storage-2", "z2", "10.0.0.5"))...),
+			blank:  map[string]bool{"log-2": true},
+			want:   []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.5:4501"},
+		},
+		"RewritesTheBlankInPlace": {
+			reason: "log-2 is the only eligible process of its zone: another coordinator changes, and the change writes the state to log-2 too.",
+			status: status(append(logs, p("storage-1", "z1", "10.0.0.4"))...),
+			blank:  map[string]bool{"log-2": true},
+			want:   []fdb.ProcessAddress{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
+		},
+		"OnlyTheCurrentSet": {
+			reason:  "When the current set is the only valid one, no change can write the state.",
+			status:  status(logs...),
+			blank:   map[string]bool{"log-2": true},
+			wantErr: "cannot choose coordinators: 3 needed in distinct zones, 2 eligible zones",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ChooseCoordinatorsAnew(Processes(tc.status), current, RulesFor(fdb.RedundancyDouble, 0), nil, tc.blank, false)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" || gotErr != tc.wantErr {
+				t.Errorf("\n%s\nChooseCoordinatorsAnew(...): error %q, want %q; -want, +got:\n%s", tc.reason, gotErr, tc.wantErr, diff)
+			}
+		})
+	}
+}
+
+// TestStatelessCoordinatorProblem: a current coordinator, by either of its
+// names, in a blank group is a problem; a blank group that is no
+// coordinator is none.
+func TestStatelessCoordinatorProblem(t *testing.T) {
+	procs := Processes(status(p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("log-3", "z3", "10.0.0.3"), p("storage-1", "z1", "10.0.0.4")))
+	cases := map[string]struct {
+		current []fdb.ProcessAddress
+		blank   map[string]bool
+		want    string
+	}{
+		"ByIP": {
+			current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.3:4501"}, blank: map[string]bool{"log-2": true},
+			want: "coordinator 10.0.0.2:4501 holds no coordinated state: its volume is new, and the database has not recovered since its process started",
+		},
+		"ByDNSName": {
+			current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "log-3.db:4501"}, blank: map[string]bool{"log-3": true},
+			want: "coordinator log-3.db:4501 holds no coordinated state: its volume is new, and the database has not recovered since its process started",
+		},
+		"BlankButNoCoordinator": {
+			current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.3:4501"}, blank: map[string]bool{"storage-1": true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := StatelessCoordinatorProblem(procs, tc.current, tc.blank); got != tc.want {
+				t.Errorf("StatelessCoordinatorProblem(...): got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestCoordinatorProblem(t *testing.T) {
 	s := status(p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("storage-1", "z3", "10.0.0.3"),
 		excluded("storage-2", "z4", "10.0.0.4"), p("storage-3", "z3", "10.0.0.5"), p("stateless-1", "z5", "10.0.0.6"))

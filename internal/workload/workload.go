@@ -33,7 +33,19 @@ const (
 	LabelManagedBy    = "app.kubernetes.io/managed-by"
 	ManagedBy         = "provider-foundationdb"
 	AnnotationSpec    = "foundationdb.crossplane.io/spec-hash"
+	// AnnotationNewVolume marks a volume claim the provider created until
+	// the database has recovered while the claim's processes ran
+	// (fdb.RecoveredSince): before that, a coordinator named by the
+	// group's DNS name holds no coordinated state on it — FoundationDB
+	// writes that state to every coordinator a recovery reaches, and
+	// nothing else does.
+	AnnotationNewVolume = "foundationdb.crossplane.io/new-volume"
 )
+
+// NewVolume reports whether claim pvc is marked new (AnnotationNewVolume).
+func NewVolume(pvc *corev1.PersistentVolumeClaim) bool {
+	return pvc != nil && pvc.Annotations[AnnotationNewVolume] != ""
+}
 
 // KeyClusterFile is the key of the cluster file in the cluster's
 // ConfigMap.
@@ -348,7 +360,8 @@ func ProcessesPerPod(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) int {
 	return 1
 }
 
-// PVC is the data volume claim of a process group of a stateful class.
+// PVC is the data volume claim of a process group of a stateful class,
+// marked new (AnnotationNewVolume).
 func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.PersistentVolumeClaim {
 	class := pg.Spec.ForProvider.ProcessClass
 	s := settings(c, class)
@@ -357,7 +370,8 @@ func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		size = *s.VolumeSize
 	}
 	return &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: PVCName(c, groupID), Namespace: Namespace(c), Labels: Labels(c, class, groupID)},
+		ObjectMeta: metav1.ObjectMeta{Name: PVCName(c, groupID), Namespace: Namespace(c), Labels: Labels(c, class, groupID),
+			Annotations: map[string]string{AnnotationNewVolume: "true"}},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			StorageClassName: s.StorageClassName,

@@ -52,7 +52,7 @@ func notReady(groups []v1alpha1.ProcessGroup) string {
 	var listed []string
 	n := 0
 	for i := range groups {
-		why := trouble(&groups[i])
+		why := Trouble(&groups[i])
 		if why == "" {
 			continue
 		}
@@ -70,13 +70,13 @@ func notReady(groups []v1alpha1.ProcessGroup) string {
 	return msg
 }
 
-// trouble says what keeps group pg from being ready, "" when nothing does:
+// Trouble says what keeps group pg from being ready, "" when nothing does:
 // "removing" while it is being removed; the failure conditions it
 // recorded (those that get a group replaced) with when the oldest began;
 // and the cause its own conditions give — the action and policy rule that
 // denied its last step, another error of its last reconcile, or why it is
 // not Ready.
-func trouble(pg *v1alpha1.ProcessGroup) string {
+func Trouble(pg *v1alpha1.ProcessGroup) string {
 	ready, synced := pg.GetCondition(xpv2.TypeReady), pg.GetCondition(xpv2.TypeSynced)
 	var cause string
 	switch d := pg.Status.AtProvider.LastPolicyDecision; {

@@ -319,6 +319,27 @@ func (o *observation) removing() map[string]bool {
 	return out
 }
 
+// blankVolumes are the groups, by ID, whose volume claim is marked new
+// (workload.AnnotationNewVolume) while the status shows no recovery since
+// their processes started (fdb.RecoveredSince): a coordinator named by the
+// DNS name of one of them runs on a disk that holds no coordinated state —
+// its disk was lost and its claim and pod recreated under the same name —
+// and one more coordinator's disk lost could leave fewer than a quorum
+// holding it. Without a status, none is known.
+func (o *observation) blankVolumes() map[string]bool {
+	out := map[string]bool{}
+	if o.status == nil {
+		return out
+	}
+	procs := fdb.ProcessesByInstance(o.status)
+	for id, pvc := range o.claims {
+		if workload.NewVolume(pvc) && !fdb.RecoveredSince(o.status, procs[id]) {
+			out[id] = true
+		}
+	}
+	return out
+}
+
 // connectionString is the cluster file the ConfigMap should hold: what the
 // database reports once it runs, else what the provider wrote, else what
 // the Cluster's status recorded (a ConfigMap that lost its cluster file gets

@@ -604,7 +604,9 @@ func deniedBatch(cr *v1alpha1.Cluster, ids []string) int {
 }
 
 // coordinatorsStep moves coordinators off processes that are missing,
-// excluded or in groups being removed, and names them anew when the
+// excluded or in groups being removed, and off those that hold no
+// coordinated state (a blank volume: observation.blankVolumes), choosing
+// none of either; it names them anew when the
 // cluster file switches between IP addresses and DNS names. When no
 // coordinators can be chosen it waits, unless a stranded group's early
 // replacement (strandedStep) could bring the missing zone back; a switch
@@ -620,7 +622,11 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	rules := coordinatorRules(cr, o)
 	procs := plan.Processes(o.status)
+	blank := o.blankVolumes()
 	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr))
+	if problem == "" {
+		problem = plan.StatelessCoordinatorProblem(procs, cs.Coordinators, blank)
+	}
 	rename := problem == ""
 	if rename {
 		problem = plan.CoordinatorFormProblem(cs.Coordinators, workload.UseDNS(cr))
@@ -628,7 +634,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if problem == "" {
 		return nil
 	}
-	coords, err := plan.ChooseCoordinators(procs, rules, o.removing(), workload.UseDNS(cr))
+	coords, err := plan.ChooseCoordinatorsAnew(procs, cs.Coordinators, rules, o.removing(), blank, workload.UseDNS(cr))
 	switch {
 	case err != nil && rename:
 		return nil

@@ -123,6 +123,21 @@ func notReporting(ids ...string) mutation {
 	}
 }
 
+// newVolume gives group id a claim marked new and its process the uptime
+// given, in a database that recovered 30 s ago.
+func newVolume(id string, uptime float64) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		if o.claims == nil {
+			o.claims = map[string]*corev1.PersistentVolumeClaim{}
+		}
+		o.claims[id] = workload.PVC(cr, groupNamed(o, id), id)
+		o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, ActiveGenerations: 1, SecondsSinceLastRecovered: 30}
+		k, p := processOf(o, id)
+		p.UptimeSeconds = uptime
+		o.status.Cluster.Processes[k] = p
+	}
+}
+
 // gone makes the groups disappear entirely: ProcessGroup, pod and
 // processes, as after a removal finished or a group was deleted by hand.
 func gone(ids ...string) mutation {
@@ -561,6 +576,20 @@ func TestPlanSteps(t *testing.T) {
 			reason: "An excluded coordinator is replaced.",
 			mutate: []mutation{excluded("10.0.0.3:4501")},
 			want:   coordinatorsChanged("coordinator 10.0.0.3:4501 is missing, excluded, being removed or not eligible", "10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
+		},
+		"CoordinatorOnNewVolume": {
+			reason: "A coordinator whose volume is new and who started after the last recovery holds no coordinated state: it is replaced, and not chosen again.",
+			mutate: []mutation{newVolume("storage-2", 10)},
+			want: coordinatorsChanged("coordinator 10.0.0.3:4501 holds no coordinated state: its volume is new, and the database has not recovered since its process started",
+				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
+		},
+		"CoordinatorOnNewVolumeSinceRecovered": {
+			reason: "A new volume whose process ran through the last recovery holds the coordinated state.",
+			mutate: []mutation{newVolume("storage-2", 60)},
+		},
+		"NewVolumeOfNoCoordinator": {
+			reason: "A new volume matters only under a coordinator.",
+			mutate: []mutation{newVolume("storage-5", 10)},
 		},
 		"CoordinatorMissing": {
 			reason: "A coordinator whose process does not report is replaced by a process in its zone.",

@@ -212,3 +212,71 @@ func TestDeletionProtection(t *testing.T) {
 		return gone && pods+pvcs+cms == 0 && len(groupsOf(t, cr)) == 0, fmt.Sprintf("gone=%t pods %d pvcs %d configmaps %d", gone, pods, pvcs, cms)
 	})
 }
+
+// TestLostCoordinatorDiskIsHealed: a coordinator's disk is lost and its
+// group recreates claim and pod under the same DNS name. No recovery runs
+// (a storage process), so the coordinator is reachable and holds no
+// coordinated state, which the status cannot show: the claim's new-volume
+// mark can, and the Cluster changes coordinators — storage-5 is the only
+// coordinator-eligible process of its zone, so the change moves another
+// coordinator and writes the state to storage-5 as well. Chaos seeds 5286
+// and 6369 at bfa6966: nothing did, and a second coordinator's disk lost a
+// minute later left 1 of 3 holding the state.
+func TestLostCoordinatorDiskIsHealed(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "lost-coordinator-disk"))
+	createReady(t, cr)
+	eventually(t, 60*time.Second, "every claim settled: the database recovered while its processes ran", func() (bool, string) {
+		claims := &corev1.PersistentVolumeClaimList{}
+		if err := env.Client.List(ctx, claims, client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
+			return false, err.Error()
+		}
+		var marked []string
+		for i := range claims.Items {
+			if workload.NewVolume(&claims.Items[i]) {
+				marked = append(marked, claims.Items[i].Name)
+			}
+		}
+		return len(claims.Items) > 0 && len(marked) == 0, fmt.Sprintf("%d claims, marked new: %v", len(claims.Items), marked)
+	})
+	victim := storageCoordinator(t, cr)
+	addr, db := coordinatorName(victim), h.Sim(t, cr)
+	for _, id := range victim.Status.AtProvider.ProcessIDs {
+		if err := db.LoseDisk(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := db.StatelessCoordinators(); !slices.Equal(got, []fdb.ProcessAddress{fdb.ProcessAddress(addr)}) {
+		t.Fatalf("after losing %s's disk the simulator says %v hold no coordinated state", victim.ID(), got)
+	}
+	// The claim goes at once, as the volume's loss makes it: no
+	// controller here removes the protection finalizer.
+	ns := workload.Namespace(cr)
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: workload.PVCName(cr, victim.ID()), Namespace: ns}}
+	get(t, claim)
+	claim.Finalizers = nil
+	if err := env.Client.Update(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []client.Object{claim, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, victim.ID()), Namespace: ns}}} {
+		if err := env.Client.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 120*time.Second, "the coordinated state written to every coordinator", func() (bool, string) {
+		get(t, cr)
+		lost := db.StatelessCoordinators()
+		claimErr := env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)
+		return len(lost) == 0 && cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+			fmt.Sprintf("without state %v; UpToDate: %s; events %v; claim %v marked new %t; group events %v", lost,
+				cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr), claimErr, workload.NewVolume(claim), events(t, victim))
+	})
+	if ev := events(t, cr); !containsAny(ev, addr+" holds no coordinated state") {
+		t.Errorf("no coordinator change names the new volume: %v", ev)
+	}
+	if v := db.Check(); len(v) != 0 {
+		t.Errorf("the simulator reports %v", v)
+	}
+}

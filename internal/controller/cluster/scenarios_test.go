@@ -328,20 +328,7 @@ func TestRemovingACoordinatorMovesItFirst(t *testing.T) {
 	h.Flow(true)
 	cr := tripleCluster(namespace(t, "coordinator"))
 	createReady(t, cr)
-	get(t, cr)
-	coordinators := map[string]bool{}
-	for _, c := range cr.Status.AtProvider.Coordinators {
-		coordinators[c] = true
-	}
-	var victim *v1alpha1.ProcessGroup
-	for _, pg := range groupsOf(t, cr) {
-		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage && coordinators[coordinatorName(&pg)] {
-			victim = pg.DeepCopy()
-		}
-	}
-	if victim == nil {
-		t.Fatalf("no storage group is a coordinator: %v", cr.Status.AtProvider.Coordinators)
-	}
+	victim := storageCoordinator(t, cr)
 	addr := coordinatorName(victim)
 	if err := env.Client.Delete(ctx, victim); err != nil {
 		t.Fatal(err)
@@ -368,6 +355,23 @@ func TestRemovingACoordinatorMovesItFirst(t *testing.T) {
 	if n := countClass(groupsOf(t, cr), v1alpha1.ProcessClassStorage); n != 5 {
 		t.Errorf("%d storage groups after the replacement, want 5", n)
 	}
+}
+
+// storageCoordinator returns the last storage group of cr, as it is now,
+// that is a coordinator.
+func storageCoordinator(t testing.TB, cr *v1alpha1.Cluster) *v1alpha1.ProcessGroup {
+	t.Helper()
+	get(t, cr)
+	var victim *v1alpha1.ProcessGroup
+	for _, pg := range groupsOf(t, cr) {
+		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage && slices.Contains(cr.Status.AtProvider.Coordinators, coordinatorName(&pg)) {
+			victim = pg.DeepCopy()
+		}
+	}
+	if victim == nil {
+		t.Fatalf("no storage group is a coordinator: %v", cr.Status.AtProvider.Coordinators)
+	}
+	return victim
 }
 
 // coordinatorName is the name a coordinator on pg's first process has in

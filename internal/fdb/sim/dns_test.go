@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -422,15 +423,76 @@ func TestDNSCoordinatorVolumes(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := fdbtest.NewCluster(t, fdbtest.Topology{Storage: 5, Logs: 4, Stateless: 3}, sim.Options{Seed: 5})
-			c.SetGroups(t, withDNSNames(c.Groups))
-			cs := fdb.ConnectionString{Description: "test", ID: "initial", Coordinators: dnsAddresses("log-4", "stateless-1", "stateless-2")}
-			must(t, c.Sim.SetConnectionString(cs.String()))
-			c.Create(t, fdb.RedundancyTriple)
+			c := newCoordinatorVolumeCluster(t)
 			tc.run(t, c)
 			c.Clock.Step(time.Minute)
 			if diff := cmp.Diff(tc.want, violations(c)); diff != "" {
 				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// newCoordinatorVolumeCluster is a triple-redundant database whose
+// coordinators, log-4, stateless-1 and stateless-2, are named by DNS name.
+func newCoordinatorVolumeCluster(t *testing.T) *fdbtest.Cluster {
+	t.Helper()
+	c := fdbtest.NewCluster(t, fdbtest.Topology{Storage: 5, Logs: 4, Stateless: 3}, sim.Options{Seed: 5})
+	c.SetGroups(t, withDNSNames(c.Groups))
+	cs := fdb.ConnectionString{Description: "test", ID: "initial", Coordinators: dnsAddresses("log-4", "stateless-1", "stateless-2")}
+	must(t, c.Sim.SetConnectionString(cs.String()))
+	c.Create(t, fdb.RedundancyTriple)
+	return c
+}
+
+// TestStatelessCoordinators: a coordinator whose disk was lost holds no
+// coordinated state until a recovery that reaches it, or a coordinator
+// change, writes it again.
+func TestStatelessCoordinators(t *testing.T) {
+	cases := map[string]struct {
+		run  func(t *testing.T, c *fdbtest.Cluster)
+		want []fdb.ProcessAddress
+	}{
+		"None": {
+			run: func(*testing.T, *fdbtest.Cluster) {},
+		},
+		"DiskLost": {
+			run:  func(t *testing.T, c *fdbtest.Cluster) { must(t, c.Sim.LoseDisk("stateless-1")) },
+			want: dnsAddresses("stateless-1"),
+		},
+		"DiskLostThenRecovery": {
+			run: func(t *testing.T, c *fdbtest.Cluster) {
+				must(t, c.Sim.LoseDisk("stateless-1"))
+				c.Clock.Step(time.Minute)
+				must(t, c.Sim.Recover())
+			},
+		},
+		"DiskLostThenCoordinatorChange": {
+			run: func(t *testing.T, c *fdbtest.Cluster) {
+				must(t, c.Sim.LoseDisk("stateless-1"))
+				c.Clock.Step(time.Minute)
+				_, err := c.Sim.ChangeCoordinators(context.Background(), dnsAddresses("log-3", "log-4", "stateless-2"))
+				must(t, err)
+			},
+		},
+		"DiskLostWhileStoppedThenRecovery": {
+			// The recovery cannot reach the stopped coordinator.
+			run: func(t *testing.T, c *fdbtest.Cluster) {
+				must(t, c.Sim.LoseDisk("stateless-1"))
+				stop(t, c, "stateless-1")
+				c.Clock.Step(time.Minute)
+				must(t, c.Sim.Recover())
+			},
+			want: dnsAddresses("stateless-1"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newCoordinatorVolumeCluster(t)
+			tc.run(t, c)
+			c.Clock.Step(time.Minute)
+			if diff := cmp.Diff(tc.want, c.Sim.StatelessCoordinators(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("StatelessCoordinators() (-want +got):\n%s", diff)
 			}
 		})
 	}

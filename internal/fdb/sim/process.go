@@ -532,6 +532,16 @@ func (s *Sim) LoseDataCenter(dc string, downFor time.Duration) error {
 	return nil
 }
 
+// StatelessCoordinators are the coordinators of the connection string
+// whose disk was lost since the coordinated state was last written to
+// them (by a recovery that reached them or the coordinator change that
+// named them): they hold none of it now.
+func (s *Sim) StatelessCoordinators() []fdb.ProcessAddress {
+	s.lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.coordinatorsLost)
+}
+
 // LoseDisk wipes the data volume of one process: its replicas, the logs it
 // held and, for a coordinator, its coordinated state are gone, and it
 // restarts empty. This is a fault, not a removal: only its consequences
