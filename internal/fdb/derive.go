@@ -50,28 +50,3 @@ func Exclusions(s *Status) []ProcessAddress {
 	}
 	return SortedAddresses(out)
 }
-
-// RecoveredSince reports whether the database's last recovery wrote its
-// coordinated state while every one of procs was running: the recovery is
-// past that write (accepting commits or later) and began after the newest
-// of them started (it has run for longer than the time since the recovery
-// began). A recovery writes the coordinated state to every coordinator it
-// reaches, so a coordinator whose disk was new when its process started
-// holds the state once this holds for it. With no procs, or a status that
-// says nothing of its recovery, it is false.
-func RecoveredSince(s *Status, procs []Process) bool {
-	if s == nil || len(procs) == 0 {
-		return false
-	}
-	switch s.Cluster.RecoveryState.Name {
-	case RecoveryAcceptingCommits, RecoveryAllLogsRecruited, RecoveryFullyRecovered:
-	default:
-		return false
-	}
-	for _, p := range procs {
-		if p.UptimeSeconds < s.Cluster.RecoveryState.SecondsSinceLastRecovered {
-			return false
-		}
-	}
-	return true
-}

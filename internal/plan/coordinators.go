@@ -326,13 +326,13 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, rules Coo
 }
 
 // StatelessCoordinatorProblem says which current coordinator runs in one
-// of the groups blank (by instance ID) whose disk holds no coordinated
-// state, or returns "". A coordinator is found by either of its names.
+// of the groups blank (by instance ID), whose disk may hold no
+// coordinated state, or returns "". A coordinator is found by either of its names.
 func StatelessCoordinatorProblem(procs []Process, current []fdb.ProcessAddress, blank map[string]bool) string {
 	for _, a := range current {
 		for _, p := range procs {
 			if blank[p.InstanceID] && slices.Contains(fdb.AddressNames(p.DNSName, string(p.Address)), string(a)) {
-				return "coordinator " + string(a) + " holds no coordinated state: its volume is new, and the database has not recovered since its process started"
+				return "coordinator " + string(a) + " may hold no coordinated state: its volume was made after the coordinator change that named it"
 			}
 		}
 	}

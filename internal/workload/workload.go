@@ -34,11 +34,11 @@ const (
 	ManagedBy         = "provider-foundationdb"
 	AnnotationSpec    = "foundationdb.crossplane.io/spec-hash"
 	// AnnotationNewVolume marks a volume claim the provider created until
-	// the database has recovered while the claim's processes ran
-	// (fdb.RecoveredSince): before that, a coordinator named by the
-	// group's DNS name holds no coordinated state on it — FoundationDB
-	// writes that state to every coordinator a recovery reaches, and
-	// nothing else does.
+	// a coordinator change names a coordinator on it (the Cluster takes
+	// the mark off then): before that, a coordinator named by the group's
+	// DNS name may hold no coordinated state on it. FoundationDB writes
+	// that state to the coordinators a change names, and to those a
+	// recovery reaches — which the status cannot tell.
 	AnnotationNewVolume = "foundationdb.crossplane.io/new-volume"
 )
 

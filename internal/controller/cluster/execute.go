@@ -2,10 +2,13 @@ package cluster
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -24,6 +27,7 @@ const (
 	errUpdateGroup     = "cannot update ProcessGroup"
 	errForceDeletePod  = "cannot force-delete pod"
 	errExpandVolume    = "cannot expand volume claim"
+	errSettleClaim     = "cannot take the new-volume mark off a volume claim"
 	errConfigure       = "cannot configure the database"
 	errForceRecovery   = "cannot force a recovery of the database"
 	errExclude         = "cannot exclude process groups"
@@ -37,19 +41,24 @@ const (
 )
 
 // The Cluster's mutations write its ConfigMap and headless Service, create,
-// mark and remove its ProcessGroups, force-delete the pods of failed nodes
-// and expand volume claims.
+// mark and remove its ProcessGroups, force-delete the pods of failed nodes,
+// expand volume claims and take their new-volume marks off.
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=create;update
 // +kubebuilder:rbac:groups=foundationdb.m.crossplane.io,resources=processgroups,verbs=create;update;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=delete
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=update
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=update;patch
 
 // execute makes the one mutation of step s; the gate already allowed it.
 func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *clusterStep) error {
 	db := e.session.FDB
 	switch s.Kind {
-	case kindWriteConfigMap, kindFirstCoordinators:
+	case kindWriteConfigMap:
 		return e.writeConfigMap(ctx, cr, s.ConfigMap)
+	case kindFirstCoordinators:
+		if err := e.writeConfigMap(ctx, cr, s.ConfigMap); err != nil {
+			return err
+		}
+		return e.settleClaims(ctx, s.Claims)
 	case kindWriteService:
 		if s.Service.ResourceVersion == "" {
 			return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, s.Service)), errWriteService)
@@ -154,9 +163,31 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 		if err != nil {
 			return errors.Wrap(err, errCoordinators)
 		}
-		return e.writeConfigMap(ctx, cr, configMapData(cr, cs, e.obs.groups))
+		if err := e.writeConfigMap(ctx, cr, configMapData(cr, cs, e.obs.groups)); err != nil {
+			return err
+		}
+		return e.settleClaims(ctx, s.Claims)
 	}
 	return errors.Errorf("%s %q", errUnknownStep, s.Kind)
+}
+
+// settleClaims takes the new-volume mark off claims, whose groups serve
+// coordinators that the step just named: the coordinator change (or, for
+// the first ones, the database's creation) writes the coordinated state
+// to them. A merge patch, so that a cache behind on an earlier removal
+// removes the mark once more instead of conflicting; naming the UID of the
+// claim planned with, so that the API server rejects it (the UID is
+// immutable) for a claim made anew since, whose mark stays. A crash before
+// it leaves the marks, and the next reconcile changes the coordinators
+// once more.
+func (e *external) settleClaims(ctx context.Context, claims []*corev1.PersistentVolumeClaim) error {
+	for _, c := range claims {
+		patch := fmt.Sprintf(`{"metadata":{"uid":%q,"annotations":{%q:null}}}`, c.UID, workload.AnnotationNewVolume)
+		if err := e.session.Target.Patch(ctx, c.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch))); client.IgnoreNotFound(err) != nil {
+			return errors.Wrap(err, errSettleClaim)
+		}
+	}
+	return nil
 }
 
 // writeConfigMap creates or updates the cluster's ConfigMap with data.

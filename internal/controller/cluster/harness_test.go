@@ -29,6 +29,20 @@ func events(t testing.TB, o client.Object) []string {
 func eventCount(t testing.TB, o client.Object, reason string) int32 {
 	return h.EventCount(t, o, reason)
 }
+
+// eventCountOnce counts the events of reason about o once at least want
+// arrived, or after 10 s: events are recorded asynchronously, so a count
+// taken as soon as what they report shows may miss the last.
+func eventCountOnce(t testing.TB, o client.Object, reason string, want int32) int32 {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	n := eventCount(t, o, reason)
+	for n < want && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		n = eventCount(t, o, reason)
+	}
+	return n
+}
 func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	controllertest.Eventually(t, timeout, what, cond)
 }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -21,6 +22,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/plan"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -319,22 +321,50 @@ func (o *observation) removing() map[string]bool {
 	return out
 }
 
-// blankVolumes are the groups, by ID, whose volume claim is marked new
-// (workload.AnnotationNewVolume) while the status shows no recovery since
-// their processes started (fdb.RecoveredSince): a coordinator named by the
-// DNS name of one of them runs on a disk that holds no coordinated state —
-// its disk was lost and its claim and pod recreated under the same name —
-// and one more coordinator's disk lost could leave fewer than a quorum
-// holding it. Without a status, none is known.
-func (o *observation) blankVolumes() map[string]bool {
+// blankCoordinators are the groups, by ID, that serve one of the
+// coordinators current (procs say which process has which names) on a
+// claim marked new (workload.AnnotationNewVolume): the claim was made, its
+// disk lost and made anew under the same DNS name, after the coordinator
+// change that last named it, so the coordinator may hold no coordinated
+// state — and one more coordinator's disk lost could leave fewer than a
+// quorum holding it.
+func (o *observation) blankCoordinators(procs []plan.Process, current []fdb.ProcessAddress) map[string]bool {
 	out := map[string]bool{}
-	if o.status == nil {
-		return out
+	for _, c := range o.claimsServing(procs, current) {
+		if workload.NewVolume(c) {
+			out[c.Labels[workload.LabelProcessGroup]] = true
+		}
 	}
-	procs := fdb.ProcessesByInstance(o.status)
-	for id, pvc := range o.claims {
-		if workload.NewVolume(pvc) && !fdb.RecoveredSince(o.status, procs[id]) {
-			out[id] = true
+	return out
+}
+
+// markedClaims are the claims marked new of the groups that serve one of
+// coords: a coordinator change that names them writes the coordinated
+// state to them, and takes their marks off.
+func (o *observation) markedClaims(procs []plan.Process, coords []fdb.ProcessAddress) []*corev1.PersistentVolumeClaim {
+	var out []*corev1.PersistentVolumeClaim
+	for _, c := range o.claimsServing(procs, coords) {
+		if workload.NewVolume(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// claimsServing are the claims of the groups whose processes (procs) are
+// named by one of addrs, by either of their names, in group ID order.
+func (o *observation) claimsServing(procs []plan.Process, addrs []fdb.ProcessAddress) []*corev1.PersistentVolumeClaim {
+	ids := map[string]bool{}
+	for _, p := range procs {
+		names := fdb.AddressNames(p.DNSName, string(p.Address))
+		if slices.ContainsFunc(addrs, func(a fdb.ProcessAddress) bool { return slices.Contains(names, string(a)) }) {
+			ids[p.InstanceID] = true
+		}
+	}
+	var out []*corev1.PersistentVolumeClaim
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
+		if c := o.claims[id]; c != nil {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -83,7 +83,9 @@ type clusterStep struct {
 	Groups []*v1alpha1.ProcessGroup
 	// Pods are the pods to force-delete (ForceDeletePods).
 	Pods []*corev1.Pod
-	// Claims are the volume claims to grow (ExpandVolumes).
+	// Claims are the volume claims to grow (ExpandVolumes), or those whose
+	// new-volume mark to take off once the coordinators they serve are
+	// named (FirstCoordinators, ChangeCoordinators).
 	Claims []*corev1.PersistentVolumeClaim
 	// Addresses are what to exclude, include or kill, or the new
 	// coordinators.
@@ -376,7 +378,8 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups),
 		}
 	}
-	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
+	procs := podProcesses(o.groups)
+	coords, err := plan.ChooseCoordinators(procs, coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
 	if err != nil {
 		return wait("waiting for pods to run before choosing coordinators: %v", err)
 	}
@@ -388,7 +391,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators",
 				Details: map[string]any{policy.DetailInitial: true}},
 		},
-		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords,
+		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords, Claims: o.markedClaims(procs, coords),
 	}
 }
 
@@ -604,9 +607,10 @@ func deniedBatch(cr *v1alpha1.Cluster, ids []string) int {
 }
 
 // coordinatorsStep moves coordinators off processes that are missing,
-// excluded or in groups being removed, and off those that hold no
-// coordinated state (a blank volume: observation.blankVolumes), choosing
-// none of either; it names them anew when the
+// excluded or in groups being removed, and off (or, when they are the only
+// eligible process of their zone, around) those that may hold no
+// coordinated state (observation.blankCoordinators); it names them anew
+// when the
 // cluster file switches between IP addresses and DNS names. When no
 // coordinators can be chosen it waits, unless a stranded group's early
 // replacement (strandedStep) could bring the missing zone back; a switch
@@ -622,7 +626,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	rules := coordinatorRules(cr, o)
 	procs := plan.Processes(o.status)
-	blank := o.blankVolumes()
+	blank := o.blankCoordinators(procs, cs.Coordinators)
 	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr))
 	if problem == "" {
 		problem = plan.StatelessCoordinatorProblem(procs, cs.Coordinators, blank)
@@ -654,7 +658,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Message: fmt.Sprintf("changed coordinators to %s: %s", joinAddrs(coords), problem),
 			Action:  &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: problem},
 		},
-		Kind: kindChangeCoordinators, Addresses: coords,
+		Kind: kindChangeCoordinators, Addresses: coords, Claims: o.markedClaims(procs, coords),
 	}
 }
 

@@ -123,18 +123,15 @@ func notReporting(ids ...string) mutation {
 	}
 }
 
-// newVolume gives group id a claim marked new and its process the uptime
-// given, in a database that recovered 30 s ago.
-func newVolume(id string, uptime float64) mutation {
+// newVolume gives the groups ids claims marked new.
+func newVolume(ids ...string) mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		if o.claims == nil {
 			o.claims = map[string]*corev1.PersistentVolumeClaim{}
 		}
-		o.claims[id] = workload.PVC(cr, groupNamed(o, id), id)
-		o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, ActiveGenerations: 1, SecondsSinceLastRecovered: 30}
-		k, p := processOf(o, id)
-		p.UptimeSeconds = uptime
-		o.status.Cluster.Processes[k] = p
+		for _, id := range ids {
+			o.claims[id] = workload.PVC(cr, groupNamed(o, id), id)
+		}
 	}
 }
 
@@ -362,6 +359,22 @@ func waiting(msg string) *clusterStep {
 // DNS name.
 const dnsCoordinators = "db-storage-1.db.ns.svc.cluster.local:4501,db-storage-2.db.ns.svc.cluster.local:4501,db-storage-3.db.ns.svc.cluster.local:4501"
 
+// firstCoordinators is the step that chooses the fixture's first
+// coordinators, storage-1 to 3, and takes the marks off claims.
+func firstCoordinators(claims ...*corev1.PersistentVolumeClaim) *clusterStep {
+	return &clusterStep{
+		Step: step.Step{
+			Reason: "ChangedCoordinators", Message: "chose initial coordinators 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501",
+			Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
+				Reason: "initial coordinators", Details: map[string]any{policy.DetailInitial: true}},
+		},
+		Kind:      kindFirstCoordinators,
+		ConfigMap: monitorConfigMap(convergedCS, v1alpha1.ProcessClassStorage),
+		Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"),
+		Claims:    claims,
+	}
+}
+
 // coordinatorsChanged is the step that changes the coordinators to to
 // because of problem.
 func coordinatorsChanged(problem string, to ...string) *clusterStep {
@@ -491,16 +504,15 @@ func TestPlanSteps(t *testing.T) {
 		"FirstCoordinators": {
 			reason: "Without a cluster file the coordinators are chosen from the pods, one per zone, and written with the cluster file.",
 			mutate: []mutation{noDatabase()},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason: "ChangedCoordinators", Message: "chose initial coordinators 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501",
-					Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"},
-						Reason: "initial coordinators", Details: map[string]any{policy.DetailInitial: true}},
-				},
-				Kind:      kindFirstCoordinators,
-				ConfigMap: monitorConfigMap(convergedCS, v1alpha1.ProcessClassStorage),
-				Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"),
-			},
+			want:   firstCoordinators(),
+		},
+		"FirstCoordinatorsSettleTheirClaims": {
+			reason: "The database's creation writes the coordinated state to the first coordinators: the marks of their claims come off with them, those of the others stay.",
+			mutate: []mutation{noDatabase(), newVolume("storage-1", "storage-2", "storage-3", "storage-4", "storage-5")},
+			want: func() *clusterStep {
+				_, o := observed(5, newVolume("storage-1", "storage-2", "storage-3"))
+				return firstCoordinators(o.claims["storage-1"], o.claims["storage-2"], o.claims["storage-3"])
+			}(),
 		},
 		"FirstCoordinatorsWaitForZones": {
 			reason: "With running pods in only two zones the first coordinators wait.",
@@ -578,18 +590,25 @@ func TestPlanSteps(t *testing.T) {
 			want:   coordinatorsChanged("coordinator 10.0.0.3:4501 is missing, excluded, being removed or not eligible", "10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
 		},
 		"CoordinatorOnNewVolume": {
-			reason: "A coordinator whose volume is new and who started after the last recovery holds no coordinated state: it is replaced, and not chosen again.",
-			mutate: []mutation{newVolume("storage-2", 10)},
-			want: coordinatorsChanged("coordinator 10.0.0.3:4501 holds no coordinated state: its volume is new, and the database has not recovered since its process started",
+			reason: "A coordinator whose claim was made after the change that named it may hold no coordinated state: it is replaced.",
+			mutate: []mutation{newVolume("storage-2")},
+			want: coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
 				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
 		},
-		"CoordinatorOnNewVolumeSinceRecovered": {
-			reason: "A new volume whose process ran through the last recovery holds the coordinated state.",
-			mutate: []mutation{newVolume("storage-2", 60)},
+		"NewVolumeNamedByTheChange": {
+			reason: "The change writes the coordinated state to each coordinator it names, and takes the marks of their claims off.",
+			mutate: []mutation{newVolume("storage-2", "storage-5")},
+			want: func() *clusterStep {
+				s := coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
+					"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501")
+				_, o := observed(5, newVolume("storage-5"))
+				s.Claims = []*corev1.PersistentVolumeClaim{o.claims["storage-5"]}
+				return s
+			}(),
 		},
 		"NewVolumeOfNoCoordinator": {
 			reason: "A new volume matters only under a coordinator.",
-			mutate: []mutation{newVolume("storage-5", 10)},
+			mutate: []mutation{newVolume("storage-5")},
 		},
 		"CoordinatorMissing": {
 			reason: "A coordinator whose process does not report is replaced by a process in its zone.",

@@ -146,12 +146,14 @@ func agentOn(name string) mutation {
 }
 
 // volumes gives every storage group a claim of size in storage class
-// class; expandable lists the classes that can grow a volume.
+// class, settled (no new-volume mark: the database recovered since);
+// expandable lists the classes that can grow a volume.
 func volumes(size, class string, expandable ...string) mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		o.claims = map[string]*corev1.PersistentVolumeClaim{}
 		for _, pg := range o.active(v1alpha1.ProcessClassStorage) {
 			claim := workload.PVC(cr, pg, pg.ID())
+			delete(claim.Annotations, workload.AnnotationNewVolume)
 			claim.Spec.StorageClassName = ptr.To(class)
 			claim.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse(size)
 			o.claims[pg.ID()] = claim

@@ -407,7 +407,7 @@ func TestVolumeExpansion(t *testing.T) {
 	if got := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage); !slices.Equal(got, before) {
 		t.Errorf("storage groups %v after the expansion, want the same %v", got, before)
 	}
-	if n := eventCount(t, cr, "ExpandedVolumes"); n != 1 {
+	if n := eventCountOnce(t, cr, "ExpandedVolumes", 1); n != 1 {
 		t.Errorf("%d ExpandedVolumes events, want one step: %v", n, events(t, cr))
 	}
 }

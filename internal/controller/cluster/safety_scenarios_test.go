@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,10 +217,12 @@ func TestDeletionProtection(t *testing.T) {
 // TestLostCoordinatorDiskIsHealed: a coordinator's disk is lost and its
 // group recreates claim and pod under the same DNS name. No recovery runs
 // (a storage process), so the coordinator is reachable and holds no
-// coordinated state, which the status cannot show: the claim's new-volume
-// mark can, and the Cluster changes coordinators — storage-5 is the only
-// coordinator-eligible process of its zone, so the change moves another
-// coordinator and writes the state to storage-5 as well. Chaos seeds 5286
+// coordinated state, which the status cannot show: the new claim's mark
+// can (the first coordinators' claims lost theirs with the database's
+// creation), and the Cluster changes coordinators — with five zones a
+// storage coordinator may be the only coordinator-eligible process of its
+// zone, and then the change moves another coordinator and writes the
+// state to it as well. Chaos seeds 5286
 // and 6369 at bfa6966: nothing did, and a second coordinator's disk lost a
 // minute later left 1 of 3 holding the state.
 func TestLostCoordinatorDiskIsHealed(t *testing.T) {
@@ -228,20 +231,15 @@ func TestLostCoordinatorDiskIsHealed(t *testing.T) {
 	h.Flow(true)
 	cr := tripleCluster(namespace(t, "lost-coordinator-disk"))
 	createReady(t, cr)
-	eventually(t, 60*time.Second, "every claim settled: the database recovered while its processes ran", func() (bool, string) {
-		claims := &corev1.PersistentVolumeClaimList{}
-		if err := env.Client.List(ctx, claims, client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
-			return false, err.Error()
-		}
-		var marked []string
-		for i := range claims.Items {
-			if workload.NewVolume(&claims.Items[i]) {
-				marked = append(marked, claims.Items[i].Name)
+	victim := storageCoordinator(t, cr)
+	for _, pg := range groupsOf(t, cr) {
+		claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: workload.PVCName(cr, pg.ID()), Namespace: workload.Namespace(cr)}}
+		if pg.Spec.ForProvider.ProcessClass.IsStateful() && slices.Contains(cr.Status.AtProvider.Coordinators, coordinatorName(&pg)) {
+			if get(t, claim); workload.NewVolume(claim) {
+				t.Errorf("claim %s of a first coordinator is still marked new", claim.Name)
 			}
 		}
-		return len(claims.Items) > 0 && len(marked) == 0, fmt.Sprintf("%d claims, marked new: %v", len(claims.Items), marked)
-	})
-	victim := storageCoordinator(t, cr)
+	}
 	addr, db := coordinatorName(victim), h.Sim(t, cr)
 	for _, id := range victim.Status.AtProvider.ProcessIDs {
 		if err := db.LoseDisk(id); err != nil {
@@ -273,10 +271,19 @@ func TestLostCoordinatorDiskIsHealed(t *testing.T) {
 			fmt.Sprintf("without state %v; UpToDate: %s; events %v; claim %v marked new %t; group events %v", lost,
 				cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr), claimErr, workload.NewVolume(claim), events(t, victim))
 	})
-	if ev := events(t, cr); !containsAny(ev, addr+" holds no coordinated state") {
+	if ev := events(t, cr); !containsAny(ev, addr+" may hold no coordinated state") {
 		t.Errorf("no coordinator change names the new volume: %v", ev)
 	}
-	if v := db.Check(); len(v) != 0 {
-		t.Errorf("the simulator reports %v", v)
+	// The simulator learns of the claim's deletion a moment after the
+	// disk's loss, and may have placed data on the empty process between:
+	// its findings about the destroyed volume are the test's doing.
+	var others []sim.Violation
+	for _, v := range db.Check() {
+		if !strings.Contains(v.Detail, "group "+victim.ID()+"'s volume") {
+			others = append(others, v)
+		}
+	}
+	if len(others) != 0 {
+		t.Errorf("the simulator reports %v", others)
 	}
 }

@@ -206,10 +206,10 @@ func TestScaleStorageDown(t *testing.T) {
 		}
 	}
 	// One batched exclude before the removals, one batched include after.
-	if n := eventCount(t, cr, "ExcludedProcessGroups"); n != 1 {
+	if n := eventCountOnce(t, cr, "ExcludedProcessGroups", 1); n != 1 {
 		t.Errorf("%d exclude batches, want 1: %v", n, events(t, cr))
 	}
-	if n := eventCount(t, cr, "IncludedProcessGroups"); n != 1 {
+	if n := eventCountOnce(t, cr, "IncludedProcessGroups", 1); n != 1 {
 		t.Errorf("%d include batches, want 1: %v", n, events(t, cr))
 	}
 	if v := db.Check(); len(v) != 0 {
@@ -528,7 +528,7 @@ func TestUpgradeInPlace(t *testing.T) {
 			if got := db.ConnectionString(); got != cs {
 				t.Errorf("the coordinators changed from %s to %s", cs, got)
 			}
-			if n := eventCount(t, cr, "UpgradedProcesses"); n != 1 {
+			if n := eventCountOnce(t, cr, "UpgradedProcesses", 1); n != 1 {
 				t.Errorf("%d upgrade kills, want 1: %v", n, events(t, cr))
 			}
 			if d := cr.Status.AtProvider.LastPolicyDecision; d == nil || d.Action != "Upgrade" || d.Result != "Allowed" {
@@ -791,7 +791,7 @@ func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 	if got := db.ConnectionString(); got != cs || !strings.Contains(cs, ".svc.cluster.local:") {
 		t.Errorf("coordinators %s before the rollout, %s after: want the same DNS names", cs, got)
 	}
-	if n := eventCount(t, cr, "ChangedCoordinators"); n != 1 {
+	if n := eventCountOnce(t, cr, "ChangedCoordinators", 1); n != 1 {
 		t.Errorf("%d coordinator events, want only the initial choice: %v", n, events(t, cr))
 	}
 }
@@ -825,7 +825,7 @@ func TestNewKnobBouncesOnce(t *testing.T) {
 		return with == 3 && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue && eventCount(t, cr, "BouncedProcesses") > 0,
 			fmt.Sprintf("%d of 3 storage processes run the knob; events %v", with, events(t, cr))
 	})
-	if n := eventCount(t, cr, "BouncedProcesses"); n != 1 {
+	if n := eventCountOnce(t, cr, "BouncedProcesses", 1); n != 1 {
 		t.Errorf("%d bounces, want 1: %v", n, events(t, cr))
 	}
 	// Restarting storage processes does not recover the transaction
@@ -869,7 +869,7 @@ func TestReconfigure(t *testing.T) {
 		return st.Cluster.Configuration.Logs == 2 && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
 			fmt.Sprintf("logs=%d; events %v", st.Cluster.Configuration.Logs, events(t, cr))
 	})
-	if n := eventCount(t, cr, "ConfiguredDatabase"); n != 2 {
+	if n := eventCountOnce(t, cr, "ConfiguredDatabase", 2); n != 2 {
 		t.Errorf("%d configure events, want 2 (configure new, then the change): %v", n, events(t, cr))
 	}
 	if n := db.Recoveries() - before; n != 1 {

@@ -7,7 +7,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -22,7 +21,6 @@ const (
 	errCreatePVC     = "cannot create the group's volume claim"
 	errDeletePod     = "cannot delete the group's pod"
 	errStagePod      = "cannot change the image of the pod's sidecar"
-	errSettleVolume  = "cannot take the new-volume mark off the group's volume claim"
 	errDeletePVC     = "cannot delete the group's volume claim"
 	errGetCluster    = "cannot read the group's Cluster for its disruption grant"
 	errClusterGone   = "cannot create a process group whose Cluster is deleted or missing"
@@ -170,10 +168,9 @@ func (e *external) take(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
 }
 
 // A group creates its volume claim and pod, stages a version in its pod,
-// takes the new-volume mark off its claim, recreates a drifted pod and
-// tears both down when it is removed.
+// recreates a drifted pod and tears both down when it is removed.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=create;update;delete
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;patch;delete
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;delete
 
 // execute makes the mutation of the planned step; the gate allowed it.
 func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
@@ -185,13 +182,6 @@ func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error
 		pod := e.obs.pod.DeepCopy()
 		workload.SetSidecarImage(pod, workload.SidecarImage(e.obs.want))
 		return errors.Wrap(e.session.Target.Update(ctx, pod), errStagePod)
-	case kindSettle:
-		// A patch, so that a cache behind on the mark's removal removes it
-		// once more instead of conflicting; naming the UID of the claim
-		// this reconcile read, so that the API server rejects it (the UID
-		// is immutable) for a claim made anew since, whose mark stays.
-		patch := fmt.Sprintf(`{"metadata":{"uid":%q,"annotations":{%q:null}}}`, e.obs.pvc.UID, workload.AnnotationNewVolume)
-		return errors.Wrap(client.IgnoreNotFound(e.session.Target.Patch(ctx, e.obs.pvc.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch)))), errSettleVolume)
 	case kindRecreate:
 		// Only the pod this reconcile saw drift: if it was recreated since,
 		// the UID differs and nothing is deleted.

@@ -110,15 +110,6 @@ func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*obs
 	return o, nil
 }
 
-// settled reports whether the group's claim is marked new and the
-// database has since recovered while every process of the group ran
-// (fdb.RecoveredSince): a coordinator among them holds the coordinated
-// state, and one that becomes a coordinator later gets it from the
-// coordinator change that names it.
-func (o *observation) settled(pg *v1alpha1.ProcessGroup) bool {
-	return workload.NewVolume(o.pvc) && o.pvc.DeletionTimestamp == nil && len(o.procs) >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) && fdb.RecoveredSince(o.status, o.procs)
-}
-
 // tearingDown reports whether the group's pod, and the volume claim of a
 // stateful group, are gone or being deleted: a removal already took its
 // step, and a reconcile that sees the processes gone meanwhile must not take

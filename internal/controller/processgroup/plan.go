@@ -23,7 +23,6 @@ const (
 	reasonRemoved  event.Reason = "RemovedProcessGroup"
 	reasonTeardown event.Reason = "DeletedWithCluster"
 	reasonReleased event.Reason = "ReleasedProcessGroup"
-	reasonSettled  event.Reason = "SettledVolume"
 
 	msgReleased       = "left the pod and volume in place: the group's Cluster is gone without a deletion that consents to removing its data"
 	msgWaitExclude    = "waiting for the cluster to exclude the group before it is removed"
@@ -50,11 +49,7 @@ const (
 	kindTeardown          kind = "Teardown"
 	// kindRelease lets go of a group whose Cluster vanished without
 	// consent: pod and volume stay.
-	kindRelease kind = "Release"
-	// kindSettle takes the new-volume mark off the group's claim
-	// (workload.AnnotationNewVolume) once the database recovered while
-	// its processes ran.
-	kindSettle    kind = "Settle"
+	kindRelease   kind = "Release"
 	kindUnchanged kind = ""
 )
 
@@ -83,9 +78,7 @@ type groupStep struct {
 // gated: it stages binaries and restarts no fdbserver; the Cluster
 // restarts every process on the new version, gated as Upgrade, once every
 // pod staged it). Otherwise missing pods and volume claims are created,
-// a claim marked new loses the mark once the database recovered while
-// every process of the group ran (settled), and a pod whose spec drifted,
-// or whose processes an upgrade left behind
+// and a pod whose spec drifted, or whose processes an upgrade left behind
 // on a version the database no longer speaks (fdb.LeftBehind: no kill can
 // reach them), is recreated under the disruption grant, gated as DeletePod.
 func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) groupStep {
@@ -125,10 +118,6 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		// it again would change nothing, and its policy would weigh the
 		// pod's own processes, down now, against it.
 		return groupStep{Kind: kindWait, Step: step.Wait(msgPodTerminating, o.pod.Name)}
-	}
-	if o.settled(pg) {
-		return groupStep{Kind: kindSettle, Step: step.Step{Reason: reasonSettled,
-			Message: fmt.Sprintf("took the new-volume mark off claim %s: the database recovered while its processes ran, writing the coordinated state to each of them that is a coordinator", o.pvc.Name)}}
 	}
 	if !o.recreates() {
 		return groupStep{Kind: kindUnchanged}

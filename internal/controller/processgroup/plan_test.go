@@ -131,62 +131,6 @@ func TestPlanRemoval(t *testing.T) {
 	}
 }
 
-// TestPlanSettle pins when a group takes the new-volume mark off its claim:
-// once a recovery began after every process of it started, never before.
-func TestPlanSettle(t *testing.T) {
-	c, pg := testCluster(), testGroup()
-	obs := func(recovery string, uptimes ...float64) *observation {
-		o := &observation{id: "storage-1", pod: running(c, pg), pvc: workload.PVC(c, pg, "storage-1"), want: workload.Pod(c, pg, "storage-1"), version: c.Spec.ForProvider.Version,
-			status: &fdb.Status{}}
-		o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: recovery, SecondsSinceLastRecovered: 30}
-		for _, u := range uptimes {
-			o.procs = append(o.procs, fdb.Process{Address: "10.0.0.1:4501", UptimeSeconds: u})
-		}
-		return o
-	}
-	settled := want{kind: kindSettle, msg: "took the new-volume mark off claim db-storage-1-data: the database recovered while its processes ran, writing the coordinated state to each of them that is a coordinator"}
-	unmarked := obs(fdb.RecoveryFullyRecovered, 60)
-	delete(unmarked.pvc.Annotations, workload.AnnotationNewVolume)
-	cases := map[string]struct {
-		reason string
-		o      *observation
-		want   want
-	}{
-		"RecoveredSinceStart": {
-			reason: "The last recovery began after the process started: it wrote the coordinated state to it.",
-			o:      obs(fdb.RecoveryFullyRecovered, 60),
-			want:   settled,
-		},
-		"StartedSinceRecovery": {
-			reason: "The process started after the last recovery began: the mark stays.",
-			o:      obs(fdb.RecoveryFullyRecovered, 10),
-			want:   want{kind: kindUnchanged},
-		},
-		"Recovering": {
-			reason: "A recovery that has not reached accepting commits may not have written it yet.",
-			o:      obs(fdb.RecoveryRecruitingTransactionServers, 60),
-			want:   want{kind: kindUnchanged},
-		},
-		"NotReporting": {
-			reason: "Without its process in the status nothing is proven.",
-			o:      obs(fdb.RecoveryFullyRecovered),
-			want:   want{kind: kindUnchanged},
-		},
-		"Unmarked": {
-			reason: "A claim without the mark has nothing to take off.",
-			o:      unmarked,
-			want:   want{kind: kindUnchanged},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, plannedOf(next(pg, tc.o, false, false)), cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
 // TestPlanPod pins how a live group's pod follows the Cluster: a new
 // version is staged in place by the sidecar's image, never by recreating
 // the pod; a drifted spec recreates the pod under the disruption grant.
