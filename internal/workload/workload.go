@@ -33,18 +33,50 @@ const (
 	LabelManagedBy    = "app.kubernetes.io/managed-by"
 	ManagedBy         = "provider-foundationdb"
 	AnnotationSpec    = "foundationdb.crossplane.io/spec-hash"
-	// AnnotationNewVolume marks a volume claim the provider created until
-	// a coordinator change names a coordinator on it (the Cluster takes
-	// the mark off then): before that, a coordinator named by the group's
-	// DNS name may hold no coordinated state on it. FoundationDB writes
-	// that state to the coordinators a change names, and to those a
-	// recovery reaches — which the status cannot tell.
+	// AnnotationNewVolume marks a volume claim the provider created with
+	// the connection string of the database when it did ("" when it could
+	// not read it): a coordinator change after that (a new connection
+	// string) that names the group's coordinator wrote the coordinated
+	// state to the volume; before one, a coordinator named by the group's
+	// DNS name may hold none on it — FoundationDB also writes it at a
+	// recovery that reaches the coordinator, which the status cannot tell.
+	// The Cluster takes the mark off the claims of the coordinators its own
+	// changes name (BlankUnder).
 	AnnotationNewVolume = "foundationdb.crossplane.io/new-volume"
 )
 
-// NewVolume reports whether claim pvc is marked new (AnnotationNewVolume).
+// MarkNewVolume marks claim pvc as made under connectionString
+// (AnnotationNewVolume).
+func MarkNewVolume(pvc *corev1.PersistentVolumeClaim, connectionString string) {
+	if pvc.Annotations == nil {
+		pvc.Annotations = map[string]string{}
+	}
+	pvc.Annotations[AnnotationNewVolume] = connectionString
+}
+
+// NewVolume reports whether claim pvc carries the new-volume mark.
 func NewVolume(pvc *corev1.PersistentVolumeClaim) bool {
-	return pvc != nil && pvc.Annotations[AnnotationNewVolume] != ""
+	if pvc == nil {
+		return false
+	}
+	_, ok := pvc.Annotations[AnnotationNewVolume]
+	return ok
+}
+
+// BlankUnder reports whether claim pvc may hold no coordinated state of
+// the database whose connection string is current: it is marked new, and
+// was made under current or under a connection string unknown (none, or
+// one that does not parse).
+func BlankUnder(pvc *corev1.PersistentVolumeClaim, current fdb.ConnectionString) bool {
+	if pvc == nil {
+		return false
+	}
+	made, ok := pvc.Annotations[AnnotationNewVolume]
+	if !ok {
+		return false
+	}
+	cs, err := fdb.ParseConnectionString(made)
+	return err != nil || cs.String() == current.String()
 }
 
 // KeyClusterFile is the key of the cluster file in the cluster's
@@ -360,8 +392,7 @@ func ProcessesPerPod(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) int {
 	return 1
 }
 
-// PVC is the data volume claim of a process group of a stateful class,
-// marked new (AnnotationNewVolume).
+// PVC is the data volume claim of a process group of a stateful class.
 func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.PersistentVolumeClaim {
 	class := pg.Spec.ForProvider.ProcessClass
 	s := settings(c, class)
@@ -370,8 +401,7 @@ func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		size = *s.VolumeSize
 	}
 	return &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: PVCName(c, groupID), Namespace: Namespace(c), Labels: Labels(c, class, groupID),
-			Annotations: map[string]string{AnnotationNewVolume: "true"}},
+		ObjectMeta: metav1.ObjectMeta{Name: PVCName(c, groupID), Namespace: Namespace(c), Labels: Labels(c, class, groupID)},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			StorageClassName: s.StorageClassName,

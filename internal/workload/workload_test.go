@@ -771,3 +771,37 @@ func TestCommandLineAsRealStatusReports(t *testing.T) {
 		})
 	}
 }
+
+// TestBlankUnder: a claim marked new may hold no coordinated state of the
+// connection string it was made under, or of any when it was made under an
+// unknown one; an unmarked claim, or one made under an earlier string, was
+// in place when the change to the current one named its coordinator.
+func TestBlankUnder(t *testing.T) {
+	current, err := fdb.ParseConnectionString("db:abc@10.0.0.1:4501,10.0.0.2:4501,10.0.0.3:4501")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := func(cs string) *corev1.PersistentVolumeClaim {
+		pvc := &corev1.PersistentVolumeClaim{}
+		MarkNewVolume(pvc, cs)
+		return pvc
+	}
+	cases := map[string]struct {
+		pvc  *corev1.PersistentVolumeClaim
+		want bool
+	}{
+		"Unmarked":        {pvc: &corev1.PersistentVolumeClaim{}},
+		"None":            {},
+		"UnderCurrent":    {pvc: marked("db:abc@10.0.0.1:4501,10.0.0.2:4501,10.0.0.3:4501"), want: true},
+		"UnderEarlier":    {pvc: marked("db:xyz@10.0.0.1:4501,10.0.0.2:4501,10.0.0.9:4501")},
+		"UnderUnknown":    {pvc: marked(""), want: true},
+		"UnderUnreadable": {pvc: marked("not a connection string"), want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := BlankUnder(tc.pvc, current); got != tc.want {
+				t.Errorf("BlankUnder(...): got %t, want %t", got, tc.want)
+			}
+		})
+	}
+}

@@ -52,9 +52,7 @@ const (
 func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *clusterStep) error {
 	db := e.session.FDB
 	switch s.Kind {
-	case kindWriteConfigMap:
-		return e.writeConfigMap(ctx, cr, s.ConfigMap)
-	case kindFirstCoordinators:
+	case kindWriteConfigMap, kindFirstCoordinators:
 		if err := e.writeConfigMap(ctx, cr, s.ConfigMap); err != nil {
 			return err
 		}
@@ -171,10 +169,10 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 	return errors.Errorf("%s %q", errUnknownStep, s.Kind)
 }
 
-// settleClaims takes the new-volume mark off claims, whose groups serve
-// coordinators that the step just named: the coordinator change (or, for
-// the first ones, the database's creation) writes the coordinated state
-// to them. A merge patch, so that a cache behind on an earlier removal
+// settleClaims takes the new-volume mark off claims: their groups serve
+// coordinators the step just named, and the coordinator change writes the
+// coordinated state to them; or the step wrote the first cluster file, and
+// whatever names their groups' coordinators comes after. A merge patch, so that a cache behind on an earlier removal
 // removes the mark once more instead of conflicting; naming the UID of the
 // claim planned with, so that the API server rejects it (the UID is
 // immutable) for a claim made anew since, whose mark stays. A crash before

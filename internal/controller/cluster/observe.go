@@ -322,16 +322,16 @@ func (o *observation) removing() map[string]bool {
 }
 
 // blankCoordinators are the groups, by ID, that serve one of the
-// coordinators current (procs say which process has which names) on a
-// claim marked new (workload.AnnotationNewVolume): the claim was made, its
-// disk lost and made anew under the same DNS name, after the coordinator
-// change that last named it, so the coordinator may hold no coordinated
-// state — and one more coordinator's disk lost could leave fewer than a
-// quorum holding it.
-func (o *observation) blankCoordinators(procs []plan.Process, current []fdb.ProcessAddress) map[string]bool {
+// coordinators of connection string cs (procs say which process has which
+// names) on a claim made under cs, or under a connection string unknown
+// (workload.BlankUnder): the disk was lost and the claim made anew under
+// the same DNS name after the coordinator change that named it, so the
+// coordinator may hold no coordinated state — and one more coordinator's
+// disk lost could leave fewer than a quorum holding it.
+func (o *observation) blankCoordinators(procs []plan.Process, cs fdb.ConnectionString) map[string]bool {
 	out := map[string]bool{}
-	for _, c := range o.claimsServing(procs, current) {
-		if workload.NewVolume(c) {
+	for _, c := range o.claimsServing(procs, cs.Coordinators) {
+		if workload.BlankUnder(c, cs) {
 			out[c.Labels[workload.LabelProcessGroup]] = true
 		}
 	}
@@ -346,6 +346,17 @@ func (o *observation) markedClaims(procs []plan.Process, coords []fdb.ProcessAdd
 	for _, c := range o.claimsServing(procs, coords) {
 		if workload.NewVolume(c) {
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// allMarked are the cluster's claims marked new, in group ID order.
+func (o *observation) allMarked() []*corev1.PersistentVolumeClaim {
+	var out []*corev1.PersistentVolumeClaim
+	for _, id := range slices.Sorted(maps.Keys(o.claims)) {
+		if workload.NewVolume(o.claims[id]) {
+			out = append(out, o.claims[id])
 		}
 	}
 	return out

@@ -84,8 +84,9 @@ type clusterStep struct {
 	// Pods are the pods to force-delete (ForceDeletePods).
 	Pods []*corev1.Pod
 	// Claims are the volume claims to grow (ExpandVolumes), or those whose
-	// new-volume mark to take off once the coordinators they serve are
-	// named (FirstCoordinators, ChangeCoordinators).
+	// new-volume mark to take off once the first cluster file is written
+	// (FirstCoordinators, WriteConfigMap of a join) or the coordinators
+	// they serve are named (ChangeCoordinators).
 	Claims []*corev1.PersistentVolumeClaim
 	// Addresses are what to exclude, include or kill, or the new
 	// coordinators.
@@ -359,7 +360,11 @@ func podProcesses(groups []v1alpha1.ProcessGroup) []plan.Process {
 }
 
 // firstCoordinatorsStep writes the first cluster file, with coordinators
-// chosen from the running pods, before the database exists. A Cluster that
+// chosen from the running pods, before the database exists, and takes the
+// new-volume marks off the claims made so far: its creation writes the
+// coordinated state to the coordinators, and any change after it to those
+// it names (so does a Cluster that joins another data center's database:
+// none of its groups serves a coordinator before it joined). A Cluster that
 // recorded a connection string has a database: it never gets new first
 // coordinators (the ConfigMap step restores its cluster file instead). A
 // Cluster that joins another data center's database writes its seed
@@ -375,11 +380,10 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		}
 		return &clusterStep{
 			Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed},
-			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups),
+			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups), Claims: o.allMarked(),
 		}
 	}
-	procs := podProcesses(o.groups)
-	coords, err := plan.ChooseCoordinators(procs, coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
+	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
 	if err != nil {
 		return wait("waiting for pods to run before choosing coordinators: %v", err)
 	}
@@ -391,7 +395,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators",
 				Details: map[string]any{policy.DetailInitial: true}},
 		},
-		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords, Claims: o.markedClaims(procs, coords),
+		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords, Claims: o.allMarked(),
 	}
 }
 
@@ -626,7 +630,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	rules := coordinatorRules(cr, o)
 	procs := plan.Processes(o.status)
-	blank := o.blankCoordinators(procs, cs.Coordinators)
+	blank := o.blankCoordinators(procs, cs)
 	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr))
 	if problem == "" {
 		problem = plan.StatelessCoordinatorProblem(procs, cs.Coordinators, blank)

@@ -123,14 +123,22 @@ func notReporting(ids ...string) mutation {
 	}
 }
 
-// newVolume gives the groups ids claims marked new.
+// newVolume gives the groups ids claims marked new under the current
+// connection string.
 func newVolume(ids ...string) mutation {
+	return newVolumeUnder(func(o *observation) string { return o.clusterFile }, ids...)
+}
+
+// newVolumeUnder gives the groups ids claims marked new under the
+// connection string cs returns.
+func newVolumeUnder(cs func(*observation) string, ids ...string) mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		if o.claims == nil {
 			o.claims = map[string]*corev1.PersistentVolumeClaim{}
 		}
 		for _, id := range ids {
 			o.claims[id] = workload.PVC(cr, groupNamed(o, id), id)
+			workload.MarkNewVolume(o.claims[id], cs(o))
 		}
 	}
 }
@@ -507,11 +515,11 @@ func TestPlanSteps(t *testing.T) {
 			want:   firstCoordinators(),
 		},
 		"FirstCoordinatorsSettleTheirClaims": {
-			reason: "The database's creation writes the coordinated state to the first coordinators: the marks of their claims come off with them, those of the others stay.",
+			reason: "The database's creation writes the coordinated state to the first coordinators, and a change after it to those it names: every claim made so far loses its mark.",
 			mutate: []mutation{noDatabase(), newVolume("storage-1", "storage-2", "storage-3", "storage-4", "storage-5")},
 			want: func() *clusterStep {
-				_, o := observed(5, newVolume("storage-1", "storage-2", "storage-3"))
-				return firstCoordinators(o.claims["storage-1"], o.claims["storage-2"], o.claims["storage-3"])
+				_, o := observed(5, noDatabase(), newVolume("storage-1", "storage-2", "storage-3", "storage-4", "storage-5"))
+				return firstCoordinators(o.claims["storage-1"], o.claims["storage-2"], o.claims["storage-3"], o.claims["storage-4"], o.claims["storage-5"])
 			}(),
 		},
 		"FirstCoordinatorsWaitForZones": {
@@ -605,6 +613,16 @@ func TestPlanSteps(t *testing.T) {
 				s.Claims = []*corev1.PersistentVolumeClaim{o.claims["storage-5"]}
 				return s
 			}(),
+		},
+		"NewVolumeBeforeTheLastChange": {
+			reason: "A claim made under an earlier connection string was in place when the change to the current one named its coordinator.",
+			mutate: []mutation{newVolumeUnder(func(*observation) string { return "db:earlier@10.0.0.9:4501" }, "storage-2")},
+		},
+		"NewVolumeUnderAnUnknownConnectionString": {
+			reason: "A claim made without a status to tell the connection string may hold no coordinated state.",
+			mutate: []mutation{newVolumeUnder(func(*observation) string { return "" }, "storage-2")},
+			want: coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
+				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
 		},
 		"NewVolumeOfNoCoordinator": {
 			reason: "A new volume matters only under a coordinator.",

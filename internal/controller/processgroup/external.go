@@ -195,7 +195,15 @@ func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error
 
 func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
 	if pg.Spec.ForProvider.ProcessClass.IsStateful() && e.obs.pvc == nil {
-		if err := client.IgnoreAlreadyExists(e.session.Target.Create(ctx, workload.PVC(e.cluster, pg, e.obs.id))); err != nil {
+		// Marked with the connection string of this reconcile's status: a
+		// coordinator change after it names the group's coordinator only
+		// with this volume in place.
+		pvc, cs := workload.PVC(e.cluster, pg, e.obs.id), ""
+		if e.obs.status != nil {
+			cs = e.obs.status.Cluster.ConnectionString
+		}
+		workload.MarkNewVolume(pvc, cs)
+		if err := client.IgnoreAlreadyExists(e.session.Target.Create(ctx, pvc)); err != nil {
 			return errors.Wrap(err, errCreatePVC)
 		}
 	}

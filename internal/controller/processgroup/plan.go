@@ -24,11 +24,12 @@ const (
 	reasonTeardown event.Reason = "DeletedWithCluster"
 	reasonReleased event.Reason = "ReleasedProcessGroup"
 
-	msgReleased       = "left the pod and volume in place: the group's Cluster is gone without a deletion that consents to removing its data"
-	msgWaitExclude    = "waiting for the cluster to exclude the group before it is removed"
-	msgTearingDown    = "waiting for the group's pod and volume claim, already being deleted, to go"
-	msgNotDrained     = "refusing to remove the group until the database status proves it holds nothing: %s"
-	msgPodTerminating = "waiting for pod %s, being deleted, to go before it is created anew"
+	msgReleased         = "left the pod and volume in place: the group's Cluster is gone without a deletion that consents to removing its data"
+	msgWaitExclude      = "waiting for the cluster to exclude the group before it is removed"
+	msgTearingDown      = "waiting for the group's pod and volume claim, already being deleted, to go"
+	msgNotDrained       = "refusing to remove the group until the database status proves it holds nothing: %s"
+	msgPodTerminating   = "waiting for pod %s, being deleted, to go before it is created anew"
+	msgClaimTerminating = "waiting for volume claim %s, being deleted, to go before it and the pod are created anew"
 )
 
 // kind is what a step of a ProcessGroup does; the executor runs it.
@@ -111,6 +112,10 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		return groupStep{Kind: kindWait, Step: step.Wait(msgNotDrained, o.drain.Why)}
 	case clusterGone:
 		return groupStep{Kind: kindUnchanged}
+	case o.pod == nil && pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc != nil && o.pvc.DeletionTimestamp != nil:
+		// A pod made now would mount the volume that goes (a lost disk):
+		// the claim goes first, then both are made anew.
+		return groupStep{Kind: kindWait, Step: step.Wait(msgClaimTerminating, o.pvc.Name)}
 	case o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil):
 		return groupStep{Kind: kindEnsure, Step: step.Step{Reason: reasonCreated, Message: "created the group's missing pod or volume claim"}}
 	case o.pod.DeletionTimestamp != nil:

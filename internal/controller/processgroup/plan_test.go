@@ -200,6 +200,25 @@ func TestPlanPod(t *testing.T) {
 			o:      obs(c, deleting, v1alpha1.IncorrectPodSpec),
 			want:   want{kind: kindWait, msg: "waiting for pod db-storage-1, being deleted, to go before it is created anew"},
 		},
+		"DiskLost": {
+			reason: "Pod gone and claim being deleted (a lost disk): the claim goes first; a pod made now would mount the volume that goes (chaos seed 195 at 7504a9e: it did, and kept the old claim's place).",
+			o: func() *observation {
+				o := obs(c, nil)
+				o.pod = nil
+				o.pvc.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)})
+				return o
+			}(),
+			want: want{kind: kindWait, msg: "waiting for volume claim db-storage-1-data, being deleted, to go before it and the pod are created anew"},
+		},
+		"PodGone": {
+			reason: "Pod gone, claim in place: the pod is made anew.",
+			o: func() *observation {
+				o := obs(c, nil)
+				o.pod = nil
+				return o
+			}(),
+			want: want{kind: kindEnsure, msg: "created the group's missing pod or volume claim"},
+		},
 		"PodWithoutSidecar": {
 			reason: "A pod from before the sidecar is recreated like any drifted pod, under the grant.",
 			o:      obs(upgraded, withoutSidecar, v1alpha1.IncorrectPodSpec),

@@ -331,15 +331,18 @@ const betterLogsDelay = time.Minute
 // betterLogsExist reports whether, betterLogsDelay after the database was
 // fully recovered, its transaction logs could sit on better-fit processes
 // than they do (a log on a stateless process recruited while log processes
-// were missing, and log processes are back): FoundationDB's cluster
-// controller then starts a recovery to recruit them, which also frees the
-// worse-fit processes of the log data they kept.
+// were missing, and log processes are back), or the remote region, which
+// had none when the database recovered (its data center was down), can
+// have its log routers again: FoundationDB's cluster controller then
+// starts a recovery to recruit them, which also frees the worse-fit
+// processes of the log data they kept. Without it a remote region back
+// from an outage would never catch up.
 func (s *Sim) betterLogsExist() bool {
 	if s.rec.phase != phaseFullyRecovered || s.now.Before(s.rec.enteredAt.Add(betterLogsDelay)) {
 		return false
 	}
 	now, ok := s.recruit()
-	return ok && s.worstLogFitness(now.logs) < s.worstLogFitness(s.roles.logs)
+	return ok && (s.worstLogFitness(now.logs) < s.worstLogFitness(s.roles.logs) || len(s.roles.logRouters) == 0 && len(now.logRouters) > 0)
 }
 
 // worstLogFitness is the worst log fitness among processes ids.
