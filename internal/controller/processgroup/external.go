@@ -195,14 +195,19 @@ func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error
 
 func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
 	if pg.Spec.ForProvider.ProcessClass.IsStateful() && e.obs.pvc == nil {
-		// Marked with the connection string of this reconcile's status: a
+		// Marked with the connection string of this reconcile's status (a
 		// coordinator change after it names the group's coordinator only
-		// with this volume in place.
-		pvc, cs := workload.PVC(e.cluster, pg, e.obs.id), ""
-		if e.obs.status != nil {
-			cs = e.obs.status.Cluster.ConnectionString
+		// with this volume in place), or as made under an unknown one when
+		// the status cannot be read. Without a cluster file the group's
+		// processes are in no database yet: nothing can name them before
+		// the volume is there, and it is not marked.
+		pvc := workload.PVC(e.cluster, pg, e.obs.id)
+		switch {
+		case e.obs.status != nil:
+			workload.MarkNewVolume(pvc, e.obs.status.Cluster.ConnectionString)
+		case e.session.FDB != nil:
+			workload.MarkNewVolume(pvc, "")
 		}
-		workload.MarkNewVolume(pvc, cs)
 		if err := client.IgnoreAlreadyExists(e.session.Target.Create(ctx, pvc)); err != nil {
 			return errors.Wrap(err, errCreatePVC)
 		}
