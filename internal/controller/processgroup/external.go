@@ -198,14 +198,15 @@ func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error 
 		// Marked with the connection string of this reconcile's status (a
 		// coordinator change after it names the group's coordinator only
 		// with this volume in place), or as made under an unknown one when
-		// the status cannot be read. Without a cluster file the group's
-		// processes are in no database yet: nothing can name them before
-		// the volume is there, and it is not marked.
+		// the status cannot be read. Before the Cluster ever had a cluster
+		// file (none now, none recorded: a lost ConfigMap does not count)
+		// the group's processes are in no database: nothing can name them
+		// before the volume is there, and it is not marked.
 		pvc := workload.PVC(e.cluster, pg, e.obs.id)
 		switch {
 		case e.obs.status != nil:
 			workload.MarkNewVolume(pvc, e.obs.status.Cluster.ConnectionString)
-		case e.session.FDB != nil:
+		case e.session.ConnectionString != "" || e.cluster.Status.AtProvider.ConnectionString != "":
 			workload.MarkNewVolume(pvc, "")
 		}
 		if err := client.IgnoreAlreadyExists(e.session.Target.Create(ctx, pvc)); err != nil {
