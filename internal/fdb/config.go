@@ -1,6 +1,11 @@
 package fdb
 
-import "github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
 
 const reasonUnknownRedundancyMode = "unknown redundancy mode"
 
@@ -86,6 +91,24 @@ func (r Region) Main() (RegionDataCenter, bool) {
 		}
 	}
 	return RegionDataCenter{}, false
+}
+
+// SortedRegions returns a copy of regions sorted by order: in each region
+// its main data center first, then its satellites by order; the regions by
+// their main data centers, by order.
+func SortedRegions(regions []Region, order func(a, b RegionDataCenter) int) []Region {
+	out := slices.Clone(regions)
+	for i, r := range out {
+		r.DataCenters = slices.Clone(r.DataCenters)
+		slices.SortStableFunc(r.DataCenters, func(a, b RegionDataCenter) int { return cmp.Or(cmp.Compare(a.Satellite, b.Satellite), order(a, b)) })
+		out[i] = r
+	}
+	slices.SortStableFunc(out, func(a, b Region) int {
+		x, _ := a.Main()
+		y, _ := b.Main()
+		return order(x, y)
+	})
+	return out
 }
 
 // reportedEngines maps the storage engine keywords `configure` takes to the

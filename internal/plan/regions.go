@@ -96,20 +96,7 @@ func samePriorities(a, b []fdb.Region) bool {
 // or reported in (FoundationDB lists them by priority): by main data
 // center, each with its main data center first and its satellites by ID.
 func canonical(regions []fdb.Region) []fdb.Region {
-	out := slices.Clone(regions)
-	for i, r := range out {
-		r.DataCenters = slices.Clone(r.DataCenters)
-		slices.SortFunc(r.DataCenters, func(a, b fdb.RegionDataCenter) int {
-			return cmp.Or(cmp.Compare(a.Satellite, b.Satellite), cmp.Compare(a.ID, b.ID))
-		})
-		out[i] = r
-	}
-	slices.SortFunc(out, func(a, b fdb.Region) int {
-		x, _ := a.Main()
-		y, _ := b.Main()
-		return cmp.Compare(x.ID, y.ID)
-	})
-	return out
+	return fdb.SortedRegions(regions, func(a, b fdb.RegionDataCenter) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 // sameRegion reports whether two regions (canonical) are configured alike:

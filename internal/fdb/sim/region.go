@@ -241,16 +241,7 @@ func (s *Sim) validateRegions(cur, next fdb.DatabaseConfiguration) error {
 // the priority of their main data center, highest first, each with its
 // main data center first and its satellites by priority, highest first.
 func byPriority(regions []fdb.Region) []fdb.Region {
-	out := slices.Clone(regions)
-	for i, r := range out {
-		r.DataCenters = slices.Clone(r.DataCenters)
-		slices.SortStableFunc(r.DataCenters, func(a, b fdb.RegionDataCenter) int {
-			return cmp.Or(cmp.Compare(a.Satellite, b.Satellite), cmp.Compare(b.Priority, a.Priority))
-		})
-		out[i] = r
-	}
-	slices.SortStableFunc(out, func(a, b fdb.Region) int { return cmp.Compare(mainDC(b).Priority, mainDC(a).Priority) })
-	return out
+	return fdb.SortedRegions(regions, func(a, b fdb.RegionDataCenter) int { return cmp.Compare(b.Priority, a.Priority) })
 }
 
 // priorities lists the priority of each data center of cfg by ID.
