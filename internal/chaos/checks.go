@@ -567,12 +567,12 @@ func (r *run) groupsReady(cluster string, seen int) (bool, string) {
 		if pg.Spec.ForProvider.ClusterName != cluster || pg.GetDeletionTimestamp() != nil {
 			continue
 		}
-		key := client.ObjectKeyFromObject(pg)
+		key, trouble := client.ObjectKeyFromObject(pg), clustercontroller.Trouble(pg)
 		switch at, ok := r.checks.troubleAt[key]; {
 		case r.checks.groupConfirmedAt[key].Before(r.calmAt):
 			return false, fmt.Sprintf("the Cluster is Ready, but ProcessGroup %s confirmed no status since the last fault ended", pg.ID())
-		case clustercontroller.Trouble(pg) != "":
-			return false, fmt.Sprintf("the Cluster is Ready, but ProcessGroup %s is not: %s", pg.ID(), clustercontroller.Trouble(pg))
+		case trouble != "":
+			return false, fmt.Sprintf("the Cluster is Ready, but ProcessGroup %s is not: %s", pg.ID(), trouble)
 		case ok && at >= seen:
 			return false, fmt.Sprintf("the Cluster is Ready, but its status sums up ProcessGroup %s as it was %d steps ago, not ready", pg.ID(), len(r.hist.snaps)-1-seen)
 		}

@@ -85,6 +85,10 @@ type Process struct {
 	Excluded   bool
 }
 
+// Names returns the addresses a coordinator on p may be named by in a
+// connection string: its IP address and, with a DNS name, its DNS address.
+func (p Process) Names() []string { return fdb.AddressNames(p.DNSName, string(p.Address)) }
+
 // Processes returns the processes a status reports.
 func Processes(s *fdb.Status) []Process {
 	out := make([]Process, 0, len(s.Cluster.Processes))
@@ -191,7 +195,7 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 		if p.DataCenter != "" || p.DataHall != "" {
 			zone = p.DataCenter + "/" + p.DataHall + "/" + p.Zone // zone names may repeat across data centers and halls
 		}
-		c := candidate{address: p.Address, names: fdb.AddressNames(p.DNSName, string(p.Address)), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter,
+		c := candidate{address: p.Address, names: p.Names(), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter,
 			id: p.ProcessID, instance: p.InstanceID, priority: prio}
 		if dns {
 			c.address = fdb.HostAddress(p.DNSName, string(p.Address))
@@ -331,7 +335,7 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, rules Coo
 func StatelessCoordinatorProblem(procs []Process, current []fdb.ProcessAddress, blank map[string]bool) string {
 	for _, a := range current {
 		for _, p := range procs {
-			if blank[p.InstanceID] && slices.Contains(fdb.AddressNames(p.DNSName, string(p.Address)), string(a)) {
+			if blank[p.InstanceID] && slices.Contains(p.Names(), string(a)) {
 				return "coordinator " + string(a) + " may hold no coordinated state: its volume was made after the coordinator change that named it"
 			}
 		}

@@ -172,12 +172,12 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 // settleClaims takes the new-volume mark off claims: their groups serve
 // coordinators the step just named, and the coordinator change writes the
 // coordinated state to them; or the step wrote the first cluster file, and
-// whatever names their groups' coordinators comes after. A merge patch, so that a cache behind on an earlier removal
-// removes the mark once more instead of conflicting; naming the UID of the
-// claim planned with, so that the API server rejects it (the UID is
-// immutable) for a claim made anew since, whose mark stays. A crash before
-// it leaves the marks, and the next reconcile changes the coordinators
-// once more.
+// whatever names their groups' coordinators comes after. A merge patch, so
+// that a cache behind on an earlier removal removes the mark once more
+// instead of conflicting; naming the UID of the claim planned with, so
+// that the API server rejects it (the UID is immutable) for a claim made
+// anew since, whose mark stays. A crash before it leaves the marks, and
+// the next reconcile changes the coordinators once more.
 func (e *external) settleClaims(ctx context.Context, claims []*corev1.PersistentVolumeClaim) error {
 	for _, c := range claims {
 		patch := fmt.Sprintf(`{"metadata":{"uid":%q,"annotations":{%q:null}}}`, c.UID, workload.AnnotationNewVolume)

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"iter"
 	"maps"
 	"math"
 	"slices"
@@ -338,28 +339,10 @@ func (o *observation) blankCoordinators(procs []plan.Process, cs fdb.ConnectionS
 	return out
 }
 
-// markedClaims are the claims marked new of the groups that serve one of
-// coords: a coordinator change that names them writes the coordinated
-// state to them, and takes their marks off.
-func (o *observation) markedClaims(procs []plan.Process, coords []fdb.ProcessAddress) []*corev1.PersistentVolumeClaim {
-	var out []*corev1.PersistentVolumeClaim
-	for _, c := range o.claimsServing(procs, coords) {
-		if workload.NewVolume(c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// allMarked are the cluster's claims marked new, in group ID order.
-func (o *observation) allMarked() []*corev1.PersistentVolumeClaim {
-	var out []*corev1.PersistentVolumeClaim
-	for _, id := range slices.Sorted(maps.Keys(o.claims)) {
-		if workload.NewVolume(o.claims[id]) {
-			out = append(out, o.claims[id])
-		}
-	}
-	return out
+// markedNew are those of claims marked new (workload.NewVolume), in their
+// order.
+func markedNew(claims []*corev1.PersistentVolumeClaim) []*corev1.PersistentVolumeClaim {
+	return slices.DeleteFunc(claims, func(c *corev1.PersistentVolumeClaim) bool { return !workload.NewVolume(c) })
 }
 
 // claimsServing are the claims of the groups whose processes (procs) are
@@ -367,13 +350,19 @@ func (o *observation) allMarked() []*corev1.PersistentVolumeClaim {
 func (o *observation) claimsServing(procs []plan.Process, addrs []fdb.ProcessAddress) []*corev1.PersistentVolumeClaim {
 	ids := map[string]bool{}
 	for _, p := range procs {
-		names := fdb.AddressNames(p.DNSName, string(p.Address))
+		names := p.Names()
 		if slices.ContainsFunc(addrs, func(a fdb.ProcessAddress) bool { return slices.Contains(names, string(a)) }) {
 			ids[p.InstanceID] = true
 		}
 	}
+	return o.claimsOf(maps.Keys(ids))
+}
+
+// claimsOf are the claims of the groups ids that have one, in group ID
+// order.
+func (o *observation) claimsOf(ids iter.Seq[string]) []*corev1.PersistentVolumeClaim {
 	var out []*corev1.PersistentVolumeClaim
-	for _, id := range slices.Sorted(maps.Keys(ids)) {
+	for _, id := range slices.Sorted(ids) {
 		if c := o.claims[id]; c != nil {
 			out = append(out, c)
 		}

@@ -380,7 +380,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		}
 		return &clusterStep{
 			Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed},
-			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups), Claims: o.allMarked(),
+			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups), Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
 		}
 	}
 	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
@@ -395,7 +395,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators",
 				Details: map[string]any{policy.DetailInitial: true}},
 		},
-		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords, Claims: o.allMarked(),
+		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords, Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
 	}
 }
 
@@ -662,7 +662,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Message: fmt.Sprintf("changed coordinators to %s: %s", joinAddrs(coords), problem),
 			Action:  &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: problem},
 		},
-		Kind: kindChangeCoordinators, Addresses: coords, Claims: o.markedClaims(procs, coords),
+		Kind: kindChangeCoordinators, Addresses: coords, Claims: markedNew(o.claimsServing(procs, coords)),
 	}
 }
 
