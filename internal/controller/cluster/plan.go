@@ -186,7 +186,15 @@ func configMapData(cr *v1alpha1.Cluster, cs string, groups []v1alpha1.ProcessGro
 	return workload.ConfigMap(cr, cs, densities(cr, groups)).Data
 }
 
+// configMapStep puts back what of the ConfigMap differs from what it must
+// hold. A lost ConfigMap of a Cluster that joins another data center's
+// database and recorded no connection string yet (the join's own reconcile
+// recorded the status it observed before the join) is written with its seed
+// again: an empty cluster file would name no database at all.
 func configMapStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	if o.configMap == nil && o.connectionString() == "" && cr.Spec.ForProvider.SeedConnectionString != "" {
+		return joinStep(cr, o)
+	}
 	want := configMapData(cr, o.connectionString(), o.groups)
 	if o.configMap != nil && maps.Equal(o.configMap, want) {
 		return nil
@@ -359,6 +367,20 @@ func podProcesses(groups []v1alpha1.ProcessGroup) []plan.Process {
 	return out
 }
 
+// joinStep writes the seed connection string of a Cluster that joins
+// another data center's database into its ConfigMap, and takes the
+// new-volume marks off the claims made so far.
+func joinStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	seed := cr.Spec.ForProvider.SeedConnectionString
+	if _, err := fdb.ParseConnectionString(seed); err != nil {
+		return wait("spec.forProvider.seedConnectionString: %v", err)
+	}
+	return &clusterStep{
+		Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed},
+		Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups), Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
+	}
+}
+
 // firstCoordinatorsStep writes the first cluster file, with coordinators
 // chosen from the running pods, before the database exists, and takes the
 // new-volume marks off the claims made so far: its creation writes the
@@ -374,14 +396,8 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if o.connectionString() != "" {
 		return nil
 	}
-	if seed := cr.Spec.ForProvider.SeedConnectionString; seed != "" {
-		if _, err := fdb.ParseConnectionString(seed); err != nil {
-			return wait("spec.forProvider.seedConnectionString: %v", err)
-		}
-		return &clusterStep{
-			Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed},
-			Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups), Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
-		}
+	if cr.Spec.ForProvider.SeedConnectionString != "" {
+		return joinStep(cr, o)
 	}
 	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
 	if err != nil {

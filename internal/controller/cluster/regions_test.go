@@ -227,8 +227,9 @@ func TestRegionFacts(t *testing.T) {
 }
 
 // TestPlanJoin: a Cluster with a seed connection string joins that
-// database — its first cluster file is the seed — and never makes one,
-// even while the seed's database says it was never configured.
+// database — its first cluster file is the seed, written again should its
+// ConfigMap be lost before it recorded one — and never makes one, even
+// while the seed's database says it was never configured.
 func TestPlanJoin(t *testing.T) {
 	const seed = "db:abcdefgh@10.9.0.1:4501,10.9.0.2:4501,10.9.0.3:4501"
 	joins := func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.SeedConnectionString = seed }
@@ -236,6 +237,13 @@ func TestPlanJoin(t *testing.T) {
 	want := &clusterStep{Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed}, Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups)}
 	if diff := cmp.Diff(want, firstCoordinatorsStep(cr, o)); diff != "" {
 		t.Errorf("firstCoordinatorsStep(...): -want, +got:\n%s", diff)
+	}
+	// Its ConfigMap lost before it recorded the database it joined (the
+	// join's reconcile recorded what it saw before), it joins again: an
+	// empty cluster file would take its processes to no database.
+	cr, o = observed(5, noDatabase(), joins, func(_ *v1alpha1.Cluster, o *observation) { o.configMap = nil })
+	if diff := cmp.Diff(want, next(cr, o)); diff != "" {
+		t.Errorf("next(...) without a ConfigMap: -want, +got:\n%s", diff)
 	}
 	cr, o = observed(5, joins, func(_ *v1alpha1.Cluster, o *observation) {
 		o.status.Cluster.RecoveryState.Name = fdb.RecoveryConfigurationNeverCreated
