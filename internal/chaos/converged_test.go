@@ -80,3 +80,14 @@ func TestConvergedWaitsForItsGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestConvergeBoundGrowsWithTargets: a run with more objects than fit the
+// fixed bound (40 steps each) gets more quiet steps, since each step
+// reconciles one of them; a small run keeps the fixed bound.
+func TestConvergeBoundGrowsWithTargets(t *testing.T) {
+	for targets, want := range map[int]int{0: 600, 10: 600, 15: 600, 21: 840} {
+		if got := DefaultSteps.converge(targets); got != want {
+			t.Errorf("DefaultSteps.converge(%d) = %d, want %d", targets, got, want)
+		}
+	}
+}

@@ -58,8 +58,10 @@ var Zones = []string{"zone-a", "zone-b", "zone-c", "zone-d"}
 type Steps struct {
 	// Faulty is how many steps inject faults after an operation.
 	Faulty int
-	// Converge is how many quiet steps the Cluster has to converge.
-	Converge int
+	// Converge is how many quiet steps the Cluster has to converge, at
+	// least; ConvergePerTarget, times the objects a step may reconcile,
+	// when that is more.
+	Converge, ConvergePerTarget int
 	// Hold is how many steps it must then stay converged.
 	Hold int
 }
@@ -70,7 +72,18 @@ type Steps struct {
 // groups at once drains them in two rounds, waits out the 5-minute
 // missing-process rule of the exclusion budget and the 10 minutes since
 // the last recovery before the inclusion; seed 844 needed 421 quiet steps.
-var DefaultSteps = Steps{Faulty: 60, Converge: 600, Hold: 20}
+// A step reconciles one object of all there are, so an object's turns come
+// the rarer the more objects there are: the multi-region workload's 21
+// (three Clusters, their groups) got 600 steps in which the remote data
+// center's Cluster took its turn 19 times, and replacing a group there
+// (replace, create, wait for the replacement, exclude, remove, include,
+// release the lock) wanted a few more (seed 2071). 40 steps per object
+// give each about 26 turns.
+var DefaultSteps = Steps{Faulty: 60, Converge: 600, ConvergePerTarget: 40, Hold: 20}
+
+// converge is how many quiet steps a run with targets objects has to
+// converge.
+func (s Steps) converge(targets int) int { return max(s.Converge, s.ConvergePerTarget*targets) }
 
 // run is one seed's run.
 type run struct {
@@ -287,7 +300,8 @@ func (r *run) converge(ctx context.Context, name string, converged func(*run) (b
 // ended by a recovery of the database's own and last is false.
 func (r *run) convergeOnce(ctx context.Context, name string, converged func(*run) (bool, string), last bool) (again bool, err error) {
 	ok, why := converged(r)
-	for i := 0; i < r.steps.Converge && !ok; i++ {
+	quiet := 0
+	for ; quiet < r.steps.converge(len(r.targets())) && !ok; quiet++ {
 		if err := r.tick(ctx); err != nil {
 			return false, err
 		}
@@ -295,7 +309,7 @@ func (r *run) convergeOnce(ctx context.Context, name string, converged func(*run
 	}
 	r.report.Checks++
 	if !ok {
-		r.violate("convergence", fmt.Sprintf("%s: not converged after %d quiet steps: %s", name, r.steps.Converge, why))
+		r.violate("convergence", fmt.Sprintf("%s: not converged after %d quiet steps: %s", name, quiet, why))
 		return false, nil
 	}
 	generation, journaled := r.generation(ctx), len(r.journal)
@@ -415,13 +429,15 @@ func (r *run) tick(ctx context.Context) error {
 	return nil
 }
 
-// reconcileOne reconciles one object the seeded source picks among every
-// managed resource and SafetyPolicy there is now.
-func (r *run) reconcileOne(ctx context.Context) {
-	type target struct {
-		gvk schema.GroupVersionKind
-		key client.ObjectKey
-	}
+// target is an object the harness may reconcile.
+type target struct {
+	gvk schema.GroupVersionKind
+	key client.ObjectKey
+}
+
+// targets are the objects a step may reconcile: every managed resource and
+// SafetyPolicy there is now.
+func (r *run) targets() []target {
 	var all []target
 	now := r.hist.latest()
 	for _, gvk := range []schema.GroupVersionKind{fdbv1alpha1.ClusterGroupVersionKind, fdbv1alpha1.ProcessGroupGroupVersionKind,
@@ -430,6 +446,13 @@ func (r *run) reconcileOne(ctx context.Context) {
 			all = append(all, target{gvk, client.ObjectKeyFromObject(o)})
 		}
 	}
+	return all
+}
+
+// reconcileOne reconciles one object the seeded source picks among the
+// targets.
+func (r *run) reconcileOne(ctx context.Context) {
+	all, now := r.targets(), r.hist.latest()
 	if len(all) == 0 {
 		r.log("idle")
 		return
