@@ -188,16 +188,30 @@ func (e *external) settleClaims(ctx context.Context, claims []*corev1.Persistent
 	return nil
 }
 
-// writeConfigMap creates or updates the cluster's ConfigMap with data.
+// writeConfigMap creates or updates the cluster's ConfigMap with data, and
+// records the cluster file it wrote: the status of this reconcile was
+// observed before the write, and a ConfigMap lost before the next one gets
+// back what the Cluster recorded (the seed it joined with, the first
+// coordinators it chose, the coordinators it changed to), never an empty
+// cluster file.
 func (e *external) writeConfigMap(ctx context.Context, cr *v1alpha1.Cluster, data map[string]string) error {
 	cm := workload.ConfigMap(cr, "", nil)
 	cm.Data = data
+	var err error
 	if e.session.ConfigMap == nil {
-		return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, cm)), errUpdateConfigMap)
+		err = client.IgnoreAlreadyExists(e.session.Target.Create(ctx, cm))
+	} else {
+		cur := e.session.ConfigMap.DeepCopy()
+		cur.Data, cur.Labels = data, cm.Labels
+		err = e.session.Target.Update(ctx, cur)
 	}
-	cur := e.session.ConfigMap.DeepCopy()
-	cur.Data, cur.Labels = data, cm.Labels
-	return errors.Wrap(e.session.Target.Update(ctx, cur), errUpdateConfigMap)
+	if err != nil {
+		return errors.Wrap(err, errUpdateConfigMap)
+	}
+	if cs := data[workload.KeyClusterFile]; cs != "" {
+		cr.Status.AtProvider.ConnectionString = cs
+	}
+	return nil
 }
 
 // zonesStillReady confirms, on a read without a cache, that each new

@@ -187,15 +187,16 @@ func configMapData(cr *v1alpha1.Cluster, cs string, groups []v1alpha1.ProcessGro
 }
 
 // configMapStep puts back what of the ConfigMap differs from what it must
-// hold. A lost ConfigMap of a Cluster that joins another data center's
-// database and recorded no connection string yet (the join's own reconcile
-// recorded the status it observed before the join) is written with its seed
-// again: an empty cluster file would name no database at all.
+// hold; a lost ConfigMap gets back the cluster file the Cluster recorded
+// last, which every step that writes one records. A joining Cluster that
+// recorded none (it crashed between its join and the status write) writes
+// its seed again: an empty cluster file would name no database at all.
 func configMapStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if o.configMap == nil && o.connectionString() == "" && cr.Spec.ForProvider.SeedConnectionString != "" {
+	cs := o.connectionString()
+	if o.configMap == nil && cs == "" && cr.Spec.ForProvider.SeedConnectionString != "" {
 		return joinStep(cr, o)
 	}
-	want := configMapData(cr, o.connectionString(), o.groups)
+	want := configMapData(cr, cs, o.groups)
 	if o.configMap != nil && maps.Equal(o.configMap, want) {
 		return nil
 	}

@@ -106,7 +106,8 @@ func regionPair(dc1, dc2 int) []v1alpha1.Region {
 }
 
 // TestTwoRegionDatabase: three Clusters make one database — dc1 makes it,
-// its satellite dc1s and the remote dc2 join by its connection string —
+// its satellite dc1s and the remote dc2 join by its connection string, each
+// recording every cluster file it writes in the same reconcile —
 // and bring it to two usable regions with satellite logs; the database
 // fails over to dc2 and back when the Clusters' priorities say so, each a
 // gated FailoverRegion, and reports how many recoveries each took.
@@ -117,10 +118,17 @@ func TestTwoRegionDatabase(t *testing.T) {
 	dc1 := regionCluster(namespace(t, "regions-dc1"), "dc1", v1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1}, regionPair(1, 0))
 	dc1s := regionCluster(namespace(t, "regions-dc1s"), "dc1s", v1alpha1.ProcessCounts{Log: 3}, regionPair(1, 0))
 	dc2 := regionCluster(namespace(t, "regions-dc2"), "dc2", v1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1}, regionPair(1, 0))
-	mainAndJoiners(t, dc1, dc1s, dc2)
 	all := []*v1alpha1.Cluster{dc1, dc1s, dc2}
+	var stops []func() []write
+	for _, cr := range all {
+		stops = append(stops, clusterFileWrites(t, cr))
+	}
+	mainAndJoiners(t, dc1, dc1s, dc2)
 	db := h.Sim(t, dc1)
 	regionsSettled(t, db, "dc1", all...)
+	for i, stop := range stops {
+		recordsEachClusterFile(t, all[i].Spec.ForProvider.DataCenter, stop())
+	}
 	st, err := db.Status(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -238,8 +238,8 @@ func TestPlanJoin(t *testing.T) {
 	if diff := cmp.Diff(want, firstCoordinatorsStep(cr, o)); diff != "" {
 		t.Errorf("firstCoordinatorsStep(...): -want, +got:\n%s", diff)
 	}
-	// Its ConfigMap lost before it recorded the database it joined (the
-	// join's reconcile recorded what it saw before), it joins again: an
+	// Its ConfigMap lost before it recorded the database it joined (it
+	// crashed between the join and its status write), it joins again: an
 	// empty cluster file would take its processes to no database.
 	cr, o = observed(5, noDatabase(), joins, func(_ *v1alpha1.Cluster, o *observation) { o.configMap = nil })
 	if diff := cmp.Diff(want, next(cr, o)); diff != "" {
