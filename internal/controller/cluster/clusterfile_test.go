@@ -19,7 +19,9 @@ import (
 
 // write is one write of a Cluster's ConfigMap (the cluster file it held)
 // or of the Cluster (the connection string its status recorded), at etcd's
-// revision, which orders the writes of every kind.
+// revision, which orders the writes of every kind. Kubernetes calls
+// resource versions opaque; the API server these tests run on etcd gives
+// its revisions.
 type write struct {
 	revision  uint64
 	configMap bool
