@@ -17,6 +17,7 @@ import (
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	clustercontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
@@ -538,6 +539,12 @@ func (r *run) converged(name string) (bool, string) {
 	key := client.ObjectKeyFromObject(c)
 	if r.checks.confirmedAt[key].Before(r.calmAt) {
 		return false, "no status confirmed since the last fault ended"
+	}
+	for _, other := range slices.Sorted(maps.Keys(r.steppedAt)) {
+		if other != name && managedkind.SharesDatabase(c) && r.used[name] != nil && r.used[other] == r.used[name] &&
+			r.checks.confirmedAt[key].Before(r.steppedAt[other]) {
+			return false, "no status confirmed since Cluster " + other + " took its last step in the database they share"
+		}
 	}
 	observed := r.checks.observed[key]
 	if observed != c.GetGeneration() || ready.Status != corev1.ConditionTrue || upToDate.Status != corev1.ConditionTrue {

@@ -12,6 +12,7 @@ import (
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
 const errNoSeed = "cannot join the database: the first data center's Cluster records no connection string"
@@ -154,11 +155,14 @@ func primaryIs(dc string) func(*run) (bool, string) {
 }
 
 // loseDataCenter cuts a data center the seeded source picks off for the
-// fault window, when no zone is faulted or disrupted: every process there
-// is down, its volumes survive.
+// fault window, when no zone is faulted or disrupted and every database
+// keeps a majority of its coordinators outside it: every process there is
+// down, its volumes survive. (Before the others joined, all coordinators
+// are in the primary's: losing it then is more than any database
+// survives — chaos seed 3303.)
 func loseDataCenter(_ context.Context, r *run, before map[string]*database) (string, error) {
 	dc := []string{primaryDC, satelliteDC, remoteDC}[r.pick(3)]
-	if !r.mayFault(before, "dc/"+dc) {
+	if !quorumOutside(before, dc) || !r.mayFault(before, "dc/"+dc) {
 		return "", nil
 	}
 	lost := false
@@ -169,6 +173,30 @@ func loseDataCenter(_ context.Context, r *run, before map[string]*database) (str
 		return "", nil
 	}
 	return "cut off data center " + dc, nil
+}
+
+// quorumOutside reports whether every database's status shows a majority
+// of its coordinators reporting from outside data center dc.
+func quorumOutside(before map[string]*database, dc string) bool {
+	for _, db := range distinct(before) {
+		if db.status == nil {
+			return false
+		}
+		cs, err := fdb.ParseConnectionString(db.status.Cluster.ConnectionString)
+		if err != nil {
+			return false
+		}
+		outside := 0
+		for _, p := range db.status.Cluster.Processes {
+			if p.HasRole(fdb.RoleCoordinator) && p.Locality.DCID != dc {
+				outside++
+			}
+		}
+		if 2*outside <= len(cs.Coordinators) {
+			return false
+		}
+	}
+	return true
 }
 
 // pauseProvider pauses a provider instance the seeded source picks for

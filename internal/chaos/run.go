@@ -145,6 +145,12 @@ type run struct {
 	checks checkState
 	// calmAt is when the last fault injected has ended.
 	calmAt time.Time
+	// steppedAt is when each Cluster last took a step: a Cluster that
+	// shares its database converges only in a status confirmed after the
+	// others' last steps, which may change what it must write (chaos seed
+	// 3387: dc2 changed coordinators, and dc1s, not reconciled since,
+	// still said it was up to date).
+	steppedAt map[string]time.Time
 	// faultZone is the fault domain the harness faults until faultUntil,
 	// since faultSince.
 	faultZone              string
@@ -193,6 +199,7 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 		clock:      clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		keys:       map[types.UID]string{},
 		used:       map[string]*sim.Sim{},
+		steppedAt:  map[string]time.Time{},
 		configMaps: map[string]*corev1.ConfigMap{},
 		report:     &Report{Seed: seed, Workload: w.Name, Faults: map[string]int{}},
 		nodeBack:   map[string]time.Time{},
@@ -502,6 +509,9 @@ func stream(seed, n uint64) *rand.Rand {
 // journalEntry receives every mutation the provider takes.
 func (r *run) journalEntry(m step.Mutation) {
 	r.journal = append(r.journal, m)
+	if m.Kind == clusterKind.Kind && m.Err == nil {
+		r.steppedAt[m.Name] = r.clock.Now()
+	}
 	r.checkLock(m)
 	result := "ungated"
 	if m.Decision != nil {
