@@ -79,17 +79,6 @@ func BlankUnder(pvc *corev1.PersistentVolumeClaim, current fdb.ConnectionString)
 	return err != nil || cs.String() == current.String()
 }
 
-// KeyClusterFile is the key of the cluster file in the cluster's
-// ConfigMap.
-const KeyClusterFile = "cluster-file"
-
-// monitorConfigKey is the key of the monitor configuration (JSON, see
-// MonitorConfig) of the pods of a class that run density processes in the
-// cluster's ConfigMap; the key's name predates the JSON format.
-func monitorConfigKey(class v1alpha1.ProcessClass, density int) string {
-	return fmt.Sprintf("fdbmonitor-conf-%s-density-%d", class, density)
-}
-
 // Ports and paths inside the FoundationDB container.
 const (
 	dataDir         = "/var/fdb/data"
@@ -347,49 +336,6 @@ func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.Process
 		return s
 	}
 	return c.Spec.ForProvider.Processes[generalSettings]
-}
-
-// Density is a monitor configuration: pods of Class running Processes
-// processes each.
-type Density struct {
-	Class     v1alpha1.ProcessClass
-	Processes int
-}
-
-// ConfigMap is the cluster's ConfigMap: the cluster file (once there is a
-// connection string) and a monitor configuration per density in use.
-func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[Density]bool) *corev1.ConfigMap {
-	data := map[string]string{}
-	if connectionString != "" {
-		data[KeyClusterFile] = connectionString
-	}
-	for d := range densities {
-		data[monitorConfigKey(d.Class, d.Processes)] = monitorConfigJSON(c, d.Class, d.Processes)
-	}
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
-		Data:       data,
-	}
-}
-
-// Densities returns the densities of the cluster's spec: storage pods run
-// storageServersPerPod processes, others one.
-func Densities(c *v1alpha1.Cluster) map[Density]bool {
-	out := map[Density]bool{}
-	for class, n := range c.Spec.ForProvider.ProcessCounts.ByClass() {
-		if n > 0 {
-			out[Density{class, ProcessesPerPod(c, class)}] = true
-		}
-	}
-	return out
-}
-
-// ProcessesPerPod is the number of processes a new pod of class runs.
-func ProcessesPerPod(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) int {
-	if class == v1alpha1.ProcessClassStorage && c.Spec.ForProvider.StorageServersPerPod > 1 {
-		return c.Spec.ForProvider.StorageServersPerPod
-	}
-	return 1
 }
 
 // PVC is the data volume claim of a process group of a stateful class.
