@@ -319,6 +319,20 @@ type Routing struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	// +kubebuilder:validation:MaxLength=253
 	DNSDomain string `json:"dnsDomain,omitempty"`
+
+	// PodIPFamily chooses the address family of the pod IP each process
+	// listens on and is known by, 4 for IPv4 or 6 for IPv6, on dual-stack
+	// clusters, whose pods have one IP of each: the processes take the
+	// first IP of that family among the pod's IPs (status.podIPs). Unset,
+	// they take the pod's primary IP (status.podIP), of whichever family
+	// the cluster gives it. Either way an IPv6 address is written in
+	// brackets. Setting it needs fdb-kubernetes-monitor 7.1.60 or later
+	// (the first with the IPList argument): an older monitor refuses the
+	// configuration and starts no process. As the FoundationDB operator's
+	// spec.routing.podIPFamily.
+	// +optional
+	// +kubebuilder:validation:Enum=4;6
+	PodIPFamily *int `json:"podIPFamily,omitempty"`
 }
 
 // ClusterParameters are the desired state of a FoundationDB cluster.
