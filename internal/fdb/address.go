@@ -78,9 +78,14 @@ type ConnectionString struct {
 	Coordinators []ProcessAddress
 }
 
-// ParseConnectionString parses a cluster file's content.
+// ParseConnectionString parses a cluster file's content as FoundationDB
+// reads it: without comments, from a # to the end of its line, such as the
+// header fdbcli writes when it rewrites a cluster file ("# DO NOT EDIT!",
+// ClusterConnectionFile::persist), and without blanks, wherever they are
+// (ClusterConnectionString and trim, fdbclient/MonitorLeader.actor.cpp at
+// 7.1.67 and 7.3.63).
 func ParseConnectionString(s string) (ConnectionString, error) {
-	s = strings.TrimSpace(s)
+	s = withoutComments(s)
 	head, addrs, ok := strings.Cut(s, "@")
 	if !ok {
 		return ConnectionString{}, errors.Wrap(errors.New(reasonNoDescriptionID), errParseConnectionString)
@@ -91,7 +96,7 @@ func ParseConnectionString(s string) (ConnectionString, error) {
 	}
 	cs := ConnectionString{Description: desc, ID: id}
 	for a := range strings.SplitSeq(addrs, ",") {
-		if a = strings.TrimSpace(a); a != "" {
+		if a != "" {
 			cs.Coordinators = append(cs.Coordinators, ProcessAddress(a))
 		}
 	}
@@ -99,6 +104,25 @@ func ParseConnectionString(s string) (ConnectionString, error) {
 		return ConnectionString{}, errors.Wrap(errors.New(reasonNoCoordinators), errParseConnectionString)
 	}
 	return cs, nil
+}
+
+// withoutComments is s without comments (# to the end of the line) and
+// without spaces, tabs, carriage returns and newlines.
+func withoutComments(s string) string {
+	var b strings.Builder
+	comment := false
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c == '\n' || c == '\r':
+			comment = false
+		case comment || c == ' ' || c == '\t':
+		case c == '#':
+			comment = true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // String renders the connection string in cluster file form.

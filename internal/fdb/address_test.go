@@ -40,7 +40,12 @@ func TestProcessAddressMatches(t *testing.T) {
 	}
 }
 
-func TestConnectionString(t *testing.T) {
+// TestConnectionStringIgnoresClusterFileHeader and the other cases: a
+// cluster file's content parses as FoundationDB reads it
+// (ClusterConnectionString, fdbclient/MonitorLeader.actor.cpp trim at
+// 7.1.67 and 7.3.63): without comments (from # to the end of the line) and
+// blanks.
+func TestConnectionStringIgnoresClusterFileHeader(t *testing.T) {
 	cases := map[string]struct {
 		in      string
 		want    fdb.ConnectionString
@@ -50,6 +55,18 @@ func TestConnectionString(t *testing.T) {
 			in:   "fdb_cluster:Ahx7Lk2p@10.2.0.1:4501,10.2.0.2:4501:tls\n",
 			want: fdb.ConnectionString{Description: "fdb_cluster", ID: "Ahx7Lk2p", Coordinators: []fdb.ProcessAddress{"10.2.0.1:4501", "10.2.0.2:4501:tls"}},
 		},
+		// fdbcli's rewrite after `coordinators` (ClusterConnectionFile::persist).
+		"ClusterFileHeader": {
+			in:   "# DO NOT EDIT!\n# This file is auto-generated, it is not to be edited by hand\nfdb_cluster:Ahx7Lk2p@10.2.0.1:4501,10.2.0.2:4501:tls\n",
+			want: fdb.ConnectionString{Description: "fdb_cluster", ID: "Ahx7Lk2p", Coordinators: []fdb.ProcessAddress{"10.2.0.1:4501", "10.2.0.2:4501:tls"}},
+		},
+		// Blanks anywhere and a comment to the end of its line, as
+		// FoundationDB's trim drops them.
+		"CommentsAndBlanks": {
+			in:   "\r\n  fdb_cluster:Ahx7Lk2p @ 10.2.0.1:4501, # the first\n\t10.2.0.2:4501:tls\r\n\n",
+			want: fdb.ConnectionString{Description: "fdb_cluster", ID: "Ahx7Lk2p", Coordinators: []fdb.ProcessAddress{"10.2.0.1:4501", "10.2.0.2:4501:tls"}},
+		},
+		"OnlyComments":   {in: "# DO NOT EDIT!\n", wantErr: true},
 		"NoAt":           {in: "fdb_cluster:Ahx7Lk2p", wantErr: true},
 		"NoID":           {in: "fdb_cluster@10.2.0.1:4501", wantErr: true},
 		"NoCoordinators": {in: "fdb_cluster:Ahx7Lk2p@ , ", wantErr: true},

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +32,8 @@ const statusCommand = "status json"
 const (
 	errNewClient          = "cannot create fdbcli client"
 	errClusterFile        = "cannot write cluster file"
+	errCredentialsFile    = "cannot write blob credentials file"
+	errReadCredentials    = "cannot read blob credentials"
 	errGetStatus          = "cannot get status"
 	errConfigure          = "cannot configure database"
 	errExclude            = "cannot exclude processes"
@@ -86,6 +87,17 @@ type Config struct {
 	// build tag fdb); without one the lock's methods fail with
 	// fdb.ErrNoLocker.
 	Locker fdb.Locker
+	// BlobCredentials, when set, returns the content of a blob credentials
+	// file ({"accounts": {"<key>@<host>": {"secret": "..."}}}, see
+	// docs/BACKUP.md) for the blob store of the backups and restores this
+	// client starts. It is called for each `fdbbackup start` and
+	// `fdbrestore start`, the subcommands that reach the blob store, whose
+	// content goes to a temporary file only the provider's user may read,
+	// passed with --blob_credentials and removed when the tool has run:
+	// never into an argument, an environment variable, a log or an error.
+	// Without it the tools find only the files FDB_BLOB_CREDENTIALS names
+	// in the provider's environment.
+	BlobCredentials func(ctx context.Context) ([]byte, error)
 }
 
 // Client is an fdb.Client backed by the FoundationDB command line tools.
@@ -105,7 +117,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, errors.Wrap(err, errNewClient)
 	}
-	if _, err := fdb.ParseConnectionString(cfg.ConnectionString); err != nil {
+	cs, err := fdb.ParseConnectionString(cfg.ConnectionString)
+	if err != nil {
 		return nil, errors.Wrap(err, errNewClient)
 	}
 	if cfg.Runner == nil {
@@ -115,7 +128,7 @@ func New(cfg Config) (*Client, error) {
 		cfg.Timeout = DefaultTimeout
 	}
 	cfg.Timeout = min(cfg.Timeout, MaxTimeout)
-	return &Client{cfg: cfg, majorMinor: v.MajorMinor(), conn: strings.TrimSpace(cfg.ConnectionString)}, nil
+	return &Client{cfg: cfg, majorMinor: v.MajorMinor(), conn: cs.String()}, nil
 }
 
 // ConnectionString returns the cluster's connection string, as changed by
@@ -129,19 +142,41 @@ func (c *Client) ConnectionString() string {
 // clusterFile writes the connection string to a new temporary cluster
 // file; remove deletes it.
 func (c *Client) clusterFile() (name string, remove func(), err error) {
-	f, err := os.CreateTemp(c.cfg.TempDir, "fdb-*.cluster")
+	name, remove, err = c.tempFile("fdb-*.cluster", []byte(c.ConnectionString()+"\n"))
+	return name, remove, errors.Wrap(err, errClusterFile)
+}
+
+// credentialsFile writes the blob credentials to a new temporary file
+// (os.CreateTemp: mode 0600); remove deletes it. Without BlobCredentials
+// name is "".
+func (c *Client) credentialsFile(ctx context.Context) (name string, remove func(), err error) {
+	if c.cfg.BlobCredentials == nil {
+		return "", func() {}, nil
+	}
+	content, err := c.cfg.BlobCredentials(ctx)
 	if err != nil {
-		return "", nil, errors.Wrap(err, errClusterFile)
+		return "", nil, errors.Wrap(err, errReadCredentials)
+	}
+	name, remove, err = c.tempFile("fdb-*.blob-credentials", content)
+	return name, remove, errors.Wrap(err, errCredentialsFile)
+}
+
+// tempFile writes content to a new temporary file that only its owner may
+// read; remove deletes it.
+func (c *Client) tempFile(pattern string, content []byte) (name string, remove func(), err error) {
+	f, err := os.CreateTemp(c.cfg.TempDir, pattern)
+	if err != nil {
+		return "", nil, err
 	}
 	remove = func() { _ = os.Remove(f.Name()) }
-	if _, err := f.WriteString(c.ConnectionString() + "\n"); err != nil {
+	if _, err := f.Write(content); err != nil {
 		_ = f.Close()
 		remove()
-		return "", nil, errors.Wrap(err, errClusterFile)
+		return "", nil, err
 	}
 	if err := f.Close(); err != nil {
 		remove()
-		return "", nil, errors.Wrap(err, errClusterFile)
+		return "", nil, err
 	}
 	return f.Name(), remove, nil
 }
@@ -235,7 +270,7 @@ func (c *Client) Status(ctx context.Context) (*fdb.Status, error) {
 
 // Configure implements fdb.Client.
 func (c *Client) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
-	_, err := c.cli(ctx, c.cfg.Timeout, configureCommand(cfg, newDatabase))
+	_, err := c.cli(ctx, c.cfg.Timeout, script(configureCommand(cfg, newDatabase)))
 	return errors.Wrap(err, errConfigure)
 }
 
@@ -247,7 +282,7 @@ func (c *Client) Exclude(ctx context.Context, targets []fdb.ProcessAddress) erro
 	if len(targets) == 0 {
 		return nil
 	}
-	_, err := c.cli(ctx, MaxTimeout, excludeCommand(targets))
+	_, err := c.cli(ctx, MaxTimeout, script(excludeCommand(targets)))
 	return errors.Wrap(err, errExclude)
 }
 
@@ -256,7 +291,7 @@ func (c *Client) Include(ctx context.Context, targets []fdb.ProcessAddress) erro
 	if len(targets) == 0 {
 		return nil
 	}
-	_, err := c.cli(ctx, c.cfg.Timeout, includeCommand(targets))
+	_, err := c.cli(ctx, c.cfg.Timeout, script(includeCommand(targets)))
 	return errors.Wrap(err, errInclude)
 }
 
@@ -273,32 +308,32 @@ func (c *Client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 			return errors.Errorf("%s: %s %q", errKill, reasonKillLocality, t)
 		}
 	}
-	_, err := c.cli(ctx, MaxTimeout, killCommand(targets))
+	_, err := c.cli(ctx, MaxTimeout, script(killCommands(targets)...))
 	return errors.Wrap(err, errKill)
 }
 
 // SetMaintenance implements fdb.Client with `maintenance on <zone> <seconds>`.
 func (c *Client) SetMaintenance(ctx context.Context, zone string, seconds int) error {
-	if zone == "" || seconds <= 0 || strings.ContainsAny(zone, " ;'") {
+	if zone == "" || seconds <= 0 {
 		return errors.Errorf("%s: zone %q for %ds", errSetMaintenance, zone, seconds)
 	}
-	_, err := c.cli(ctx, c.cfg.Timeout, maintenanceCommand(zone, seconds))
+	_, err := c.cli(ctx, c.cfg.Timeout, script(maintenanceCommand(zone, seconds)))
 	return errors.Wrap(err, errSetMaintenance)
 }
 
 // ForceRecovery implements fdb.Client with
 // `force_recovery_with_data_loss <dc>`.
 func (c *Client) ForceRecovery(ctx context.Context, dc string) error {
-	if dc == "" || strings.ContainsAny(dc, " ;'") {
+	if dc == "" {
 		return errors.Errorf("%s: data center %q", errForceRecovery, dc)
 	}
-	_, err := c.cli(ctx, c.cfg.Timeout, forceRecoveryCommand(dc))
+	_, err := c.cli(ctx, c.cfg.Timeout, script(forceRecoveryCommand(dc)))
 	return errors.Wrap(err, errForceRecovery)
 }
 
 // ResetMaintenance implements fdb.Client with `maintenance off`.
 func (c *Client) ResetMaintenance(ctx context.Context) error {
-	_, err := c.cli(ctx, c.cfg.Timeout, maintenanceOffCommand)
+	_, err := c.cli(ctx, c.cfg.Timeout, script(maintenanceOffCommand))
 	return errors.Wrap(err, errResetMaintenance)
 }
 
@@ -313,7 +348,7 @@ func (c *Client) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddr
 		return "", errors.Wrap(err, errChangeCoordinators)
 	}
 	defer remove()
-	if _, err := c.cliWith(ctx, file, c.cfg.Timeout, coordinatorsCommand(addrs)); err != nil {
+	if _, err := c.cliWith(ctx, file, c.cfg.Timeout, script(coordinatorsCommand(addrs))); err != nil {
 		return "", errors.Wrap(err, errChangeCoordinators)
 	}
 	content, err := os.ReadFile(file) //nolint:gosec // the file was created by clusterFile
@@ -330,9 +365,19 @@ func (c *Client) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddr
 	return c.conn, nil
 }
 
-// StartBackup implements fdb.Client with `fdbbackup start -z`.
+// StartBackup implements fdb.Client with `fdbbackup start -z`, with the
+// blob credentials.
 func (c *Client) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
-	_, err := c.tool(ctx, toolBackup, func(f string) []string { return backupStartArgs(f, req) })
+	keys, err := keyRangeArgs(req.KeyRanges)
+	if err != nil {
+		return errors.Wrap(err, errStartBackup)
+	}
+	credentials, remove, err := c.credentialsFile(ctx)
+	if err != nil {
+		return errors.Wrap(err, errStartBackup)
+	}
+	defer remove()
+	_, err = c.tool(ctx, toolBackup, func(f string) []string { return backupStartArgs(f, credentials, keys, req) })
 	return errors.Wrap(err, errStartBackup)
 }
 
@@ -375,10 +420,19 @@ func (c *Client) BackupStatus(ctx context.Context, tag string) (*fdb.BackupStatu
 	return st, errors.Wrap(err, errGetBackupStatus)
 }
 
-// StartRestore implements fdb.Client with `fdbrestore start`, which returns
-// once the restore is submitted.
+// StartRestore implements fdb.Client with `fdbrestore start`, with the
+// blob credentials, which returns once the restore is submitted.
 func (c *Client) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
-	_, err := c.tool(ctx, toolRestore, func(f string) []string { return restoreStartArgs(f, req) })
+	keys, err := keyRangeArgs(req.KeyRanges)
+	if err != nil {
+		return errors.Wrap(err, errStartRestore)
+	}
+	credentials, remove, err := c.credentialsFile(ctx)
+	if err != nil {
+		return errors.Wrap(err, errStartRestore)
+	}
+	defer remove()
+	_, err = c.tool(ctx, toolRestore, func(f string) []string { return restoreStartArgs(f, credentials, keys, req) })
 	return errors.Wrap(err, errStartRestore)
 }
 

@@ -30,6 +30,10 @@ type recorder struct {
 func (r *recorder) Run(_ context.Context, binary string, args ...string) ([]byte, error) {
 	call := []string{binary}
 	for i, a := range args {
+		if i > 0 && args[i-1] == "--blob_credentials" {
+			checkCredentialsFile(r.t, a)
+			a = "<credentials-file>"
+		}
 		if i > 0 && (args[i-1] == "-C" || args[i-1] == "--dest_cluster_file") {
 			content, err := os.ReadFile(a)
 			if err != nil || strings.TrimSpace(string(content)) != testConnectionString {
@@ -48,6 +52,20 @@ func (r *recorder) Run(_ context.Context, binary string, args ...string) ([]byte
 	return []byte(r.output), r.err
 }
 
+// testCredentials is the blob credentials file of the test clients.
+const testCredentials = `{"accounts": {"k@h": {"secret": "s3cr3t"}}}`
+
+// checkCredentialsFile checks that the file passed with --blob_credentials
+// holds the credentials and that only its owner may read it.
+func checkCredentialsFile(t *testing.T, name string) {
+	t.Helper()
+	content, err := os.ReadFile(name)
+	info, statErr := os.Stat(name)
+	if err != nil || statErr != nil || string(content) != testCredentials || info.Mode().Perm() != 0o600 {
+		t.Errorf("credentials file %s: error %v %v, content %q, mode %v", name, err, statErr, content, info.Mode())
+	}
+}
+
 func newTestClient(t *testing.T, r Runner, logDir string) *Client {
 	t.Helper()
 	c, err := New(Config{
@@ -57,6 +75,7 @@ func newTestClient(t *testing.T, r Runner, logDir string) *Client {
 		TempDir:          t.TempDir(),
 		LogDir:           logDir,
 		Runner:           r,
+		BlobCredentials:  func(context.Context) ([]byte, error) { return []byte(testCredentials), nil },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -103,9 +122,9 @@ func TestCommands(t *testing.T) {
 					{DataCenters: []fdb.RegionDataCenter{{ID: "dc3", Priority: -1}}},
 				}}, false)
 			},
-			// One word: `configure` splits its arguments at spaces and
-			// parses regions= as JSON (configForToken).
-			want: [][]string{cli(`configure usable_regions=1 regions=[{"datacenters":[{"id":"dc1","priority":1},{"id":"dc2","priority":1,"satellite":1}],"satellite_redundancy_mode":"one_satellite_double","satellite_logs":2},{"datacenters":[{"id":"dc3","priority":-1}]}]`, "10")},
+			// One word, its quotes escaped: fdbcli's tokenizer erases
+			// bare quotes, configForToken parses regions= as JSON.
+			want: [][]string{cli(`configure usable_regions=1 regions=[{\"datacenters\":[{\"id\":\"dc1\",\"priority\":1},{\"id\":\"dc2\",\"priority\":1,\"satellite\":1}],\"satellite_redundancy_mode\":\"one_satellite_double\",\"satellite_logs\":2},{\"datacenters\":[{\"id\":\"dc3\",\"priority\":-1}]}]`, "10")},
 		},
 		"ConfigureChange": {
 			call: func(c *Client) error { return c.Configure(ctx, fdb.DatabaseConfiguration{Logs: 5}, false) },
@@ -169,16 +188,16 @@ func TestCommands(t *testing.T) {
 					KeyRanges: []fdb.KeyRange{{Begin: "a", End: "m"}, {Begin: "n", End: "z"}},
 				})
 			},
-			want: [][]string{{"/fdb/7.1/fdbbackup", "start", "-C", "<cluster-file>", "-d", "blobstore://k@h:443/b?bucket=x", "-t", "nightly", "-z", "-s", "3600", "-k", "a m", "-k", "n z"}},
+			want: [][]string{{"/fdb/7.1/fdbbackup", "start", "-C", "<cluster-file>", "-d", "blobstore://k@h:443/b?bucket=x", "-t", "nightly", "-z", "-s", "3600", "-k", "a m", "-k", "n z", "--blob_credentials", "<credentials-file>"}},
 		},
 		"StartBackupDefaults": {
 			call: func(c *Client) error { return c.StartBackup(ctx, fdb.BackupRequest{URL: "file:///b"}) },
-			want: [][]string{{"/fdb/7.1/fdbbackup", "start", "-C", "<cluster-file>", "-d", "file:///b", "-t", "default", "-z"}},
+			want: [][]string{{"/fdb/7.1/fdbbackup", "start", "-C", "<cluster-file>", "-d", "file:///b", "-t", "default", "-z", "--blob_credentials", "<credentials-file>"}},
 		},
 		"StartBackupWithLogs": {
 			call:   func(c *Client) error { return c.StartBackup(ctx, fdb.BackupRequest{URL: "file:///b"}) },
 			logDir: "/logs",
-			want:   [][]string{{"/fdb/7.1/fdbbackup", "start", "-C", "<cluster-file>", "-d", "file:///b", "-t", "default", "-z", "--log", "--logdir", "/logs", "--trace_format", "json"}},
+			want:   [][]string{{"/fdb/7.1/fdbbackup", "start", "-C", "<cluster-file>", "-d", "file:///b", "-t", "default", "-z", "--blob_credentials", "<credentials-file>", "--log", "--logdir", "/logs", "--trace_format", "json"}},
 		},
 		"StopBackup": {
 			call: func(c *Client) error { return c.StopBackup(ctx, "nightly") },
@@ -226,7 +245,14 @@ func TestCommands(t *testing.T) {
 			call: func(c *Client) error {
 				return c.StartRestore(ctx, fdb.RestoreRequest{URL: "blobstore://k@h:443/b", Tag: "r", KeyRanges: []fdb.KeyRange{{Begin: "a", End: "b"}}, Version: 1234})
 			},
-			want: [][]string{{"/fdb/7.1/fdbrestore", "start", "-r", "blobstore://k@h:443/b", "--dest_cluster_file", "<cluster-file>", "-t", "r", "-k", "a b", "-v", "1234"}},
+			want: [][]string{{"/fdb/7.1/fdbrestore", "start", "-r", "blobstore://k@h:443/b", "--dest_cluster_file", "<cluster-file>", "-t", "r", "-k", "a b", "-v", "1234", "--blob_credentials", "<credentials-file>"}},
+		},
+		"StartRestoreWholeKeySpace": {
+			// The empty begin key quoted: fdbrestore skips a leading blank.
+			call: func(c *Client) error {
+				return c.StartRestore(ctx, fdb.RestoreRequest{URL: "blobstore://k@h:443/b", Tag: "r", KeyRanges: []fdb.KeyRange{{Begin: "", End: `\xff`}}})
+			},
+			want: [][]string{{"/fdb/7.1/fdbrestore", "start", "-r", "blobstore://k@h:443/b", "--dest_cluster_file", "<cluster-file>", "-t", "r", "-k", `"" \xff`, "--blob_credentials", "<credentials-file>"}},
 		},
 		"RestoreStatus": {
 			call:   func(c *Client) error { _, err := c.RestoreStatus(ctx, "r"); return err },
@@ -347,5 +373,95 @@ func TestNew(t *testing.T) {
 	}
 	if diff := cmp.Diff([]time.Duration{MaxTimeout}, []time.Duration{c.cfg.Timeout}); diff != "" {
 		t.Errorf("timeout (-want +got):\n%s", diff)
+	}
+}
+
+// TestCommandsSurviveTokenizers renders every fdbcli command the client
+// builds, with words that hold what fdbcli's tokenizer treats specially
+// (blanks, quotes, `;`, backslashes, bytes outside printable ASCII), and
+// reads the --exec string back with the model of fdbcli 7.1's and 7.3's
+// tokenizer: it gives back the words the client meant.
+func TestCommandsSurviveTokenizers(t *testing.T) {
+	hostile := "dc 1;\"x\"\\\t\xc3\xa9"
+	regions := []fdb.Region{{DataCenters: []fdb.RegionDataCenter{{ID: hostile, Priority: 1}, {ID: "dc2", Priority: 1, Satellite: 1}},
+		SatelliteRedundancyMode: "one_satellite_double"}}
+	regionsJSON := `regions=[{"datacenters":[{"id":"dc 1;\"x\"\\\t` + "\xc3\xa9" + `","priority":1},{"id":"dc2","priority":1,"satellite":1}],"satellite_redundancy_mode":"one_satellite_double"}]`
+	targets := []fdb.ProcessAddress{"10.1.0.1:4501:tls", "[2001:db8::1]:4501", fdb.InstanceTarget("storage 1")}
+	cases := map[string]struct {
+		commands [][]string
+		want     [][]string
+	}{
+		"Status": {commands: [][]string{{"status", "json"}}, want: [][]string{{"status", "json"}}},
+		"ConfigureNew": {
+			commands: [][]string{configureCommand(fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyTriple, StorageEngine: "ssd-2", UsableRegions: 2,
+				Logs: 3, CommitProxies: 2, GrvProxies: 1, Resolvers: 1, LogRouters: 4, RemoteLogs: 5, StorageMigrationType: "gradual", Regions: regions}, true)},
+			want: [][]string{{"configure", "new", "triple", "ssd-2", "usable_regions=2", "logs=3", "commit_proxies=2", "grv_proxies=1", "resolvers=1",
+				"log_routers=4", "remote_logs=5", "storage_migration_type=gradual", regionsJSON}},
+		},
+		"Exclude":          {commands: [][]string{excludeCommand(targets)}, want: [][]string{{"exclude", "no_wait", "10.1.0.1:4501", "[2001:db8::1]:4501", "locality_instance_id:storage 1"}}},
+		"Include":          {commands: [][]string{includeCommand(targets)}, want: [][]string{{"include", "10.1.0.1:4501", "[2001:db8::1]:4501", "locality_instance_id:storage 1"}}},
+		"Kill":             {commands: killCommands(targets[:2]), want: [][]string{{"kill"}, {"kill", "10.1.0.1:4501:tls", "[2001:db8::1]:4501"}, {"sleep", "5"}}},
+		"SetMaintenance":   {commands: [][]string{maintenanceCommand(hostile, 600)}, want: [][]string{{"maintenance", "on", hostile, "600"}}},
+		"ResetMaintenance": {commands: [][]string{maintenanceOffCommand}, want: [][]string{{"maintenance", "off"}}},
+		"ForceRecovery":    {commands: [][]string{forceRecoveryCommand(hostile)}, want: [][]string{{"force_recovery_with_data_loss", hostile}}},
+		"Coordinators":     {commands: [][]string{coordinatorsCommand(targets[:2])}, want: [][]string{{"coordinators", "10.1.0.1:4501:tls", "[2001:db8::1]:4501"}}},
+		"EmptyWord":        {commands: [][]string{{"maintenance", "on", "", "1"}}, want: [][]string{{"maintenance", "on", "", "1"}}},
+	}
+	for name, tc := range cases {
+		for release, d := range map[string]dialect{"7.1": fdbcli71, "7.3": fdbcli73} {
+			t.Run(name+"/"+release, func(t *testing.T) {
+				if diff := cmp.Diff(tc.want, tc.commands); diff != "" {
+					t.Errorf("words built (-want +got):\n%s", diff)
+				}
+				got := tokenize(script(tc.commands...), d)
+				if got.malformed || got.partial {
+					t.Errorf("%q does not parse: malformed %v, partial %v", script(tc.commands...), got.malformed, got.partial)
+				}
+				if diff := cmp.Diff(tc.want, got.commands); diff != "" {
+					t.Errorf("words fdbcli reads from %q (-want +got):\n%s", script(tc.commands...), diff)
+				}
+			})
+		}
+	}
+	if got := tokenize(statusCommand, fdbcli71).commands; !cmp.Equal(got, [][]string{{"status", "json"}}) {
+		t.Errorf("status command reads as %q", got)
+	}
+}
+
+// TestKeyRangesSurviveTokenizer renders key ranges as -k values and reads
+// them with the model of fdbbackup's and fdbrestore's tokenizer and
+// addKeyRange: each gives the range of raw keys its printable form names,
+// the empty key included; a key that is not in printable form is refused
+// before any tool runs.
+func TestKeyRangesSurviveTokenizer(t *testing.T) {
+	cases := map[string]struct {
+		r       fdb.KeyRange
+		want    [][2]string
+		wantErr bool
+	}{
+		"WholeKeySpace":  {r: fdb.KeyRange{Begin: "", End: `\xff`}, want: [][2]string{{"", "\xff"}}},
+		"Plain":          {r: fdb.KeyRange{Begin: "a", End: "m"}, want: [][2]string{{"a", "m"}}},
+		"Blanks":         {r: fdb.KeyRange{Begin: "a b", End: "a;c"}, want: [][2]string{{"a b", "a;c"}}},
+		"Quotes":         {r: fdb.KeyRange{Begin: `"a`, End: `\\b`}, want: [][2]string{{`"a`, `\b`}}},
+		"Bytes":          {r: fdb.KeyRange{Begin: `\x00\x09`, End: `\x7F`}, want: [][2]string{{"\x00\t", "\x7f"}}},
+		"EmptyBothEnds":  {r: fdb.KeyRange{Begin: "", End: ""}, want: [][2]string{{"", ""}}},
+		"NotPrintable":   {r: fdb.KeyRange{Begin: `\q`, End: "z"}, wantErr: true},
+		"ShortHexEscape": {r: fdb.KeyRange{Begin: "a", End: `\xf`}, wantErr: true},
+		"BadHexEscape":   {r: fdb.KeyRange{Begin: "a", End: `\xzz`}, wantErr: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			args, err := keyRangeArgs([]fdb.KeyRange{tc.r})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("keyRangeArgs: error %v, want error %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			got := keyRanges("fdbrestore", args[1])
+			if diff := cmp.Diff(keyRangeResult{ranges: tc.want}, got, cmp.AllowUnexported(keyRangeResult{})); diff != "" {
+				t.Errorf("-k %q (-want +got):\n%s", args[1], diff)
+			}
+		})
 	}
 }

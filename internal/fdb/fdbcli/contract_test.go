@@ -21,6 +21,10 @@ func TestContract(t *testing.T) {
 			Runner:           &emulator{sim: c.Sim},
 			// As the native client library would, in the same database.
 			Locker: c.Sim,
+			// The contract's blob store, blobstore://k@host:443/….
+			BlobCredentials: func(context.Context) ([]byte, error) {
+				return []byte(`{"accounts": {"k@host": {"secret": "s"}}}`), nil
+			},
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbcli"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
 
@@ -19,7 +20,7 @@ import (
 var errExit = errors.New("exit status 1")
 
 // valueFlags are the flags of the three tools that take a value.
-var valueFlags = []string{"-C", "--exec", "--timeout", "--log-group", "-d", "-t", "-s", "-r", "--dest_cluster_file", "-v", "-k", "--log-dir", "--logdir", "--trace_format"}
+var valueFlags = []string{"-C", "--exec", "--timeout", "--log-group", "-d", "-t", "-s", "-r", "--dest_cluster_file", "-v", "-k", "--log-dir", "--logdir", "--trace_format", "--blob_credentials"}
 
 // invocation is a parsed command line.
 type invocation struct {
@@ -50,13 +51,38 @@ func (inv invocation) flag(name string) string {
 	return ""
 }
 
-func (inv invocation) keyRanges() []fdb.KeyRange {
-	var out []fdb.KeyRange
+// keyRanges reads the -k values as tool (fdbbackup or fdbrestore) does
+// (fdbcli.ParseKeyRanges), in the printable form of fdb.KeyRange; failure is
+// what the tool prints when it refuses one, before it exits 1.
+func (inv invocation) keyRanges(tool string) (ranges []fdb.KeyRange, failure string) {
 	for _, k := range inv.flags["-k"] {
-		begin, end, _ := strings.Cut(k, " ")
-		out = append(out, fdb.KeyRange{Begin: begin, End: end})
+		raw, failure := fdbcli.ParseKeyRanges(tool, k)
+		if failure != "" {
+			return nil, failure
+		}
+		for _, r := range raw {
+			ranges = append(ranges, fdb.KeyRange{Begin: printable(r[0]), End: printable(r[1])})
+		}
 	}
-	return out
+	return ranges, ""
+}
+
+// printable renders a key as FoundationDB prints it (Traceable<StringRef>,
+// flow/include/flow/Traceable.h at 7.1.67 and 7.3.63): printable ASCII as
+// it is, a backslash doubled, other bytes as \xNN.
+func printable(key string) string {
+	var b strings.Builder
+	for i := range len(key) {
+		switch c := key[i]; {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c >= 32 && c <= 126:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		}
+	}
+	return b.String()
 }
 
 // emulator answers fdbcli, fdbbackup and fdbrestore invocations the way the
@@ -75,7 +101,7 @@ func (e *emulator) Run(ctx context.Context, binary string, args ...string) ([]by
 	var err error
 	switch filepath.Base(binary) {
 	case "fdbcli":
-		err = e.cli(ctx, inv, &out)
+		err = e.cli(ctx, filepath.Base(filepath.Dir(binary)), inv, &out)
 	case "fdbbackup":
 		err = e.backup(ctx, inv, &out)
 	case "fdbrestore":
@@ -124,12 +150,23 @@ func addresses(words []string) []fdb.ProcessAddress {
 	return out
 }
 
-func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder) error {
-	commands := strings.Split(inv.flag("--exec"), ";")
-	for _, command := range commands {
-		words := strings.Fields(command)
+// clusterFileHeader is what fdbcli writes before the connection string
+// when it rewrites a cluster file (ClusterConnectionFile::persist,
+// fdbclient/ClusterConnectionFile.actor.cpp at 7.1.67 and 7.3.63).
+const clusterFileHeader = "# DO NOT EDIT!\n# This file is auto-generated, it is not to be edited by hand\n"
+
+// cli runs the commands of --exec as fdbcli of the binary's release reads
+// them (fdbcli.ParseExec): a line that does not parse runs the commands
+// before the last, then fails as fdbcli does ("parse_error").
+func (e *emulator) cli(ctx context.Context, release string, inv invocation, out *strings.Builder) error {
+	commands, ok := fdbcli.ParseExec(inv.flag("--exec"), release)
+	for n, words := range commands {
 		if len(words) == 0 {
 			continue
+		}
+		if !ok && n == len(commands)-1 {
+			out.WriteString("ERROR: Command failed to completely parse.\nERROR: Not running partial or malformed command: " + strings.Join(words, " ") + "\n")
+			return errExit
 		}
 		if len(commands) > 1 {
 			out.WriteString(">>> " + strings.Join(words, " ") + "\n")
@@ -142,7 +179,12 @@ func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder
 				out.Write(b)
 			}
 		case "configure":
-			err = e.configure(ctx, words[1:], out)
+			if err = e.configure(ctx, words[1:], out); errors.Is(err, fdb.ErrUnavailable) {
+				// configure's own check (ConfigureCommand.actor.cpp,
+				// DATABASE_UNAVAILABLE), not the wait for an answer.
+				out.WriteString("ERROR: The database is unavailable\nType `configure FORCE <TOKEN...>' to configure without this check\n")
+				return err
+			}
 		case "exclude":
 			if len(words) < 2 || words[1] != "no_wait" {
 				return fail(out, errors.New("the emulator only excludes with no_wait"), "", "")
@@ -178,7 +220,7 @@ func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder
 		case "coordinators":
 			var cs string
 			if cs, err = e.sim.ChangeCoordinators(ctx, addresses(words[1:])); err == nil {
-				err = os.WriteFile(inv.flag("-C"), []byte(cs+"\n"), 0o600)
+				err = os.WriteFile(inv.flag("-C"), []byte(clusterFileHeader+cs+"\n"), 0o600)
 				out.WriteString("Coordination state changed\n")
 			}
 		default:
@@ -201,7 +243,7 @@ func (e *emulator) cli(ctx context.Context, inv invocation, out *strings.Builder
 
 func (e *emulator) configure(ctx context.Context, words []string, out *strings.Builder) error {
 	var cfg fdb.DatabaseConfiguration
-	newDatabase := false
+	newDatabase, cleared := false, false
 	for _, w := range words {
 		key, value, isPair := strings.Cut(w, "=")
 		n, _ := strconv.Atoi(value)
@@ -214,18 +256,31 @@ func (e *emulator) configure(ctx context.Context, words []string, out *strings.B
 			cfg.StorageEngine = w
 		case isPair && key == "storage_migration_type":
 			cfg.StorageMigrationType = value
+		case isPair && key == "regions":
+			// configForToken reads the value with json_spirit; what is
+			// not JSON, or not a list of regions, configures no regions
+			// (DatabaseConfiguration.cpp parse clears them).
+			if json.Unmarshal([]byte(value), &cfg.Regions) != nil || len(cfg.Regions) == 0 {
+				cleared = true
+			}
 		case isPair:
 			field := map[string]*int{
 				"usable_regions": &cfg.UsableRegions, "logs": &cfg.Logs, "commit_proxies": &cfg.CommitProxies,
 				"grv_proxies": &cfg.GrvProxies, "resolvers": &cfg.Resolvers, "log_routers": &cfg.LogRouters, "remote_logs": &cfg.RemoteLogs,
 			}[key]
 			if field == nil {
-				return fail(out, fmt.Errorf("unknown option `%s'", key), "", "")
+				return fmt.Errorf("unknown option `%s'", key)
 			}
 			*field = n
 		default:
-			return fail(out, fmt.Errorf("unknown option `%s'", w), "", "")
+			return fmt.Errorf("unknown option `%s'", w)
 		}
+	}
+	switch {
+	case cleared && cfg.UsableRegions > 1:
+		return errors.New("These changes would make the configuration invalid")
+	case cleared:
+		return errors.New("the emulator cannot clear the regions, as FoundationDB would for regions= without a JSON list")
 	}
 	if err := e.sim.Configure(ctx, cfg, newDatabase); err != nil {
 		return err
@@ -269,7 +324,18 @@ func (e *emulator) backup(ctx context.Context, inv invocation, out *strings.Buil
 	var err error
 	switch inv.positional[0] {
 	case "start":
-		err = e.sim.StartBackup(ctx, fdb.BackupRequest{URL: inv.flag("-d"), Tag: tag, SnapshotPeriodSeconds: period, KeyRanges: inv.keyRanges()})
+		ranges, failure := inv.keyRanges("fdbbackup")
+		if failure != "" {
+			out.WriteString(failure)
+			return errExit
+		}
+		// submitBackup creates the container first
+		// (FileBackupAgent.actor.cpp at 7.1.67 and 7.3.63).
+		if err := blobAuth(inv.flag("-d"), inv.flags["--blob_credentials"]); err != nil {
+			out.WriteString("ERROR: Could not create backup container: " + err.Error() + "\nFatal Error: Backup error\n")
+			return err
+		}
+		err = e.sim.StartBackup(ctx, fdb.BackupRequest{URL: inv.flag("-d"), Tag: tag, SnapshotPeriodSeconds: period, KeyRanges: ranges})
 		fmt.Fprintf(out, "The backup on tag `%s' was successfully submitted.\n", tag)
 	case "discontinue":
 		err = e.sim.StopBackup(ctx, tag)
@@ -331,8 +397,19 @@ func (e *emulator) restore(ctx context.Context, inv invocation, out *strings.Bui
 	var err error
 	switch inv.positional[0] {
 	case "start":
+		ranges, failure := inv.keyRanges("fdbrestore")
+		if failure != "" {
+			out.WriteString(failure)
+			return errExit
+		}
+		// runRestore describes the backup first (backup.actor.cpp at
+		// 7.1.67 and 7.3.63) and prints what it failed with.
+		if err := blobAuth(inv.flag("-r"), inv.flags["--blob_credentials"]); err != nil {
+			out.WriteString("ERROR: " + err.Error() + "\nFatal Error: " + err.Error() + "\n")
+			return err
+		}
 		version, _ := strconv.ParseInt(inv.flag("-v"), 10, 64)
-		err = e.sim.StartRestore(ctx, fdb.RestoreRequest{URL: inv.flag("-r"), Tag: tag, KeyRanges: inv.keyRanges(), Version: version})
+		err = e.sim.StartRestore(ctx, fdb.RestoreRequest{URL: inv.flag("-r"), Tag: tag, KeyRanges: ranges, Version: version})
 		out.WriteString("Restoring backup to version: 1\n")
 	case "abort":
 		state := "unitialized"
@@ -358,4 +435,58 @@ func (e *emulator) restore(ctx context.Context, inv invocation, out *strings.Bui
 		return fail(out, err, "", "ERROR: Restore duplicate request\nFatal Error: Restore duplicate request\n")
 	}
 	return nil
+}
+
+// The errors of a blob store account without credentials
+// (flow/include/flow/error_definitions.h at 7.1.67 and 7.3.63).
+var (
+	errBlobAuthMissing    = errors.New("Cannot find authentication details (such as a password or secret key) for the specified Backup Container URL")
+	errBlobAuthUnreadable = errors.New("Cannot read or parse one or more sources of authentication information for Backup Container URLs")
+)
+
+// blobCredentialsFile is the JSON of a blob credentials file
+// (fdbbackup/backup.actor.cpp BlobCredentialInfo at 7.1.67 and 7.3.63).
+type blobCredentialsFile struct {
+	Accounts map[string]struct {
+		Secret *string `json:"secret"`
+	} `json:"accounts"`
+}
+
+// blobAuth is what fdbbackup and fdbrestore meet when they first reach the
+// blob store of url with the credentials files given (S3BlobStore.actor.cpp
+// fromString and updateSecret_impl at 7.1.67 and 7.3.63): nothing for a
+// URL that is not a blob store, names no account or carries its secret;
+// otherwise the first file with an entry for the account <key>@<host>, the
+// host without its port, that has a secret; failing that, unreadable when
+// a file could not be read as JSON, missing when none had the account.
+func blobAuth(url string, files []string) error {
+	rest, ok := strings.CutPrefix(url, "blobstore://")
+	if !ok || !strings.Contains(rest, "@") {
+		return nil
+	}
+	cred, hostPort, _ := strings.Cut(rest, "@")
+	key, secret, _ := strings.Cut(cred, ":")
+	if secret, _, _ = strings.Cut(secret, ":"); secret != "" {
+		return nil
+	}
+	if i := strings.IndexAny(hostPort, "/?"); i >= 0 {
+		hostPort = hostPort[:i]
+	}
+	host, _, _ := strings.Cut(hostPort, ":")
+	invalid := false
+	for _, f := range files {
+		var doc blobCredentialsFile
+		b, err := os.ReadFile(f) //nolint:gosec // the path the client passed
+		if err != nil || json.Unmarshal(b, &doc) != nil {
+			invalid = true
+			continue
+		}
+		if a, ok := doc.Accounts[key+"@"+host]; ok && a.Secret != nil {
+			return nil
+		}
+	}
+	if invalid {
+		return errBlobAuthUnreadable
+	}
+	return errBlobAuthMissing
 }

@@ -26,10 +26,12 @@ var errAlreadyDiscontinued = errors.New("backup already discontinued")
 // own messages (FoundationDB 7.1 and 7.3 sources, see
 // internal/fdb/testdata/real/tools/outputs.json):
 //
-//   - "The database is unavailable; type `status' for more information."
-//     (fdbcli after 5 s without an answer) and "ERROR: The database is
-//     unavailable" (configure);
-//   - "Specified timeout reached -- exiting..." (fdbcli --timeout);
+//   - "Specified timeout reached -- exiting..." (fdbcli --timeout), first:
+//     fdbcli prints "The database is unavailable; type `status' for more
+//     information." as a warning after 5 s without an answer and keeps
+//     waiting (checkStatus in fdbcli.actor.cpp), so a command that then
+//     times out timed out;
+//   - "ERROR: The database is unavailable" (configure's own check);
 //   - "ERROR: Database already exists! ..." (configure new), "ERROR: A
 //     backup is already running on tag `t'" (fdbbackup start), "ERROR:
 //     Restore duplicate request" (fdbrestore start);
@@ -42,8 +44,8 @@ var outputErrors = []struct {
 	fragment string
 	err      error
 }{
-	{"database is unavailable", fdb.ErrUnavailable},
 	{"specified timeout reached", fdb.ErrTimeout},
+	{"database is unavailable", fdb.ErrUnavailable},
 	{"is already discontinued", errAlreadyDiscontinued},
 	{"already exists", fdb.ErrAlreadyExists},
 	{"already running", fdb.ErrAlreadyExists},

@@ -32,8 +32,13 @@ func TestCheck(t *testing.T) {
 		"Timeout": {
 			output: "Specified timeout reached -- exiting...\n", runErr: exit, wantErr: fdb.ErrTimeout,
 		},
-		"Unavailable": {
+		"UnavailableWarningThenTimeout": {
 			output:  "\nWARNING: Long delay (Ctrl-C to interrupt)\n\nThe database is unavailable; type `status' for more information.\n\nSpecified timeout reached -- exiting...\n",
+			runErr:  exit,
+			wantErr: fdb.ErrTimeout,
+		},
+		"ConfigureUnavailable": {
+			output:  "ERROR: The database is unavailable\nType `configure FORCE <TOKEN...>' to configure without this check\n",
 			runErr:  exit,
 			wantErr: fdb.ErrUnavailable,
 		},
@@ -219,6 +224,38 @@ func TestParseRestoreStatus(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("parseRestoreStatus (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTimeoutIsNotUnavailable: fdbcli prints "The database is unavailable"
+// as a warning after 5 s (checkStatus, fdbcli.actor.cpp at 7.1.67 and
+// 7.3.63) and keeps waiting; when --timeout then ends it, the command timed
+// out. Only configure's own check ("ERROR: The database is unavailable")
+// says the database refused it.
+func TestTimeoutIsNotUnavailable(t *testing.T) {
+	exit := errors.New("exit status 1")
+	cases := map[string]struct {
+		output string
+		want   error
+	}{
+		"WarningThenTimeout": {
+			output: "\nWARNING: Long delay (Ctrl-C to interrupt)\n\nThe database is unavailable; type `status' for more information.\n\nSpecified timeout reached -- exiting...\n",
+			want:   fdb.ErrTimeout,
+		},
+		"ConfigureRefused": {
+			output: "ERROR: The database is unavailable\nType `configure FORCE <TOKEN...>' to configure without this check\n",
+			want:   fdb.ErrUnavailable,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := check(context.Background(), "fdbcli", []byte(tc.output), exit, true)
+			for _, sentinel := range []error{fdb.ErrTimeout, fdb.ErrUnavailable} {
+				if errors.Is(err, sentinel) != (sentinel == tc.want) {
+					t.Fatalf("got %v, want only %v", err, tc.want)
+				}
 			}
 		})
 	}

@@ -213,7 +213,7 @@ func TestInvocationsParse(t *testing.T) {
 							t.Errorf("%s: %s needs a value", key, a)
 						case value:
 							if a == "--exec" {
-								checkCommands(t, real.Commands[release], args[i+1])
+								checkCommands(t, real.Commands[release], release, args[i+1])
 							}
 							i++
 						}
@@ -224,12 +224,16 @@ func TestInvocationsParse(t *testing.T) {
 	}
 }
 
-// checkCommands checks that every ;-separated command of an --exec line is
-// a command fdbcli knows.
-func checkCommands(t *testing.T, commands []string, line string) {
+// checkCommands checks that every command of an --exec line, as fdbcli of
+// release reads it (tokenize), is a command fdbcli knows.
+func checkCommands(t *testing.T, commands []string, release, line string) {
 	t.Helper()
-	for command := range strings.SplitSeq(line, ";") {
-		if words := strings.Fields(command); len(words) > 0 && !slices.Contains(commands, words[0]) {
+	parsed := tokenize(line, cliDialect(release[:3]))
+	if parsed.malformed || parsed.partial {
+		t.Errorf("fdbcli %s cannot parse %q", release, line)
+	}
+	for _, words := range parsed.commands {
+		if len(words) > 0 && !slices.Contains(commands, words[0]) {
 			t.Errorf("fdbcli has no command %q", words[0])
 		}
 	}
