@@ -1,6 +1,18 @@
 // Package version holds the provider's version, set at build time with
-// -ldflags "-X github.com/crossplane-contrib/provider-foundationdb/internal/version.Version=v0.1.0".
+// -ldflags "-X github.com/crossplane-contrib/provider-foundationdb/internal/version.Version=v0.1.0",
+// and the FoundationDB release lines the provider administers.
 package version
 
 // Version of the provider.
 var Version = "v0.0.0-dev"
+
+// FoundationDBLines are the FoundationDB release lines (major.minor) the
+// provider administers, oldest first. The provider image
+// (cluster/images/provider-foundationdb) carries the fdbcli, fdbbackup and
+// fdbrestore of each line in $FDB_BINARY_DIR/<major.minor>/, where the
+// connector looks for the tools of the version a cluster runs, and a client
+// library that reaches a database of each line: the newest line's as the
+// primary library, every older line's in the multi-version client's
+// external client directory. The image's layout test holds its Dockerfile
+// to this list; a version of any other line has no tools in the image.
+var FoundationDBLines = []string{"7.1", "7.3"}

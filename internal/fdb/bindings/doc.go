@@ -7,6 +7,7 @@
 // writes what depends on it. Configuration, backups and restores always use
 // the binaries of package fdbcli.
 //
-// The implementation needs libfdb_c and is compiled only with the build
-// tag fdb; no untagged code imports this package.
+// The client needs libfdb_c and is compiled only with the build tag fdb;
+// untagged code uses only what needs no library, the environment setting
+// of the external client directory.
 package bindings
