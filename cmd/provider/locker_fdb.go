@@ -5,22 +5,25 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/bindings"
 )
 
-// lockTimeout bounds each transaction on the global lock.
-const lockTimeout = 10 * time.Second
-
 // nativeLocker holds the global lock of the database connectionString
-// reaches through the native client library, which the tag fdb links.
+// reaches through the native client library, which the tag fdb links. The
+// library opens a database by its cluster file (one per connection
+// string), not by the connection string itself: the multi-version client
+// opens it through each loaded library, and a 7.1 library cannot open one
+// from a connection string (fdb_create_database_from_connection_string is
+// 7.2's; DLApi::init and ClusterConnectionRecord::createDatabase,
+// fdbclient/MultiVersionTransaction.actor.cpp and MultiVersionTransaction.h
+// at 7.3.63).
 func nativeLocker(connectionString string) (fdb.Locker, error) {
 	path, err := connector.ClusterFile(filepath.Join(os.TempDir(), "provider-foundationdb"), connectionString)
 	if err != nil {
 		return nil, err
 	}
-	return bindings.Open(path, lockTimeout)
+	return bindings.Open(path)
 }

@@ -4,6 +4,8 @@ package bindings
 
 import (
 	"context"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -15,8 +17,15 @@ import (
 )
 
 // APIVersion is the client API version: FoundationDB 7.1, the oldest
-// release the provider supports.
+// release the provider supports. The multi-version client uses an external
+// library only when it supports the API version selected
+// (documentation/sphinx/source/api-general.rst, "Multi-version client"),
+// so that 7.1's reaches 7.1 databases.
 const APIVersion = 710
+
+// Timeout bounds every transaction, which is tried once: the reconcile
+// loop is the retry.
+const Timeout = 10 * time.Second
 
 // transactionTimedOut is the FoundationDB error code of a transaction that
 // exceeded its timeout.
@@ -24,6 +33,8 @@ const transactionTimedOut = 1031
 
 const (
 	errAPIVersion     = "cannot select the FoundationDB API version"
+	errLogGroup       = "cannot set the client's trace log group"
+	errClientDir      = "cannot set the client's external client directory"
 	errOpen           = "cannot open database"
 	errReadStatus     = "cannot read status"
 	errExclude        = "cannot exclude processes"
@@ -51,31 +62,85 @@ const (
 	excludedLocalityPrefix = "\xff\xff/management/excluded_locality/"
 )
 
+// network selects the API version and sets the client's network options,
+// once per process and before the first database opens (which starts the
+// network): the trace log group names the provider among the database's
+// clients (cluster.clients in the status; the client is "default" without
+// one, NativeAPI.actor.cpp@7.3.63:162 and 2464-2471), as the tools'
+// --log-group does; and the external client directory of
+// EnvExternalClientDirectory, when set, gives the client the libraries of
+// the older lines.
+var network = sync.OnceValue(func() error {
+	if err := fdb.APIVersion(APIVersion); err != nil {
+		return errors.Wrap(err, errAPIVersion)
+	}
+	if err := fdb.Options().SetTraceLogGroup(model.ToolsLogGroup); err != nil {
+		return errors.Wrap(err, errLogGroup)
+	}
+	if dir := os.Getenv(EnvExternalClientDirectory); dir != "" {
+		return errors.Wrap(fdb.Options().SetExternalClientDirectory(dir), errClientDir)
+	}
+	return nil
+})
+
+// databases are the process's open databases, one per cluster file.
+var databases = newPool(openDatabase, fdb.Database.Close, time.Now, idleAfter)
+
+// openDatabase opens the database of clusterFile with every transaction
+// bounded by Timeout and tried once.
+func openDatabase(clusterFile string) (fdb.Database, error) {
+	db, err := fdb.OpenDatabase(clusterFile)
+	if err != nil {
+		return fdb.Database{}, err
+	}
+	if err := db.Options().SetTransactionTimeout(Timeout.Milliseconds()); err != nil {
+		db.Close()
+		return fdb.Database{}, err
+	}
+	if err := db.Options().SetTransactionRetryLimit(1); err != nil {
+		db.Close()
+		return fdb.Database{}, err
+	}
+	return db, nil
+}
+
 // Client reads the status and manages exclusions through special keys, and
-// holds the global lock (fdb.Locker) in the database.
+// holds the global lock (fdb.Locker) in the database of one cluster file.
+// It holds its database open only for the length of each call: the pool
+// keeps it open between calls, and closes it once unused.
 type Client struct {
-	db fdb.Database
+	clusterFile string
 }
 
 var _ model.Locker = &Client{}
 
-// Open opens the cluster named by clusterFile. Every transaction is bounded
-// by timeout and tried once: the reconcile loop is the retry.
-func Open(clusterFile string, timeout time.Duration) (*Client, error) {
-	if err := fdb.APIVersion(APIVersion); err != nil {
-		return nil, errors.Wrap(err, errAPIVersion)
+// Open returns the client of the cluster named by clusterFile, opening its
+// database when it is not open.
+func Open(clusterFile string) (*Client, error) {
+	if err := network(); err != nil {
+		return nil, err
 	}
-	db, err := fdb.OpenDatabase(clusterFile)
+	_, release, err := databases.acquire(clusterFile)
 	if err != nil {
 		return nil, errors.Wrap(err, errOpen)
 	}
-	if err := db.Options().SetTransactionTimeout(timeout.Milliseconds()); err != nil {
+	release()
+	return &Client{clusterFile: clusterFile}, nil
+}
+
+// use calls f with the client's database, kept open until f returns.
+func (c *Client) use(f func(db fdb.Database) (any, error)) (any, error) {
+	db, release, err := databases.acquire(c.clusterFile)
+	if err != nil {
 		return nil, errors.Wrap(err, errOpen)
 	}
-	if err := db.Options().SetTransactionRetryLimit(1); err != nil {
-		return nil, errors.Wrap(err, errOpen)
-	}
-	return &Client{db: db}, nil
+	defer release()
+	return f(db)
+}
+
+// transact runs f in a transaction of the client's database.
+func (c *Client) transact(f func(fdb.Transaction) (any, error)) (any, error) {
+	return c.use(func(db fdb.Database) (any, error) { return db.Transact(f) })
 }
 
 // classify maps a transaction timeout to model.ErrTimeout.
@@ -89,8 +154,10 @@ func classify(err error) error {
 
 // Status reads \xff\xff/status/json.
 func (c *Client) Status() (*model.Status, error) {
-	raw, err := c.db.ReadTransact(func(tr fdb.ReadTransaction) (any, error) {
-		return tr.Get(statusKey).Get()
+	raw, err := c.use(func(db fdb.Database) (any, error) {
+		return db.ReadTransact(func(tr fdb.ReadTransaction) (any, error) {
+			return tr.Get(statusKey).Get()
+		})
 	})
 	if err != nil {
 		return nil, errors.Wrap(classify(err), errReadStatus)
@@ -119,7 +186,7 @@ func (c *Client) Include(targets []model.ProcessAddress) error {
 }
 
 func (c *Client) updateExclusions(targets []model.ProcessAddress, exclude bool) error {
-	_, err := c.db.Transact(func(tr fdb.Transaction) (any, error) {
+	_, err := c.transact(func(tr fdb.Transaction) (any, error) {
 		if err := tr.Options().SetSpecialKeySpaceEnableWrites(); err != nil {
 			return nil, err
 		}
@@ -138,7 +205,7 @@ func (c *Client) updateExclusions(targets []model.ProcessAddress, exclude bool) 
 // TakeLock implements fdb.Locker: one transaction reads the lock and the
 // deny list and writes what fdb.Grant decides.
 func (c *Client) TakeLock(_ context.Context, r model.LockRequest) (model.GlobalLock, error) {
-	l, err := c.db.Transact(func(tr fdb.Transaction) (any, error) {
+	l, err := c.transact(func(tr fdb.Transaction) (any, error) {
 		held, denied, err := readLock(tr)
 		if err != nil {
 			return nil, err
@@ -158,7 +225,7 @@ func (c *Client) TakeLock(_ context.Context, r model.LockRequest) (model.GlobalL
 
 // ReleaseLock implements fdb.Locker.
 func (c *Client) ReleaseLock(_ context.Context, holder string) error {
-	_, err := c.db.Transact(func(tr fdb.Transaction) (any, error) {
+	_, err := c.transact(func(tr fdb.Transaction) (any, error) {
 		held, _, err := readLock(tr)
 		if err == nil && model.Released(held, holder) == nil {
 			tr.Clear(lockKey)
@@ -170,7 +237,7 @@ func (c *Client) ReleaseLock(_ context.Context, holder string) error {
 
 // UpdateLockDenyList implements fdb.Locker: one key per denied ID.
 func (c *Client) UpdateLockDenyList(_ context.Context, entries []model.LockDenyEntry) error {
-	_, err := c.db.Transact(func(tr fdb.Transaction) (any, error) {
+	_, err := c.transact(func(tr fdb.Transaction) (any, error) {
 		if err := tr.Options().SetAccessSystemKeys(); err != nil {
 			return nil, err
 		}

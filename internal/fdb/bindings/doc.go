@@ -8,6 +8,7 @@
 // the binaries of package fdbcli.
 //
 // The client needs libfdb_c and is compiled only with the build tag fdb;
-// untagged code uses only what needs no library, the environment setting
-// of the external client directory.
+// untagged code uses only what needs no library: the environment setting
+// of the external client directory and the pool that keeps the open
+// databases.
 package bindings
