@@ -126,6 +126,19 @@ func (d *dockerfile) lineOf(s source) string {
 	return ""
 }
 
+// release returns the release of line the clients stage fetches, or the
+// line's first release when it fetches none.
+func (d *dockerfile) release(line string) string {
+	if st := d.stage(clientsStage); st != nil {
+		for _, r := range strings.Fields(st.vars["FDB_RELEASES"]) {
+			if majorMinor(r) == line {
+				return r
+			}
+		}
+	}
+	return line + ".0"
+}
+
 // majorMinor returns the major.minor of a release, "" when it is none.
 func majorMinor(release string) string {
 	v, err := fdb.ParseVersion(release)
@@ -258,7 +271,7 @@ func newest() string { return version.FoundationDBLines[len(version.FoundationDB
 const stub = "#!/bin/sh\necho \"$0\" >> \"$STUB_LOG\"\nexit 1\n"
 
 // TestImageHasTheToolsOfEverySupportedLine: for a cluster of each line the
-// provider administers, the connector (ToolsFDB, the real backend) runs an
+// provider administers (of the release the image carries), the connector (ToolsFDB, the real backend) runs an
 // fdbcli, fdbbackup and fdbrestore the image holds, of that line's release:
 // a database speaks its own line's protocol, and an upgrade from 7.1 needs
 // 7.1's fdbcli for the kill and 7.3's afterwards. Every file the image's
@@ -287,9 +300,9 @@ func TestImageHasTheToolsOfEverySupportedLine(t *testing.T) {
 	for _, line := range version.FoundationDBLines {
 		t.Run(line, func(t *testing.T) {
 			_ = os.Remove(log)
-			cr := &v1alpha1.Cluster{Spec: v1alpha1.ClusterSpec{ForProvider: v1alpha1.ClusterParameters{Version: line + ".0"}}}
+			cr := &v1alpha1.Cluster{Spec: v1alpha1.ClusterSpec{ForProvider: v1alpha1.ClusterParameters{Version: d.release(line)}}}
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Data: map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"}}
-			c, err := connector.ToolsFDB{BinaryDir: filepath.Join(root, binaryDir)}.Client(context.Background(), nil, cr, cm)
+			c, err := connector.ToolsFDB{BinaryDir: filepath.Join(root, binaryDir)}.Client(context.Background(), nil, cr, cm, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
