@@ -28,14 +28,20 @@ type Density struct {
 }
 
 // ConfigMap is the cluster's ConfigMap: the cluster file (once there is a
-// connection string) and a monitor configuration per density in use.
+// connection string) and a monitor configuration per density in use. While
+// there is no connection string the configurations say runServers false,
+// as the operator's do: fdbserver exits at once without a cluster file (nor
+// a seed to copy one from), and the monitor would start it again and again
+// with a growing back-off. The write that adds the cluster file leaves
+// runServers unset; each monitor, on seeing its configuration file change,
+// starts its processes.
 func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[Density]bool) *corev1.ConfigMap {
 	data := map[string]string{}
 	if connectionString != "" {
 		data[KeyClusterFile] = connectionString
 	}
 	for d := range densities {
-		data[monitorConfigKey(d.Class, d.Processes)] = monitorConfigJSON(c, d.Class, d.Processes)
+		data[monitorConfigKey(d.Class, d.Processes)] = monitorConfigJSON(c, d.Class, d.Processes, connectionString != "")
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},

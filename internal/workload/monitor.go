@@ -2,12 +2,15 @@ package workload
 
 import (
 	"encoding/json"
+	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -16,6 +19,10 @@ import (
 const (
 	errMissingVariable = "cannot expand the monitor configuration: environment variable %s is not set"
 	errArgumentType    = "cannot expand the monitor configuration: unknown argument type %q"
+	errIPFamily        = "cannot expand the monitor configuration: unsupported IP family %d"
+	errNoIPOfFamily    = "cannot expand the monitor configuration: no IP of family %d in %s=%q"
+	errRunServers      = "cannot start fdbserver: the monitor configuration says runServers false"
+	errStartServer     = "cannot start fdbserver"
 )
 
 // Environment variables of a pod's main container that its monitor
@@ -23,7 +30,10 @@ const (
 // Each is set in every pod (monitorEnv); workload_test checks that the
 // configuration of every class and density refers to no other.
 const (
-	// EnvPublicIP is the pod's IP, the host of --public_address.
+	// EnvPublicIP is the pod's IP, the host of --public_address: its
+	// primary IP (status.podIP), or with a podIPFamily all its IPs
+	// (status.podIPs, comma-separated), of which the monitor takes the
+	// first of that family (ArgumentIPList).
 	EnvPublicIP = "FDB_PUBLIC_IP"
 	// EnvInstanceID is the process group ID, the instance_id locality and
 	// the stem of the process_id locality.
@@ -56,13 +66,20 @@ const (
 
 // MonitorConfig is the configuration fdb-kubernetes-monitor, the launcher
 // of the pod's main container, reads as JSON from config.json in its input
-// directory: the version its processes run and the arguments of each. The
-// monitor starts --process-count processes and builds the command line of
-// the n-th from the arguments, with n and the container's environment.
+// directory: the version its processes run, whether it runs them, and the
+// arguments of each (its ProcessConfiguration, fdbkubernetesmonitor/api/
+// config.go; the conformance tests hold every configuration the ConfigMap
+// holds against its keys and types). The monitor starts --process-count
+// processes and builds the command line of the n-th from the arguments,
+// with n and the container's environment.
 type MonitorConfig struct {
 	// Version is the FoundationDB version the processes run; the monitor
 	// chooses the fdbserver binary by it.
 	Version string `json:"version"`
+	// RunServers false makes the monitor start no process and stop those
+	// it runs; unset means true. The monitor starts them when a later
+	// configuration leaves it unset (see ConfigMap).
+	RunServers *bool `json:"runServers,omitempty"`
 	// Arguments are fdbserver's arguments, one each.
 	Arguments []Argument `json:"arguments,omitempty"`
 }
@@ -83,6 +100,12 @@ const (
 	// ArgumentProcessNumber is n×Multiplier+Offset for the n-th process
 	// (from 1); a zero Multiplier counts as 1.
 	ArgumentProcessNumber ArgumentType = "ProcessNumber"
+	// ArgumentIPList is the first IP of family IPFamily (4 or 6) in the
+	// comma-separated list the environment variable Source holds, without
+	// brackets; a configuration whose list has none, or that names another
+	// family, is refused. Monitors older than 7.1.60 do not know the type
+	// (monitorKnowsIPList).
+	ArgumentIPList ArgumentType = "IPList"
 )
 
 // Argument is one argument of a MonitorConfig.
@@ -93,6 +116,7 @@ type Argument struct {
 	Source     string       `json:"source,omitempty"`
 	Multiplier int          `json:"multiplier,omitempty"`
 	Offset     int          `json:"offset,omitempty"`
+	IPFamily   int          `json:"ipFamily,omitempty"`
 }
 
 func literal(v string) Argument { return Argument{Value: v} }
@@ -142,14 +166,47 @@ func (a Argument) expand(n int, env map[string]string) (string, error) {
 			m = 1
 		}
 		return strconv.Itoa(n*m + a.Offset), nil
-	case ArgumentEnvironment:
+	case ArgumentEnvironment, ArgumentIPList:
 		v, ok := env[a.Source]
 		if !ok {
 			return "", errors.Errorf(errMissingVariable, a.Source)
 		}
+		if a.Type == ArgumentIPList {
+			return a.ipOfFamily(v)
+		}
 		return v, nil
 	}
 	return "", errors.Errorf(errArgumentType, a.Type)
+}
+
+// ipOfFamily is the first IP of the argument's family in the
+// comma-separated list, as the monitor's LookupEnv chooses it: entries
+// that are no IP are skipped, an IPv4-mapped IPv6 address counts as IPv4.
+func (a Argument) ipOfFamily(list string) (string, error) {
+	if a.IPFamily != 4 && a.IPFamily != 6 {
+		return "", errors.Errorf(errIPFamily, a.IPFamily)
+	}
+	for s := range strings.SplitSeq(list, ",") {
+		if ip := net.ParseIP(s); ip != nil && (ip.To4() != nil) == (a.IPFamily == 4) {
+			return s, nil
+		}
+	}
+	return "", errors.Errorf(errNoIPOfFamily, a.IPFamily, a.Source, list)
+}
+
+// usesIPList reports whether any of args, or of the values they join, is
+// an ArgumentIPList.
+func usesIPList(args []Argument) bool {
+	return slices.ContainsFunc(args, func(a Argument) bool { return a.Type == ArgumentIPList || usesIPList(a.Values) })
+}
+
+// monitorKnowsIPList reports whether the monitor of an image of version
+// knows ArgumentIPList: from 7.1.60 in the 7.1 releases and in every
+// later one (fdbkubernetesmonitor/api/config.go). An unknown version is
+// taken to know it.
+func monitorKnowsIPList(version string) bool {
+	v, err := fdb.ParseVersion(version)
+	return err != nil || !v.Less(fdb.Version{Major: 7, Minor: 1, Patch: 60})
 }
 
 // CommandLine is the command line of the n-th process the monitor starts
@@ -157,30 +214,55 @@ func (a Argument) expand(n int, env map[string]string) (string, error) {
 // imageVersion, as FoundationDB reports it in the process's command_line
 // (fdbserver's argv joined by single spaces, argv[0] included): the
 // fdbserver the monitor chooses (ServerBinary) and m's arguments in their
-// order. It fails, as the monitor refuses the configuration, when an
-// argument refers to a variable env does not set.
+// order. It fails, and no process runs, when the monitor refuses the
+// configuration (an argument refers to a variable env does not set, or is
+// of a type the monitor of imageVersion does not know), when m says
+// runServers false, and when fdbserver would refuse the command line and
+// exit at once: checked against the option table of the fdbserver release
+// of m's version (fdbserverFor).
 func (m MonitorConfig) CommandLine(n int, env map[string]string, imageVersion string) (string, error) {
-	args := []string{ServerBinary(m.Version, imageVersion)}
+	if m.RunServers != nil && !*m.RunServers {
+		return "", errors.New(errRunServers)
+	}
+	if usesIPList(m.Arguments) && !monitorKnowsIPList(imageVersion) {
+		return "", errors.Errorf(errArgumentType, ArgumentIPList)
+	}
+	args, err := m.arguments(n, env)
+	if err != nil {
+		return "", err
+	}
+	if err := fdbserverFor(m.Version).check(args); err != nil {
+		return "", errors.Wrap(err, errStartServer)
+	}
+	return strings.Join(append([]string{ServerBinary(m.Version, imageVersion)}, args...), " "), nil
+}
+
+// arguments are the arguments of the n-th process, argv[0] not included.
+func (m MonitorConfig) arguments(n int, env map[string]string) ([]string, error) {
+	args := make([]string, 0, len(m.Arguments))
 	for _, a := range m.Arguments {
 		s, err := a.expand(n, env)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		args = append(args, s)
 	}
-	return strings.Join(args, " "), nil
+	return args, nil
 }
 
 // MonitorConfiguration is the monitor configuration of the pods of a class
-// that run density processes each. The n-th process listens on
-// fdb.ProcessPort(n) of the pod's IP, keeps its data in <data dir>/<n> and
-// is named fdb.ProcessID: the group ID ($FDB_INSTANCE_ID) when it is the
-// pod's only one, <group ID>-<n> otherwise. Its localities come from the
-// pod's environment (monitorEnv): machineid is its node, zoneid its fault
-// domain and, with DNS names in the cluster file, dns_name the pod's DNS
-// name, by which the coordinators it serves are named; dcid is the
-// Cluster's data center, when it names one. The class's custom parameters
-// follow, sorted.
+// that run density processes each. The n-th process is known by and
+// listens on fdb.ProcessPort(n) of the pod's IP (publicIP), keeps its data
+// in <data dir>/<n>, logs with the Cluster's name as its log group (as the
+// operator's processes do) and is named fdb.ProcessID: the group ID
+// ($FDB_INSTANCE_ID) when it is the pod's only one, <group ID>-<n>
+// otherwise. Its localities come from the pod's environment (monitorEnv):
+// machineid is its node, zoneid its fault domain and, with DNS names in
+// the cluster file, dns_name the pod's DNS name, by which the coordinators
+// it serves are named; dcid is the Cluster's data center and data_hall
+// its data hall, when it names one. The class's custom parameters follow,
+// sorted. The configuration runs its processes (RunServers unset); the
+// ConfigMap holds them back until there is a cluster file.
 func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int) MonitorConfig {
 	processID := []Argument{variable(EnvInstanceID)}
 	if density > 1 {
@@ -188,12 +270,12 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 	}
 	args := []Argument{
 		literal("--class=" + string(class)),
-		prefixed("--public_address=", variable(EnvPublicIP), literal(":"), processPort),
-		prefixed("--listen_address=0.0.0.0:", processPort),
+		prefixed("--public_address=[", publicIP(c), literal("]:"), processPort),
 		literal("--cluster_file=" + clusterFilePath),
 		literal("--seed_cluster_file=" + seedClusterFile),
 		prefixed("--datadir="+dataDir+"/", processNumber),
 		literal("--logdir=" + logDir),
+		literal("--loggroup=" + c.GetName()),
 		locality(fdb.LocalityInstanceID, EnvInstanceID),
 		prefixed("--locality_"+fdb.LocalityProcessID+"=", processID...),
 		locality(fdb.LocalityMachineID, EnvMachineID),
@@ -216,9 +298,28 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 	return MonitorConfig{Version: c.Spec.ForProvider.Version, Arguments: args}
 }
 
-// monitorConfigJSON is MonitorConfiguration as the monitor reads it.
-func monitorConfigJSON(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int) string {
-	raw, _ := json.Marshal(MonitorConfiguration(c, class, density)) // plain strings and numbers always marshal
+// publicIP is the argument of the pod's IP: $FDB_PUBLIC_IP, or with a
+// podIPFamily the first IP of that family among the pod's IPs it holds.
+// --public_address writes it in brackets, as the operator does with the
+// unified image: NetworkAddress::parse (flow/network.cpp) takes an IPv4 or
+// IPv6 address in brackets and an IPv6 one only so. There is no
+// --listen_address: fdbserver then listens on the public address, which
+// holds for either family (0.0.0.0 would miss an IPv6 pod's address).
+func publicIP(c *v1alpha1.Cluster) Argument {
+	if f := c.Spec.ForProvider.Routing.PodIPFamily; f != nil {
+		return Argument{Type: ArgumentIPList, Source: EnvPublicIP, IPFamily: *f}
+	}
+	return variable(EnvPublicIP)
+}
+
+// monitorConfigJSON is MonitorConfiguration as the monitor reads it, with
+// runServers false unless the ConfigMap holds a cluster file.
+func monitorConfigJSON(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int, clusterFile bool) string {
+	cfg := MonitorConfiguration(c, class, density)
+	if !clusterFile {
+		cfg.RunServers = ptr.To(false)
+	}
+	raw, _ := json.Marshal(cfg) // plain strings, numbers and booleans always marshal
 	return string(raw)
 }
 
@@ -253,17 +354,20 @@ func fieldRef(path string) *corev1.EnvVarSource {
 	return &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}
 }
 
-// Downward API fields of the pod that monitorEnv refers to.
+// Downward API fields of the pod that monitorEnv refers to; status.podIPs
+// is the pod's IPs, comma-separated.
 const (
 	fieldPodName      = "metadata.name"
 	fieldPodNamespace = "metadata.namespace"
 	fieldNodeName     = "spec.nodeName"
 	fieldPodIP        = "status.podIP"
+	fieldPodIPs       = "status.podIPs"
 )
 
 // monitorEnv is the environment of the main container of group groupID's
 // pod: what its monitor needs (the pod it runs in) and every variable the
-// monitor configuration refers to. Kubernetes' downward API gives a pod its
+// monitor configuration refers to; the pod's IPs when the Cluster chooses
+// a podIPFamily, else its IP. Kubernetes' downward API gives a pod its
 // own fields, never its node's labels, so the zone comes from the
 // placement: a group placed in a fault domain has its pod pinned there by
 // a node selector on the fault-domain label, and the zone is that value; a
@@ -274,10 +378,14 @@ func monitorEnv(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) 
 	if fd := pg.Spec.ForProvider.FaultDomain; fd != "" {
 		zone = corev1.EnvVar{Name: EnvZoneID, Value: fd}
 	}
+	ip := fieldPodIP
+	if c.Spec.ForProvider.Routing.PodIPFamily != nil {
+		ip = fieldPodIPs
+	}
 	return []corev1.EnvVar{
 		{Name: envPodName, ValueFrom: fieldRef(fieldPodName)},
 		{Name: envPodNamespace, ValueFrom: fieldRef(fieldPodNamespace)},
-		{Name: EnvPublicIP, ValueFrom: fieldRef(fieldPodIP)},
+		{Name: EnvPublicIP, ValueFrom: fieldRef(ip)},
 		{Name: EnvInstanceID, Value: groupID},
 		{Name: EnvMachineID, ValueFrom: fieldRef(fieldNodeName)},
 		zone,
@@ -294,8 +402,13 @@ func MonitorEnvironment(p *corev1.Pod) map[string]string {
 	if main == nil {
 		return nil
 	}
+	ips := make([]string, 0, len(p.Status.PodIPs))
+	for _, ip := range p.Status.PodIPs {
+		ips = append(ips, ip.IP)
+	}
 	fields := map[string]string{
-		fieldPodName: p.Name, fieldPodNamespace: p.Namespace, fieldNodeName: p.Spec.NodeName, fieldPodIP: p.Status.PodIP,
+		fieldPodName: p.Name, fieldPodNamespace: p.Namespace, fieldNodeName: p.Spec.NodeName,
+		fieldPodIP: p.Status.PodIP, fieldPodIPs: strings.Join(ips, ","),
 	}
 	env := map[string]string{}
 	for _, e := range main.Env {
@@ -330,4 +443,256 @@ func ProcessCount(p *corev1.Pod) int {
 		}
 	}
 	return 1
+}
+
+// fdbserver's command line parser, as far as a monitor configuration can
+// meet it: fdbserver (fdbserver/fdbserver.actor.cpp CLIOptions, the same
+// at 7.1.67 and 7.3.63) parses its arguments with CSimpleOpt against its
+// option table g_rgOptions, with SO_O_EXACT | SO_O_HYPHEN_TO_UNDERSCORE,
+// and exits with an error on the first argument the table refuses; the
+// monitor then starts it again after a back-off, for good. The tables
+// below are internal/fdb/testdata/real/server/options.json
+// (TestServerOptionTablesAreTheRealOnes keeps them equal), compact: the
+// options of 7.3.63 are those of 7.1.67 and a few more. A name ending in
+// '=' takes a value; one whose name ends in '-' is a prefix.
+const (
+	serverOptions71 = `--blob-credential-file= --bufferedout --buggify= --build-flags --cache-memory= --class=
+--cluster-file= --config-path= --consistency-check-urgent-mode --crash --data-filesystem=
+--datacenter-id= --datadir= --dev-help --fault-injection= --help --io-trust-seconds=
+--io-trust-warn-only --key= --knob-= --kvfile= --listen-address= --locality-= --logdir= --loggroup=
+--logsize= --machine-id= --maxlogs= --maxlogssize= --memory= --memory-vsize= --metrics-cluster=
+--metrics-prefix= --network= --num-testers= --parentpid= --print-sim-time --process-endpoint=
+--process-name= --profiler-= --public-address= --restarting --role= --rsssize= --seed=
+--seed-cluster-file= --seed-connection-string= --storage-memory= --test-= --testfile=
+--testonservers --testservers= --tls-ca-file= --tls-certificate-file= --tls-key-file=
+--tls-password= --tls-plugin= --tls-verify-peers= --trace-format= --traceclock= --tracer=
+--unbufferedout --use-test-config-db --version --whitelist-binpath= -? -C= -L= -M= -N= -R -Rs= -a=
+-b= -c= -d= -f= -fi= -h -i= -k= -l= -m= -p= -r= -s= -v`
+	serverOptions73 = serverOptions71 + `
+--authorization-public-key-file= --code-probes= --discover-kms-conn-url-file=
+--kms-conn-get-blob-metadata-endpoint= --kms-conn-get-encryption-keys-endpoint=
+--kms-conn-get-latest-encryption-keys-endpoint= --kms-conn-validation-token-details=
+--kms-connector-type= --kms-rest-allow-not-secure-connection --new-cluster-key= --no-config-db
+--trusted-subnet-= --use-future-protocol-version=`
+	serverClasses71 = `backup blob_manager blob_worker cluster_controller commit_proxy coordinator data_distributor
+encrypt_key_proxy fast_restore grv_proxy log master proxy ratekeeper resolution router stateless storage
+storage_cache test transaction unset`
+	serverClasses73 = serverClasses71 + ` consistency_scan sim_http_server`
+)
+
+// fdbserverRelease is what the fdbserver of one release accepts on its
+// command line.
+type fdbserverRelease struct {
+	// Version is the release the facts were taken from.
+	Version string
+	// Options says, by option name as written in fdbserver's table (e.g.
+	// --public-address, -C), whether the option takes a value; a name
+	// ending in '-' is a prefix (--knob-, --locality-).
+	Options map[string]bool
+	// Classes are the values --class accepts.
+	Classes []string
+}
+
+// newRelease reads a compact table (see serverOptions71).
+func newRelease(version, options, classes string) fdbserverRelease {
+	r := fdbserverRelease{Version: version, Options: map[string]bool{}, Classes: strings.Fields(classes)}
+	for _, o := range strings.Fields(options) {
+		name, value := strings.CutSuffix(o, "=")
+		r.Options[name] = value
+	}
+	sort.Strings(r.Classes)
+	return r
+}
+
+// fdbserverReleases are the fdbserver releases whose command line parser
+// the provider knows, oldest first.
+var fdbserverReleases = []fdbserverRelease{
+	newRelease("7.1.67", serverOptions71, serverClasses71),
+	newRelease("7.3.63", serverOptions73, serverClasses73),
+}
+
+// fdbserverFor is the known release whose parser an fdbserver of version
+// parses with: the one of its major.minor; for another, the newest older
+// one (FoundationDB adds options far more often than it removes them), or
+// the oldest for a version older than all (or not a version at all).
+func fdbserverFor(version string) fdbserverRelease {
+	out := fdbserverReleases[0]
+	v, err := fdb.ParseVersion(version)
+	if err != nil {
+		return out
+	}
+	for _, r := range fdbserverReleases {
+		rv, _ := fdb.ParseVersion(r.Version) // the releases above are versions
+		if rv.MajorMinor() == v.MajorMinor() {
+			return r
+		}
+		if rv.Less(v) {
+			out = r
+		}
+	}
+	return out
+}
+
+// normalizeOption spells an option name as CSimpleOpt compares it with
+// SO_O_HYPHEN_TO_UNDERSCORE: '-' and '_' after the leading dashes are the
+// same, the number of leading dashes is not.
+func normalizeOption(o string) string {
+	rest := strings.TrimLeft(o, "-")
+	return o[:len(o)-len(rest)] + strings.ReplaceAll(rest, "-", "_")
+}
+
+// lookup finds option name (without its value) as CSimpleOpt's
+// LookupOption does with SO_O_EXACT: the entry of the same name, or a
+// prefix entry (ending in '-') that name extends; it returns the entry.
+func (r fdbserverRelease) lookup(name string) (string, bool) {
+	n := normalizeOption(name)
+	var prefix string
+	for o := range r.Options {
+		switch no := normalizeOption(o); {
+		case no == n:
+			return o, true
+		case strings.HasSuffix(o, "-") && strings.HasPrefix(n, no):
+			prefix = o
+		}
+	}
+	return prefix, prefix != ""
+}
+
+// Errors fdbserver prints for a command line it refuses (fdbserver.actor.cpp
+// CLIOptions::parseArgsInternal and buildNetworkAddresses), with the
+// release and the offending argument.
+const (
+	errServerUnknownOption = "fdbserver %s: unknown option: `%s'"
+	errServerArgGiven      = "fdbserver %s: argument given for option `%s'"
+	errServerArgMissing    = "fdbserver %s: missing argument for option `%s'"
+	errServerArgInvalid    = "fdbserver %s: invalid argument to option `%s'"
+	errServerPrefix        = "fdbserver %s: unable to parse %s"
+	errServerClass         = "fdbserver %s: Unknown machine class `%s'"
+	errServerSeeds         = "fdbserver %s: --seed-cluster-file and --seed-connection-string may not both be specified at once"
+	errServerSeedNoFile    = "fdbserver %s: If -seed-cluster-file or --seed-connection-string is specified, -C must be specified as well"
+	errServerListenCount   = "fdbserver %s: Listen addresses (if provided) should be equal to the number of public addresses in order"
+	errServerAddressCount  = "fdbserver %s: maximum 2 public/listen addresses are allowed"
+	errServerAddress       = "fdbserver %s: Could not parse network address `%s' (specify as IP_ADDRESS:PORT)"
+	errServerTLSTwice      = "fdbserver %s: only one public address of each TLS state is allowed"
+	errServerInvalidIP     = "fdbserver %s: %s is not a valid IP address"
+)
+
+// check refuses, with the error fdbserver prints, the arguments (argv
+// without argv[0]) that this release's fdbserver would refuse to start
+// with: an argument that is not an option of its table; an option that
+// takes a value without one (a separate value may not start with '-'), or
+// one that takes none with one; a prefix option whose key does not follow
+// the prefix as fdbserver spells it (extractPrefixedArgument in flow's
+// ArgParseUtil.h); a class fdbserver does not know; both seed options, or
+// one without a cluster file; public addresses (--public_address, comma
+// separated, every occurrence counting) that are more than two, two of the
+// same TLS state, not as many as listen addresses given, or that
+// NetworkAddress::parse (flow/network.cpp) refuses: an IPv6 address
+// without brackets, for one. What a process does with values the parser
+// accepts (a knob's name, a directory) is not checked.
+func (r fdbserverRelease) check(args []string) error {
+	var public, listen []string
+	var clusterFile, seedFile, seedString bool
+	for i := 0; i < len(args); i++ {
+		name, value, given := strings.Cut(args[i], "=")
+		option, ok := r.lookup(name)
+		if !ok {
+			return errors.Errorf(errServerUnknownOption, r.Version, name)
+		}
+		takes := r.Options[option]
+		switch {
+		case !takes && given:
+			return errors.Errorf(errServerArgGiven, r.Version, option)
+		case takes && !given && i+1 == len(args):
+			return errors.Errorf(errServerArgMissing, r.Version, option)
+		case takes && !given && strings.HasPrefix(args[i+1], "-"):
+			return errors.Errorf(errServerArgInvalid, r.Version, option)
+		case takes && !given:
+			i++
+			value = args[i]
+		}
+		if prefix, ok := strings.CutSuffix(option, "-"); ok {
+			if rest, ok := strings.CutPrefix(name, prefix); !ok || rest == "" || rest[0] != '-' && rest[0] != '_' {
+				return errors.Errorf(errServerPrefix, r.Version, name)
+			}
+		}
+		switch option {
+		case "--class", "-c":
+			if !slices.Contains(r.Classes, value) {
+				return errors.Errorf(errServerClass, r.Version, value)
+			}
+		case "--public-address", "-p":
+			public = append(public, strings.Split(value, ",")...)
+		case "--listen-address", "-l":
+			listen = append(listen, strings.Split(value, ",")...)
+		case "--cluster-file", "-C":
+			clusterFile = true
+		case "--seed-cluster-file":
+			seedFile = true
+		case "--seed-connection-string":
+			seedString = true
+		}
+	}
+	switch {
+	case seedFile && seedString:
+		return errors.Errorf(errServerSeeds, r.Version)
+	case (seedFile || seedString) && !clusterFile:
+		return errors.Errorf(errServerSeedNoFile, r.Version)
+	case len(listen) > 0 && len(listen) != len(public):
+		return errors.Errorf(errServerListenCount, r.Version)
+	case len(public) > 2:
+		return errors.Errorf(errServerAddressCount, r.Version)
+	}
+	tls := map[bool]bool{}
+	for _, a := range public {
+		port, auto := strings.CutPrefix(a, "auto:")
+		if auto {
+			a = "0.0.0.0:" + port
+		}
+		ip, secure, ok := parseNetworkAddress(a)
+		switch {
+		case !ok:
+			return errors.Errorf(errServerAddress, r.Version, a)
+		case ip.IsUnspecified() && !auto:
+			return errors.Errorf(errServerInvalidIP, r.Version, a)
+		case tls[secure]:
+			return errors.Errorf(errServerTLSTwice, r.Version)
+		}
+		tls[secure] = true
+	}
+	for _, a := range listen {
+		if _, _, ok := parseNetworkAddress(a); !ok {
+			return errors.Errorf(errServerAddress, r.Version, a)
+		}
+	}
+	return nil
+}
+
+// parseNetworkAddress parses an address as NetworkAddress::parse does
+// (flow/network.cpp, the same at 7.1.67 and 7.3.63): "[IP]:PORT" with an
+// IPv4 or IPv6 address in the brackets, or "A.B.C.D:PORT" without, either
+// followed by ":tls"; it returns the IP and whether the address is TLS.
+func parseNetworkAddress(s string) (ip net.IP, tls bool, ok bool) {
+	s, _, _ = strings.Cut(s, "(fromHostname)")
+	if len(s) > 4 {
+		s, tls = strings.CutSuffix(s, ":tls")
+	}
+	if rest, bracketed := strings.CutPrefix(s, "["); bracketed {
+		host, port, _ := strings.Cut(rest, "]:")
+		ip = net.ParseIP(host)
+		// std::stoi reads the port's leading digits and ignores the rest.
+		return ip, tls, ip != nil && strings.Contains(rest, "]:") && digitsPrefix(port) > 0
+	}
+	host, port, _ := strings.Cut(s, ":")
+	ip = net.ParseIP(host)
+	return ip, tls, ip != nil && ip.To4() != nil && strings.Count(host, ".") == 3 && port != "" && digitsPrefix(port) == len(port)
+}
+
+// digitsPrefix is the number of decimal digits s starts with.
+func digitsPrefix(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
