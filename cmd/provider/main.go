@@ -220,7 +220,7 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 	if f.fdbBackend == "sim" {
 		// Simulated databases live as long as this process: a restart
 		// starts them afresh (see docs/SIMULATOR.md).
-		backend = connector.SimFDB{Registry: sim.NewRegistry(clock.RealClock{}, sim.Options{})}
+		backend = connector.NewSimFDB(sim.NewRegistry(clock.RealClock{}, sim.Options{}))
 	}
 
 	features := &feature.Flags{}

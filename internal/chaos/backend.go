@@ -37,7 +37,7 @@ type backend struct {
 
 // Client returns the simulator of c behind the admin-client faults, after
 // syncing it with the API server's pods, claims and agents.
-func (b *backend) Client(ctx context.Context, _ client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
+func (b *backend) Client(ctx context.Context, _ client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore) (fdb.Client, error) {
 	if !b.alive() {
 		return nil, errors.New(errCrashed)
 	}
@@ -63,7 +63,7 @@ func (b *backend) sync(ctx context.Context, c *v1alpha1.Cluster, cm *corev1.Conf
 	}
 	keyed := cm.DeepCopy()
 	keyed.UID = types.UID(b.key(cm))
-	db, err := b.sims.Client(ctx, b.live, c, keyed)
+	db, err := b.sims.Client(ctx, b.live, c, keyed, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,10 @@ import (
 	"sort"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -31,13 +33,18 @@ const (
 	errSyncAgents  = "cannot tell the simulator how many backup agents run"
 	errOpenLocker  = "cannot open the database to hold its global lock"
 	errClusterFile = "cannot write the cluster file of the global lock's client"
+
+	errGetBlobCredentials = "cannot get the blob store's credentials Secret"
+	errNoCredentialsKey   = "cannot get blob credentials: Secret %s/%s has no key %s"
 )
 
 // FDB returns the admin client of one FoundationDB cluster.
 type FDB interface {
 	// Client returns the admin client of cluster c, whose pods run in the
-	// target cluster and whose ConfigMap cm holds the cluster file.
-	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error)
+	// target cluster and whose ConfigMap cm holds the cluster file, for a
+	// resource whose backups or restores use blob store blob (nil for a
+	// resource that uses none).
+	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error)
 }
 
 // SimFDB reaches simulated databases that live as long as the provider
@@ -54,13 +61,19 @@ type FDB interface {
 // to it, from the ready replicas of the cluster's backup-agent Deployments.
 type SimFDB struct {
 	Registry *sim.Registry
+	monitors *monitors
+}
+
+// NewSimFDB returns a SimFDB that reaches the databases of registry.
+func NewSimFDB(registry *sim.Registry) SimFDB {
+	return SimFDB{Registry: registry, monitors: &monitors{}}
 }
 
 // Client returns the simulator of c after syncing its processes with the
 // cluster's pods and volume claims, and its backup agents with the
 // cluster's backup-agent Deployments.
-func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
-	groups, err := simGroups(ctx, target, c)
+func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore) (fdb.Client, error) {
+	groups, err := s.simGroups(ctx, target, c)
 	if err != nil {
 		return nil, err
 	}
@@ -95,9 +108,10 @@ func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(strin
 // +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch
 
-// simGroups lists the cluster's pods, volume claims and the nodes and turns
-// them into simulator process groups (processGroups).
-func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) ([]sim.ProcessGroup, error) {
+// simGroups lists the cluster's pods, volume claims and the nodes, learns
+// which pods' monitors have started (monitors), and turns them into
+// simulator process groups (processGroups).
+func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) ([]sim.ProcessGroup, error) {
 	ns, sel := client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}
 	pods := &corev1.PodList{}
 	if err := target.List(ctx, pods, ns, sel); err != nil {
@@ -111,12 +125,17 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 	if err := target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
-	return processGroups(c, pods.Items, pvcs.Items, nodes.Items), nil
+	started, err := s.monitors.Started(ctx, target, c.GetNamespace()+"/"+c.GetName(), pods.Items)
+	if err != nil {
+		return nil, err
+	}
+	return processGroups(c, pods.Items, pvcs.Items, nodes.Items, started), nil
 }
 
 // processGroups turns the cluster's pods and claims into simulator process
-// groups: a Running pod with an IP on a Ready node runs its processes (a
-// failed node runs nothing) and resolves by its DNS name, on the binary
+// groups: a Running pod with an IP on a Ready node whose monitor has
+// started (started, by UID) and whose processes can write their data
+// directory (dataWritable) runs its processes (a failed node runs nothing) and resolves by its DNS name, on the binary
 // their command line names, which starts only once the pod's sidecar
 // staged its version; a group whose pod exists but does not run (not
 // Running, or on a failed node) is stopped and keeps its data, on its
@@ -130,7 +149,7 @@ func simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (
 // configuration refers to runs no process at all (the monitor refuses the
 // configuration), one whose zone variable is empty runs processes in the
 // empty zone.
-func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node) []sim.ProcessGroup {
+func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node, started map[types.UID]bool) []sim.ProcessGroup {
 	failed := map[string]bool{}
 	for _, n := range nodes {
 		failed[n.Name] = !workload.NodeReady(&n)
@@ -143,7 +162,7 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 		}
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
 		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: workload.ProcessCount(&p), Staged: workload.StagedVersion(&p)}
-		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" || failed[p.Spec.NodeName] {
+		if !running(&p) || failed[p.Spec.NodeName] || !started[p.UID] || !dataWritable(&p) {
 			g.Stopped = true
 			byID[id] = g
 			continue
@@ -227,13 +246,18 @@ type ToolsFDB struct {
 // Client returns an fdbcli-backed client for c, holding the global lock
 // through t.Locker when there is one. It uses the version the processes run
 // (during an upgrade, the old one) until the status reports one, then the
-// spec's.
-func (t ToolsFDB) Client(_ context.Context, _ client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) (fdb.Client, error) {
+// spec's. The backups and restores it starts reach blob with the
+// credentials of blob's Secret, which the backup agents mount too, read
+// from the target namespace when a start needs them (blobCredentials).
+func (t ToolsFDB) Client(_ context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error) {
 	version := c.Status.AtProvider.RunningVersion
 	if version == "" {
 		version = c.Spec.ForProvider.Version
 	}
 	cfg := fdbcli.Config{ConnectionString: cm.Data[workload.KeyClusterFile], Version: version, BinaryDir: t.BinaryDir}
+	if blob != nil && blob.CredentialsSecretRef != nil {
+		cfg.BlobCredentials = blobCredentials(target, workload.Namespace(c), *blob.CredentialsSecretRef)
+	}
 	if t.Locker != nil && cfg.ConnectionString != "" {
 		l, err := t.Locker(cfg.ConnectionString)
 		if err != nil {
@@ -242,6 +266,27 @@ func (t ToolsFDB) Client(_ context.Context, _ client.Client, c *v1alpha1.Cluster
 		cfg.Locker = l
 	}
 	return fdbcli.New(cfg)
+}
+
+// The provider's own backup and restore starts read the blob store's
+// credentials from the Secret the backup agents mount.
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+
+// blobCredentials returns the content of key ref.Key of Secret ref.Name in
+// namespace ns, read when called; an error names the Secret and key, never
+// what they hold.
+func blobCredentials(r client.Reader, ns string, ref xpv2.LocalSecretKeySelector) func(context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		s := &corev1.Secret{}
+		if err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, s); err != nil {
+			return nil, errors.Wrap(err, errGetBlobCredentials)
+		}
+		v, ok := s.Data[ref.Key]
+		if !ok {
+			return nil, errors.Errorf(errNoCredentialsKey, ns, ref.Name, ref.Key)
+		}
+		return v, nil
+	}
 }
 
 // ClusterFile returns the path of a cluster file under dir that holds

@@ -28,7 +28,7 @@ func simCluster(ns string) (*fdbv1alpha1.Cluster, *corev1.ConfigMap, SimFDB) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
 		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
 	}
-	return cr, cm, SimFDB{Registry: sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1})}
+	return cr, cm, NewSimFDB(sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1}))
 }
 
 // storageGroup is a storage process group of one process placed in fault
@@ -44,7 +44,7 @@ func storageGroup(zone string) *fdbv1alpha1.ProcessGroup {
 func simStatus(t *testing.T, backend SimFDB, cr *fdbv1alpha1.Cluster, cm *corev1.ConfigMap) *fdb.Status {
 	t.Helper()
 	ctx := context.Background()
-	db, err := backend.Client(ctx, env.Client, cr, cm)
+	db, err := backend.Client(ctx, env.Client, cr, cm, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +72,7 @@ func TestSimFDBLearnsBackupAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	grantMonitor(t, c, ns)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}}}
 	if err := c.Status().Update(ctx, pod); err != nil {
 		t.Fatal(err)
@@ -150,6 +151,7 @@ func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	grantMonitor(t, c, ns)
 	for _, p := range pods {
 		st := p.Status
 		if err := c.Create(ctx, p); err != nil {
@@ -214,7 +216,7 @@ func TestProcessGroupsKeepPodsThatDoNotRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed})
+			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed}, startedAll([]corev1.Pod{tc.pod}))
 			if diff := cmp.Diff(tc.wantGroups, len(got)); diff != "" {
 				t.Fatalf("groups: -want, +got:\n%s", diff)
 			}

@@ -62,6 +62,18 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 	if s.ConnectionString == "" {
 		return s, nil
 	}
-	s.FDB, err = k.FDB.Client(ctx, target, c, cm)
+	s.FDB, err = k.FDB.Client(ctx, target, c, cm, blobStore(mg))
 	return s, errors.Wrap(err, errConnectFDB)
+}
+
+// blobStore is the blob store mg writes backups to or restores from; nil
+// for a resource that uses none.
+func blobStore(mg resource.ModernManaged) *v1alpha1.BlobStore {
+	switch mg := mg.(type) {
+	case *v1alpha1.Backup:
+		return &mg.Spec.ForProvider.BlobStore
+	case *v1alpha1.Restore:
+		return &mg.Spec.ForProvider.BlobStore
+	}
+	return nil
 }

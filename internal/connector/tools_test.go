@@ -5,12 +5,19 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
 // grantingLocker grants every request, and names the connection string it
@@ -45,7 +52,7 @@ func TestToolsFDBLocker(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := ToolsFDB{BinaryDir: t.TempDir(), Locker: tc.locker}.Client(context.Background(), nil, cr, cm)
+			c, err := ToolsFDB{BinaryDir: t.TempDir(), Locker: tc.locker}.Client(context.Background(), nil, cr, cm, nil)
 			if (err != nil) != tc.clientErr {
 				t.Fatalf("Client(...): %v, want an error: %t", err, tc.clientErr)
 			}
@@ -94,5 +101,60 @@ func TestClusterFile(t *testing.T) {
 	}
 	if _, err := ClusterFile(dir, "not a connection string"); err == nil {
 		t.Error("ClusterFile(...) of a bad connection string: no error")
+	}
+}
+
+// TestBackupStartGetsTheAgentsCredentials checks that the provider's own
+// `fdbbackup start` reaches the blob store with the credentials of the
+// Secret the Backup names — the one its agents mount, in the target
+// namespace — as the file --blob_credentials names, and that a Secret
+// without the key fails the start naming Secret and key. The tool is a
+// stand-in script that keeps what that file held.
+func TestBackupStartGetsTheAgentsCredentials(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	ns := "tools-blob-credentials"
+	cr, cm, _ := simCluster(ns)
+	const credentials = `{"accounts":{"backup@minio.storage.svc":{"secret":"s3cr3t"}}}`
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "blob"}, StringData: map[string]string{"credentials": credentials}},
+	} {
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, kept := t.TempDir(), filepath.Join(t.TempDir(), "kept")
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --blob_credentials ] && cat \"$2\" > " + kept + "; shift; done\n"
+	if err := os.MkdirAll(filepath.Join(dir, "7.3"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "7.3", "fdbbackup"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	blob := func(key string) *fdbv1alpha1.BlobStore {
+		return &fdbv1alpha1.BlobStore{CredentialsSecretRef: &xpv2.LocalSecretKeySelector{LocalSecretReference: xpv2.LocalSecretReference{Name: "blob"}, Key: key}}
+	}
+	req := fdb.BackupRequest{URL: "blobstore://backup@minio.storage.svc:9000/db?bucket=fdb-backups", Tag: "default"}
+
+	db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, blob("credentials"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = db.StartBackup(ctx, req) // the stand-in prints nothing a real start would
+	got, err := os.ReadFile(kept)
+	if err != nil {
+		t.Fatalf("fdbbackup start was given no credentials file: %v", err)
+	}
+	if diff := cmp.Diff(credentials, string(got)); diff != "" {
+		t.Errorf("the credentials file: -want, +got:\n%s", diff)
+	}
+
+	db, err = ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, blob("missing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StartBackup(ctx, req); err == nil || !strings.Contains(err.Error(), "Secret "+ns+"/blob has no key missing") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("StartBackup with a Secret without the key: %v, want an error naming the Secret and key, not its content", err)
 	}
 }

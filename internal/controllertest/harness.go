@@ -90,7 +90,7 @@ func Start(env *testenv.Env) (*Harness, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	testenv.OnStop(cancel)
 	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), stopped: make(chan struct{})}
-	h.Backend = connector.SimFDB{Registry: sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30})}
+	h.Backend = connector.NewSimFDB(sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30}))
 	h.admin = &adminCounter{FDB: h.Backend, calls: map[client.ObjectKey]*AdminCalls{}}
 	h.writes = &writeCounter{counts: map[string]int{}}
 

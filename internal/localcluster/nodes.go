@@ -34,8 +34,10 @@ func Zones(n int) []string {
 func Node(zone string, zi, i int) *corev1.Node {
 	name := fmt.Sprintf("node-%s-%d", zone, i)
 	capacity := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("32"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
+		// Room for the requests of the 80 pods a node takes in the fleet
+		// benchmark (a core and 4 GiB per storage process).
+		corev1.ResourceCPU:    resource.MustParse("128"),
+		corev1.ResourceMemory: resource.MustParse("1Ti"),
 		corev1.ResourcePods:   resource.MustParse("110"),
 	}
 	cidr := fmt.Sprintf("10.%d.%d.0/24", 100+zi, i)

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
@@ -92,7 +93,9 @@ func SnapshotPeriodSeconds(b *v1alpha1.Backup) int {
 // mounted read-only as a file and passed with --blob_credentials: they never
 // appear in the spec, the environment or an argument. The hash of everything
 // but the replica count is recorded in an annotation, so drift is found by
-// comparing hashes.
+// comparing hashes. The agents run as the image's fdb user, ask for a
+// stateless process's resources and pass the "restricted" Pod Security
+// Standard, like the cluster's pods.
 func BackupAgents(c *v1alpha1.Cluster, b *v1alpha1.Backup) *appsv1.Deployment {
 	labels := BackupAgentLabels(c, b)
 	args := []string{
@@ -134,9 +137,14 @@ func BackupAgents(c *v1alpha1.Cluster, b *v1alpha1.Backup) *appsv1.Deployment {
 						Command:         []string{backupAgentBinary},
 						Args:            args,
 						VolumeMounts:    mounts,
+						Resources:       corev1.ResourceRequirements{Requests: processRequests(v1alpha1.ProcessClassStateless)},
+						SecurityContext: containerSecurity(),
 					}},
-					Volumes:          volumes,
-					ImagePullSecrets: append([]corev1.LocalObjectReference(nil), c.Spec.ForProvider.Image.PullSecrets...),
+					SecurityContext: podSecurity(),
+					// The agents talk to the database and the blob store only.
+					AutomountServiceAccountToken: ptr.To(false),
+					Volumes:                      volumes,
+					ImagePullSecrets:             append([]corev1.LocalObjectReference(nil), c.Spec.ForProvider.Image.PullSecrets...),
 				},
 			},
 		},

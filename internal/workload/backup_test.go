@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
@@ -118,9 +119,13 @@ func TestBackupAgents(t *testing.T) {
 						Containers: []corev1.Container{{
 							Name: "backup-agent", Image: "foundationdb/foundationdb:7.3.63", ImagePullPolicy: pull,
 							Command: []string{"/usr/bin/backup_agent"}, Args: args, VolumeMounts: mounts,
+							Resources:       corev1.ResourceRequirements{Requests: processRequests(v1alpha1.ProcessClassStateless)},
+							SecurityContext: containerSecurity(),
 						}},
-						Volumes:          volumes,
-						ImagePullSecrets: secrets,
+						SecurityContext:              podSecurity(),
+						AutomountServiceAccountToken: ptr.To(false),
+						Volumes:                      volumes,
+						ImagePullSecrets:             secrets,
 					},
 				},
 			},

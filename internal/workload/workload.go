@@ -81,6 +81,7 @@ func BlankUnder(pvc *corev1.PersistentVolumeClaim, current fdb.ConnectionString)
 
 // Ports and paths inside the FoundationDB container.
 const (
+	envClusterFile  = "FDB_CLUSTER_FILE"
 	dataDir         = "/var/fdb/data"
 	logDir          = "/var/log/fdb-trace-logs"
 	configDir       = "/var/dynamic-conf"
@@ -301,6 +302,30 @@ func container(spec *corev1.PodSpec, name string) *corev1.Container {
 	return nil
 }
 
+// MainContainer is pod p's main container, the monitor's; nil without one.
+func MainContainer(p *corev1.Pod) *corev1.Container { return container(&p.Spec, containerName) }
+
+// DataVolume is the main container's mount at the data directory of pod p
+// and the pod's volume it mounts; nil when nothing is mounted there (or the
+// pod has no such volume).
+func DataVolume(p *corev1.Pod) (*corev1.VolumeMount, *corev1.Volume) {
+	main := MainContainer(p)
+	if main == nil {
+		return nil, nil
+	}
+	for i := range main.VolumeMounts {
+		if m := &main.VolumeMounts[i]; m.MountPath == dataDir {
+			for j := range p.Spec.Volumes {
+				if v := &p.Spec.Volumes[j]; v.Name == m.Name {
+					return m, v
+				}
+			}
+			return m, nil
+		}
+	}
+	return nil, nil
+}
+
 // SidecarImage is the image a pod's sidecar container runs; "" without one.
 func SidecarImage(p *corev1.Pod) string {
 	if c := container(&p.Spec, SidecarContainer); c != nil {
@@ -360,9 +385,17 @@ func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 // fdb-kubernetes-monitor, which starts the group's processes from the
 // monitor configuration of its class and density in the cluster's
 // ConfigMap (MonitorConfiguration) with the environment that configuration
-// refers to (monitorEnv); its sidecar stages the binaries of its image's
-// version. Its spec hash is recorded in an annotation so drift is found by
-// comparing hashes.
+// refers to (monitorEnv), as the monitor's ServiceAccount
+// (MonitorServiceAccount), which may read and annotate the pod; its sidecar
+// stages the binaries of its image's version. Every class has a data
+// volume at the data directory: its claim for a class that keeps data, an
+// empty directory for the others. The pod runs as the images' fdb user
+// with its group owning the volumes, and passes the "restricted" Pod
+// Security Standard (podSecurity, containerSecurity). The class's pod
+// template is the base: its metadata and spec, with the provider's
+// containers merged into its containers of the same names
+// (mergeContainers) and its security context under the defaults. Its spec
+// hash is recorded in an annotation so drift is found by comparing hashes.
 func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.Pod {
 	class := pg.Spec.ForProvider.ProcessClass
 	n := pg.Spec.ForProvider.ProcessesPerPod
@@ -391,9 +424,12 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 			"--input-dir", configDir, "--input-monitor-conf", monitorConfigFile,
 			"--log-path", logDir + "/monitor.log", processCountFlag, strconv.Itoa(n),
 		},
-		Env: monitorEnv(c, pg, groupID),
+		// FDB_CLUSTER_FILE lets fdbcli run in the container find the
+		// database, as in the FoundationDB operator's pods.
+		Env: append(monitorEnv(c, pg, groupID), corev1.EnvVar{Name: envClusterFile, Value: seedClusterFile}),
 		VolumeMounts: []corev1.VolumeMount{
-			{Name: configVolume, MountPath: configDir}, {Name: binariesVolume, MountPath: binariesDir, ReadOnly: true}, {Name: logVolume, MountPath: logDir},
+			{Name: configVolume, MountPath: configDir}, {Name: binariesVolume, MountPath: binariesDir, ReadOnly: true},
+			{Name: logVolume, MountPath: logDir}, {Name: dataVolumeName, MountPath: dataDir},
 		},
 	}
 	sidecar := corev1.Container{
@@ -406,6 +442,10 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 	}
 	for i := 1; i <= n; i++ {
 		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(fdb.ProcessPort(i))})
+	}
+	data := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+	if class.IsStateful() {
+		data = corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: PVCName(c, groupID)}}
 	}
 	pod.Spec.Volumes = append(pod.Spec.Volumes,
 		corev1.Volume{Name: binariesVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
@@ -420,14 +460,15 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 			},
 			Optional: ptr.To(true),
 		}}},
+		corev1.Volume{Name: dataVolumeName, VolumeSource: data},
 	)
-	if class.IsStateful() {
-		main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: dataVolumeName, MountPath: dataDir})
-		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: dataVolumeName, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: PVCName(c, groupID)},
-		}})
+	pod.Spec.Containers = mergeContainers([]corev1.Container{main, sidecar},
+		map[string]corev1.ResourceList{containerName: times(processRequests(class), n), SidecarContainer: sidecarRequests()},
+		pod.Spec.Containers)
+	pod.Spec.SecurityContext = mergePodSecurity(pod.Spec.SecurityContext)
+	if pod.Spec.ServiceAccountName == "" {
+		pod.Spec.ServiceAccountName = MonitorServiceAccount
 	}
-	pod.Spec.Containers = append([]corev1.Container{main, sidecar}, pod.Spec.Containers...)
 	pod.Spec.Hostname, pod.Spec.Subdomain = pod.Name, ServiceName(c)
 	pod.Spec.ImagePullSecrets = append(pod.Spec.ImagePullSecrets, c.Spec.ForProvider.Image.PullSecrets...)
 	if zone := pg.Spec.ForProvider.FaultDomain; zone != "" {

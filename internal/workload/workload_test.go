@@ -73,9 +73,9 @@ func TestPod(t *testing.T) {
 			wantName: "db-storage-1", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map", "data"}, wantPorts: []int32{4501, 4503},
 			wantSelector: map[string]string{"topology.kubernetes.io/zone": "zone-a"}, wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
 		},
-		"StatelessHasNoVolumeClaim": {
+		"StatelessHasAnEmptyDataDirectory": {
 			cluster: cluster(), group: group(v1alpha1.ProcessClassStateless, 1, ""), id: "stateless-4",
-			wantName: "db-stateless-4", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map"}, wantPorts: []int32{4501},
+			wantName: "db-stateless-4", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map", "data"}, wantPorts: []int32{4501},
 			wantImage: "foundationdb/fdb-kubernetes-monitor:7.3.63",
 		},
 		"ClusterControllerNameUsesDashes": {
@@ -84,7 +84,7 @@ func TestPod(t *testing.T) {
 				c.Spec.ForProvider.Image.Repository = "registry.example.com/fdb"
 			}),
 			group: group(v1alpha1.ProcessClassClusterController, 1, "node-1"), id: "cluster_controller-1",
-			wantName: "db-cluster-controller-1", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map"}, wantPorts: []int32{4501},
+			wantName: "db-cluster-controller-1", wantVolumes: []string{"shared-binaries", "fdb-trace-logs", "config-map", "data"}, wantPorts: []int32{4501},
 			wantSelector: map[string]string{"kubernetes.io/hostname": "node-1"}, wantImage: "registry.example.com/fdb:7.3.63",
 		},
 	}
@@ -253,9 +253,10 @@ func TestConfigMap(t *testing.T) {
 func TestMonitorConfigFormat(t *testing.T) {
 	raw := ConfigMap(cluster(), "", map[Density]bool{{v1alpha1.ProcessClassStorage, 2}: true}).Data["fdbmonitor-conf-storage-density-2"]
 	cases := map[string]string{
-		"Version":       `{"version":"7.3.63","arguments":[`,
+		"Version":       `{"version":"7.3.63","runServers":false,"arguments":[`,
 		"Literal":       `{"value":"--class=storage"}`,
-		"PublicAddress": `{"type":"Concatenate","values":[{"value":"--public_address="},{"type":"Environment","source":"FDB_PUBLIC_IP"},{"value":":"},{"type":"ProcessNumber","multiplier":2,"offset":4499}]}`,
+		"PublicAddress": `{"type":"Concatenate","values":[{"value":"--public_address=["},{"type":"Environment","source":"FDB_PUBLIC_IP"},{"value":"]:"},{"type":"ProcessNumber","multiplier":2,"offset":4499}]}`,
+		"LogGroup":      `{"value":"--loggroup=db"}`,
 		"DataDir":       `{"type":"Concatenate","values":[{"value":"--datadir=/var/fdb/data/"},{"type":"ProcessNumber"}]}`,
 		"ProcessID": `{"type":"Concatenate","values":[{"value":"--locality_process_id="},{"type":"Environment","source":"FDB_INSTANCE_ID"},` +
 			`{"value":"-"},{"type":"ProcessNumber"}]}`,
@@ -389,7 +390,7 @@ func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 								// A new pod's image is of the configured
 								// version: the monitor runs its own binary.
 								Binary: "/usr/bin/fdbserver",
-								Port:   int32(fdb.ProcessPort(n)), PublicAddress: fmt.Sprintf("%s:%d", ip, fdb.ProcessPort(n)),
+								Port:   int32(fdb.ProcessPort(n)), PublicAddress: fmt.Sprintf("[%s]:%d", ip, fdb.ProcessPort(n)),
 								ProcessID: fdb.ProcessID(id, n, density), DataDir: fmt.Sprintf("/var/fdb/data/%d", n),
 								CommandLine: ProcessCommandLine(c, class, id, n, density, ip, placement.wantZone, node, ImageVersion(pod)),
 							})
@@ -417,9 +418,9 @@ func TestProcessCommandLine(t *testing.T) {
 		port := fdb.ProcessPort(n)
 		return strings.Join([]string{
 			binary, "--class=storage",
-			fmt.Sprintf("--public_address=10.0.0.1:%d", port), fmt.Sprintf("--listen_address=0.0.0.0:%d", port),
+			fmt.Sprintf("--public_address=[10.0.0.1]:%d", port),
 			"--cluster_file=/var/fdb/data/fdb.cluster", "--seed_cluster_file=/var/dynamic-conf/fdb.cluster",
-			fmt.Sprintf("--datadir=/var/fdb/data/%d", n), "--logdir=/var/log/fdb-trace-logs",
+			fmt.Sprintf("--datadir=/var/fdb/data/%d", n), "--logdir=/var/log/fdb-trace-logs", "--loggroup=db",
 			"--locality_instance_id=storage-3", "--locality_process_id=" + processID, "--locality_machineid=node-1", "--locality_zoneid=a",
 		}, " ") + extra
 	}
@@ -478,16 +479,26 @@ func TestMonitorConfigCommandLine(t *testing.T) {
 	}{
 		"Literals": {cfg: cfg(literal("--class=log"), Argument{Type: ArgumentLiteral, Value: "--knob_a=1"}),
 			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --class=log --knob_a=1"}},
-		"ProcessNumber": {cfg: cfg(processNumber, processPort, Argument{Type: ArgumentProcessNumber, Multiplier: 3, Offset: 1}),
-			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver 2 4503 7"}},
+		"ProcessNumber": {cfg: cfg(prefixed("--datadir=/d/", processNumber), prefixed("--public_address=[10.0.0.1]:", processPort),
+			prefixed("--locality_x=", Argument{Type: ArgumentProcessNumber, Multiplier: 3, Offset: 1})),
+			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --datadir=/d/2 --public_address=[10.0.0.1]:4503 --locality_x=7"}},
+		"IPList": {cfg: cfg(prefixed("--public_address=[", Argument{Type: ArgumentIPList, Source: EnvPublicIP, IPFamily: 6}, literal("]:4501"))),
+			env:  map[string]string{EnvPublicIP: "10.0.0.1,fd00::1"},
+			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --public_address=[fd00::1]:4501"}},
+		"IPListWithoutTheFamily": {cfg: cfg(Argument{Type: ArgumentIPList, Source: EnvPublicIP, IPFamily: 6}), env: map[string]string{EnvPublicIP: "10.0.0.1"},
+			want: result{Err: `cannot expand the monitor configuration: no IP of family 6 in FDB_PUBLIC_IP="10.0.0.1"`}},
+		"IPListOfAnotherFamily": {cfg: cfg(Argument{Type: ArgumentIPList, Source: EnvPublicIP, IPFamily: 5}), env: map[string]string{EnvPublicIP: "10.0.0.1"},
+			want: result{Err: "cannot expand the monitor configuration: unsupported IP family 5"}},
+		"RefusedByFdbserver": {cfg: cfg(literal("--bogus=1")),
+			want: result{Err: "cannot start fdbserver: fdbserver 7.3.63: unknown option: `--bogus'"}},
 		"Variable": {cfg: cfg(locality("zoneid", EnvZoneID)), env: map[string]string{EnvZoneID: "zone-a"},
 			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --locality_zoneid=zone-a"}},
 		"EmptyVariable": {cfg: cfg(locality("zoneid", EnvZoneID)), env: map[string]string{EnvZoneID: ""},
 			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --locality_zoneid="}},
 		"MissingVariable": {cfg: cfg(literal("--class=log"), locality("zoneid", EnvZoneID)), env: map[string]string{EnvInstanceID: "log-1"},
 			want: result{Err: "cannot expand the monitor configuration: environment variable FDB_ZONE_ID is not set"}},
-		"UnknownType": {cfg: cfg(Argument{Type: "IPList", Source: EnvPublicIP}),
-			want: result{Err: `cannot expand the monitor configuration: unknown argument type "IPList"`}},
+		"UnknownType": {cfg: cfg(Argument{Type: "Bogus", Source: EnvPublicIP}),
+			want: result{Err: `cannot expand the monitor configuration: unknown argument type "Bogus"`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -695,7 +706,11 @@ func commandLineFacts(line string) map[string]string {
 		case "class", "locality_instance_id", "locality_machineid", "locality_zoneid":
 			facts[name] = value
 		case "public_address":
-			facts["public_host"], _, _ = strings.Cut(value, ":")
+			if host, _, ok := strings.Cut(strings.TrimPrefix(value, "["), "]:"); ok {
+				facts["public_host"] = host
+			} else {
+				facts["public_host"], _, _ = strings.Cut(value, ":")
+			}
 		}
 	}
 	return facts

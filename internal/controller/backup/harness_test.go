@@ -56,7 +56,7 @@ func readyCluster(t *testing.T, ns string) *v1alpha1.Cluster {
 	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "blob-credentials", Namespace: ns},
-		StringData: map[string]string{"credentials": fmt.Sprintf(`{"accounts":{"backup@minio.storage.svc:9000":{"secret":%q}}}`, secretValue)},
+		StringData: map[string]string{"credentials": fmt.Sprintf(`{"accounts":{"backup@minio.storage.svc":{"secret":%q}}}`, secretValue)},
 	}
 	if err := env.Client.Create(ctx, secret); err != nil {
 		t.Fatal(err)

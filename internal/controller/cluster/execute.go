@@ -21,6 +21,7 @@ import (
 const (
 	errUpdateConfigMap = "cannot update the cluster's ConfigMap"
 	errWriteService    = "cannot write the cluster's headless Service"
+	errWriteAccess     = "cannot write the monitor's ServiceAccount, Role or RoleBinding"
 	errCreateGroup     = "cannot create ProcessGroup"
 	errZoneNotReady    = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
 	errDeleteGroup     = "cannot delete ProcessGroup"
@@ -40,10 +41,15 @@ const (
 	errUnknownStep     = "cannot take a step of unknown kind"
 )
 
-// The Cluster's mutations write its ConfigMap and headless Service, create,
+// The Cluster's mutations write its ConfigMap and headless Service and the
+// monitor's ServiceAccount, Role and RoleBinding, create,
 // mark and remove its ProcessGroups, force-delete the pods of failed nodes,
 // expand volume claims and take their new-volume marks off.
-// +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=create;update
+// +kubebuilder:rbac:groups="",resources=configmaps;services;serviceaccounts,verbs=create;update
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=create;update
+// The monitor's Role grants what it needs on pods; Kubernetes lets nobody
+// grant a permission it lacks, so the provider holds those too.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=foundationdb.m.crossplane.io,resources=processgroups,verbs=create;update;delete
 // +kubebuilder:rbac:groups="",resources=pods,verbs=delete
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=update;patch
@@ -62,6 +68,19 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 			return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, s.Service)), errWriteService)
 		}
 		return errors.Wrap(e.session.Target.Update(ctx, s.Service), errWriteService)
+	case kindWriteAccess:
+		for _, obj := range s.Access {
+			write := e.session.Target.Update
+			if obj.GetResourceVersion() == "" {
+				write = func(ctx context.Context, obj client.Object, _ ...client.UpdateOption) error {
+					return client.IgnoreAlreadyExists(e.session.Target.Create(ctx, obj))
+				}
+			}
+			if err := write(ctx, obj); err != nil {
+				return errors.Wrap(err, errWriteAccess)
+			}
+		}
+		return nil
 	case kindCreateGroups:
 		if err := zonesStillReady(ctx, e.session.Target.Live, cr, s.Groups); err != nil {
 			return err

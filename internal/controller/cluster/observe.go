@@ -12,6 +12,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +32,7 @@ const (
 	errListNodes  = "cannot list the target cluster's nodes"
 	errListPods   = "cannot list the cluster's pods"
 	errGetService = "cannot get the cluster's headless Service"
+	errGetAccess  = "cannot get the monitor's ServiceAccount, Role or RoleBinding"
 	errListPVCs   = "cannot list the cluster's volume claims"
 	errListSCs    = "cannot list the target cluster's storage classes"
 	errGetPV      = "cannot get the volume of a process group's claim"
@@ -65,6 +67,12 @@ type observation struct {
 	configMap map[string]string
 	// service is the cluster's headless Service; nil when there is none.
 	service *corev1.Service
+	// account, role and binding are the monitor's ServiceAccount, Role and
+	// RoleBinding in the target namespace (workload.MonitorAccount...);
+	// each nil when there is none.
+	account *corev1.ServiceAccount
+	role    *rbacv1.Role
+	binding *rbacv1.RoleBinding
 	// clusterFile is the connection string the ConfigMap's cluster file
 	// holds; "" before the first coordinators are chosen.
 	clusterFile string
@@ -97,8 +105,10 @@ func deleting(pg *v1alpha1.ProcessGroup) bool { return pg.GetDeletionTimestamp()
 
 // Observing a Cluster lists the target's nodes (which Setup also watches),
 // the cluster's pods, volume claims and the storage classes, and reads its
-// headless Service and the volumes of claims whose pod cannot run.
-// +kubebuilder:rbac:groups="",resources=nodes;pods;services;persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
+// headless Service, the monitor's ServiceAccount, Role and RoleBinding, and
+// the volumes of claims whose pod cannot run.
+// +kubebuilder:rbac:groups="",resources=nodes;pods;services;persistentvolumeclaims;persistentvolumes;serviceaccounts,verbs=get;list;watch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
 
 func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observation, error) {
@@ -135,6 +145,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	case !kerrors.IsNotFound(err):
 		return nil, errors.Wrap(err, errGetService)
 	}
+	if err := o.observeAccess(ctx, e.session.Target, workload.Namespace(cr)); err != nil {
+		return nil, err
+	}
 	if err := o.observeVolumes(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
@@ -147,6 +160,30 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	o.members = o.disruptionMembers(cr)
 	o.grant, o.holdWhy = o.nextGrant(cr)
 	return o, nil
+}
+
+// observeAccess reads the monitor's ServiceAccount, Role and RoleBinding in
+// namespace ns.
+func (o *observation) observeAccess(ctx context.Context, target client.Reader, ns string) error {
+	key := client.ObjectKey{Namespace: ns, Name: workload.MonitorServiceAccount}
+	account, role, binding := &corev1.ServiceAccount{}, &rbacv1.Role{}, &rbacv1.RoleBinding{}
+	for _, obj := range []client.Object{account, role, binding} {
+		if err := target.Get(ctx, key, obj); err != nil {
+			if kerrors.IsNotFound(err) {
+				continue
+			}
+			return errors.Wrap(err, errGetAccess)
+		}
+		switch obj := obj.(type) {
+		case *corev1.ServiceAccount:
+			o.account = obj
+		case *rbacv1.Role:
+			o.role = obj
+		case *rbacv1.RoleBinding:
+			o.binding = obj
+		}
+	}
+	return nil
 }
 
 // observeVolumes reads the cluster's volume claims and which storage

@@ -12,7 +12,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
@@ -29,6 +31,7 @@ const (
 	reasonPolicies     event.Reason = "UpdatedManagementPolicies"
 	reasonConfigMap    event.Reason = "UpdatedConfigMap"
 	reasonService      event.Reason = "UpdatedService"
+	reasonAccess       event.Reason = "UpdatedMonitorAccess"
 	reasonCreateGroups event.Reason = "CreatedProcessGroups"
 	reasonRemoveGroups event.Reason = "RemovingProcessGroups"
 	reasonCoordinators event.Reason = "ChangedCoordinators"
@@ -50,6 +53,7 @@ const (
 	kindSyncPolicies       kind = "SyncPolicies"
 	kindWriteConfigMap     kind = "WriteConfigMap"
 	kindWriteService       kind = "WriteService"
+	kindWriteAccess        kind = "WriteMonitorAccess"
 	kindForceDeletePods    kind = "ForceDeletePods"
 	kindCreateGroups       kind = "CreateGroups"
 	kindFirstCoordinators  kind = "FirstCoordinators"
@@ -79,6 +83,9 @@ type clusterStep struct {
 	ConfigMap map[string]string
 	// Service is the headless Service to create or update (WriteService).
 	Service *corev1.Service
+	// Access are the monitor's ServiceAccount, Role and RoleBinding to
+	// create (no resource version) or update (WriteMonitorAccess).
+	Access []client.Object
 	// Groups are the ProcessGroups to create, update or delete.
 	Groups []*v1alpha1.ProcessGroup
 	// Pods are the pods to force-delete (ForceDeletePods).
@@ -134,7 +141,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // Cluster holds.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, serviceStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
+		policiesStep, configMapStep, serviceStep, accessStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
 		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
 	} {
@@ -223,6 +230,42 @@ func serviceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	return &clusterStep{
 		Step: step.Step{Reason: reasonService, Message: "updated headless Service " + want.Name},
 		Kind: kindWriteService, Service: want,
+	}
+}
+
+// accessStep creates the monitor's ServiceAccount, Role and RoleBinding in
+// the target namespace, which pods name and without which their monitor
+// starts no process, or puts back the rules and subjects of those changed.
+// A binding's role cannot change: one bound to another role is left as it
+// is, and its pods' monitors say so.
+func accessStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	ns := workload.Namespace(cr)
+	var write []client.Object
+	if o.account == nil {
+		write = append(write, workload.MonitorAccount(ns))
+	}
+	switch want := workload.MonitorRole(ns); {
+	case o.role == nil:
+		write = append(write, want)
+	case !equality.Semantic.DeepEqual(o.role.Rules, want.Rules):
+		cur := o.role.DeepCopy()
+		cur.Rules = want.Rules
+		write = append(write, cur)
+	}
+	switch want := workload.MonitorRoleBinding(ns); {
+	case o.binding == nil:
+		write = append(write, want)
+	case !equality.Semantic.DeepEqual(o.binding.Subjects, want.Subjects):
+		cur := o.binding.DeepCopy()
+		cur.Subjects = want.Subjects
+		write = append(write, cur)
+	}
+	if len(write) == 0 {
+		return nil
+	}
+	return &clusterStep{
+		Step: step.Step{Reason: reasonAccess, Message: "updated the monitor's access to its pod in namespace " + ns},
+		Kind: kindWriteAccess, Access: write,
 	}
 }
 

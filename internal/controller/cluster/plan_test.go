@@ -549,9 +549,9 @@ func TestPlanSteps(t *testing.T) {
 		},
 		"NoConfigureNewWithoutDatabase": {
 			reason: "Without an admin client the database is not created, though the cluster file exists.",
-			mutate: []mutation{noDatabase(), func(_ *v1alpha1.Cluster, o *observation) {
+			mutate: []mutation{noDatabase(), func(cr *v1alpha1.Cluster, o *observation) {
 				o.clusterFile = convergedCS
-				o.configMap[workload.KeyClusterFile] = convergedCS
+				o.configMap = workload.ConfigMap(cr, convergedCS, map[workload.Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 1}: true}).Data
 			}},
 		},
 		"RemoveGroups": {
