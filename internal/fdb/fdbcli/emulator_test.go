@@ -439,8 +439,11 @@ func (e *emulator) restore(ctx context.Context, inv invocation, out *strings.Bui
 
 // The errors of a blob store account without credentials
 // (flow/include/flow/error_definitions.h at 7.1.67 and 7.3.63).
+// They are the tools' own words, as the tools print them.
 var (
-	errBlobAuthMissing    = errors.New("Cannot find authentication details (such as a password or secret key) for the specified Backup Container URL")
+	//lint:ignore ST1005 the tools' own words
+	errBlobAuthMissing = errors.New("Cannot find authentication details (such as a password or secret key) for the specified Backup Container URL")
+	//lint:ignore ST1005 the tools' own words
 	errBlobAuthUnreadable = errors.New("Cannot read or parse one or more sources of authentication information for Backup Container URLs")
 )
 

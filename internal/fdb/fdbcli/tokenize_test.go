@@ -205,7 +205,9 @@ func keyRanges(tool, value string) keyRangeResult {
 // its trailing \xff bytes, its last byte incremented; ok is false when k is
 // only \xff bytes (or empty).
 func strinc(k string) (string, bool) {
-	k = strings.TrimRight(k, "\xff")
+	for k != "" && k[len(k)-1] == 0xff {
+		k = k[:len(k)-1]
+	}
 	if k == "" {
 		return "", false
 	}
