@@ -27,7 +27,8 @@ import (
 )
 
 // TestQuickstart walks `make run`'s path headless: start everything, wait
-// for the quickstart Cluster to be Ready, fail a node that runs a storage
+// for the quickstart Cluster to be Ready, check its pods for what a real
+// cluster asks of them (podsCanStart), fail a node that runs a storage
 // pod and heal it (nodeFailure), migrate its storage to two storage
 // servers per pod (densityMigration), scale its storage down from 5 to 3
 // (with the policies' recovery-time thresholds lowered, so it takes seconds
@@ -69,6 +70,7 @@ func TestQuickstart(t *testing.T) {
 	}
 	t.Logf("Ready %s after the start", time.Since(start).Round(time.Second))
 	key := client.ObjectKey{Namespace: localrun.Namespace, Name: localrun.ClusterName}
+	t.Run("PodsCanStartOnARealCluster", func(t *testing.T) { podsCanStart(ctx, t, r, key) })
 	t.Run("FailedNodeIsNotReadyUntilHealed", func(t *testing.T) {
 		nodeFailure(ctx, t, r, p, key)
 	})

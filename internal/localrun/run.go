@@ -35,6 +35,9 @@ import (
 const (
 	// Namespace of the quickstart resources.
 	Namespace = "default"
+	// EnforcePodSecurity is the namespace label that names the Pod
+	// Security Standard the API server enforces on the namespace's pods.
+	EnforcePodSecurity = "pod-security.kubernetes.io/enforce"
 	// ClusterName is the quickstart Cluster (examples/cluster.yaml).
 	ClusterName = "quickstart"
 	// blobCredentials is the Secret examples/backup.yaml refers to; the
@@ -263,11 +266,12 @@ func (r *Run) example(name string) string { return filepath.Join(r.opts.Root, "e
 
 // CreateBlobCredentials creates the Secret of blob-store credentials the
 // examples' Backups name (examples/backup.yaml, the Composition's blob
-// store); the simulator does not read it.
+// store): a blob credentials file for their account (docs/BACKUP.md); the
+// simulator does not read it.
 func (r *Run) CreateBlobCredentials(ctx context.Context) error {
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: blobCredentials, Namespace: Namespace},
-		StringData: map[string]string{"credentials": "quickstart:not-a-real-secret"},
+		StringData: map[string]string{"credentials": `{"accounts":{"backup@minio.storage.svc":{"secret":"not-a-real-secret"}}}`},
 	}
 	if err := r.Client.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
 		return fmt.Errorf("cannot create secret %s: %w", blobCredentials, err)
@@ -275,9 +279,20 @@ func (r *Run) CreateBlobCredentials(ctx context.Context) error {
 	return nil
 }
 
-// applyQuickstart applies the example Cluster and Backup, and the Secret the
-// Backup names.
+// applyQuickstart makes the quickstart's namespace enforce the "restricted"
+// Pod Security Standard, as a hardened cluster's namespaces do (the API
+// server's own admission then refuses a pod of the cluster or of its backup
+// agents that does not pass it), and applies the example Cluster and
+// Backup, and the Secret the Backup names.
 func (r *Run) applyQuickstart(ctx context.Context) error {
+	ns := &corev1.Namespace{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: Namespace}, ns); err != nil {
+		return fmt.Errorf("cannot get namespace %s: %w", Namespace, err)
+	}
+	metav1.SetMetaDataLabel(&ns.ObjectMeta, EnforcePodSecurity, "restricted")
+	if err := r.Client.Update(ctx, ns); err != nil {
+		return fmt.Errorf("cannot label namespace %s: %w", Namespace, err)
+	}
 	if err := r.CreateBlobCredentials(ctx); err != nil {
 		return err
 	}
