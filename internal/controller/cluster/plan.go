@@ -868,7 +868,10 @@ func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		if !ok || pod == nil {
 			continue // without its pod, no evidence of the binary its monitor chooses
 		}
-		ip, _, _ := strings.Cut(p.Address, ":")
+		// The pod's IPs as its monitor's environment has them: an IPv6
+		// address has colons, and a dual-stack pod's configuration picks
+		// its family's.
+		ip := workload.MonitorEnvironment(pod)[workload.EnvPublicIP]
 		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, fdb.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID, p.Locality.MachineID, workload.ImageVersion(pod)) {
 			continue
 		}

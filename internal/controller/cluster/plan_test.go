@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -1158,5 +1159,26 @@ func TestPlanNextGrant(t *testing.T) {
 				t.Errorf("\n%s\nnextGrant(...) why: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestIPv6ProcessRunsItsExpectedCommandLine checks that a process of an
+// IPv6 pod, which FoundationDB reports at [address]:port, runs the command
+// line its monitor configuration gives it on that pod: nothing to restart.
+func TestIPv6ProcessRunsItsExpectedCommandLine(t *testing.T) {
+	cr, o := converged(3)
+	for i := range o.groups {
+		pg := &o.groups[i]
+		id := pg.ID()
+		ip := "fd00::" + strconv.Itoa(i+1)
+		pod := o.pods[workload.PodName(cr, id)]
+		pod.Status.PodIP, pod.Status.PodIPs = ip, []corev1.PodIP{{IP: ip}}
+		p := o.status.Cluster.Processes[id+"-1"]
+		p.Address = "[" + ip + "]:4501"
+		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, p.Locality.ZoneID, "", workload.ImageVersion(pod))
+		o.status.Cluster.Processes[id+"-1"] = p
+	}
+	if s := bounceStep(cr, o); s != nil {
+		t.Errorf("bounce of IPv6 processes that run their command lines: %s %v", s.Message, s.Addresses)
 	}
 }

@@ -173,10 +173,12 @@ func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditi
 
 // commandLine is the command line process p of the group should run, on
 // the machine it reports, as its pod's monitor would start it: on the
-// binary the monitor chooses by the version of the pod's image.
+// binary the monitor chooses by the version of the pod's image, with the
+// pod's IPs as its environment gives them (all of a dual-stack pod's, of
+// which the configuration picks its family's).
 func (e *external) commandLine(pg *v1alpha1.ProcessGroup, o *observation, p fdb.Process) string {
 	return workload.ProcessCommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, fdb.ProcessNumber(o.id, p.Locality.ProcessID),
-		pg.Spec.ForProvider.ProcessesPerPod, o.pod.Status.PodIP, o.zone(workload.FaultDomainKey(e.cluster)), p.Locality.MachineID, workload.ImageVersion(o.pod))
+		pg.Spec.ForProvider.ProcessesPerPod, workload.MonitorEnvironment(o.pod)[workload.EnvPublicIP], o.zone(workload.FaultDomainKey(e.cluster)), p.Locality.MachineID, workload.ImageVersion(o.pod))
 }
 
 // atProvider is the observed state of the group; conditions keep the time
