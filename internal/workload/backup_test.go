@@ -2,6 +2,8 @@ package workload
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
@@ -224,5 +227,30 @@ func TestBackupDefaults(t *testing.T) {
 	got = []any{AgentCount(b), BackupTag(b), SnapshotPeriodSeconds(b)}
 	if diff := cmp.Diff([]any{3, "hourly", 3600}, got); diff != "" {
 		t.Errorf("set values: -want, +got:\n%s", diff)
+	}
+}
+
+// TestRestoreExampleReadsWhereTheBackupWrites checks that the example
+// Restore names the URL the example Backup writes to, parameters included:
+// without the backup's secure_connection=0, fdbrestore would speak HTTPS to
+// a blob store that speaks plain HTTP (S3BlobStore's default is 1).
+func TestRestoreExampleReadsWhereTheBackupWrites(t *testing.T) {
+	read := func(name string, into any) {
+		t.Helper()
+		raw, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(raw, into); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	b, r := &v1alpha1.Backup{}, &v1alpha1.Restore{}
+	read("backup.yaml", b)
+	read("restore.yaml", r)
+	backup := BlobStoreURL(b.Spec.ForProvider.BlobStore, b.Spec.ForProvider.BlobStore.BackupName)
+	restore := BlobStoreURL(r.Spec.ForProvider.BlobStore, r.Spec.ForProvider.BlobStore.BackupName)
+	if diff := cmp.Diff(backup, restore); diff != "" {
+		t.Errorf("the example Restore's URL: -the Backup's, +the Restore's:\n%s", diff)
 	}
 }

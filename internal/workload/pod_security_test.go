@@ -156,8 +156,9 @@ func TestTemplateContainersMergeByName(t *testing.T) {
 
 // TestPodsRunAsTheMonitorsAccountWithRequests checks that every pod names
 // the monitor's ServiceAccount unless its template names another, asks for
-// the default resources of its class and density, and runs as the images'
-// fdb user with its group owning the volumes.
+// the default resources of its class and density, runs as the images' fdb
+// user with its group owning the volumes, and tells fdbcli where the
+// cluster file is.
 func TestPodsRunAsTheMonitorsAccountWithRequests(t *testing.T) {
 	own := cluster(func(c *v1alpha1.Cluster) {
 		c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"log": {PodTemplate: &corev1.PodTemplateSpec{
@@ -182,6 +183,10 @@ func TestPodsRunAsTheMonitorsAccountWithRequests(t *testing.T) {
 			got := []any{p.Spec.ServiceAccountName, req.Cpu().String(), req.Memory().String(), *p.Spec.SecurityContext.RunAsUser, *p.Spec.SecurityContext.FSGroup}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("account, cpu, memory, user, fsGroup: -want, +got:\n%s", diff)
+			}
+			// fdbcli run in the container finds the database.
+			if diff := cmp.Diff("/var/dynamic-conf/fdb.cluster", MonitorEnvironment(p)["FDB_CLUSTER_FILE"]); diff != "" {
+				t.Errorf("FDB_CLUSTER_FILE: -want, +got:\n%s", diff)
 			}
 		})
 	}
