@@ -152,16 +152,7 @@ func TestSimFDBStopsPodsOnFailedNodes(t *testing.T) {
 		}
 	}
 	grantMonitor(t, c, ns)
-	for _, p := range pods {
-		st := p.Status
-		if err := c.Create(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		p.Status = st
-		if err := c.Status().Update(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createRunning(t, c, pods...)
 	reporting := func(ready corev1.ConditionStatus) []string {
 		t.Helper()
 		node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}

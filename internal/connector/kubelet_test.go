@@ -25,6 +25,22 @@ func startedAll(pods []corev1.Pod) map[types.UID]bool {
 	return out
 }
 
+// createRunning creates pods with the status they hold, as a kubelet
+// reports it.
+func createRunning(t *testing.T, c client.Client, pods ...*corev1.Pod) {
+	t.Helper()
+	for _, p := range pods {
+		st := p.Status
+		if err := c.Create(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		p.Status = st
+		if err := c.Status().Update(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // grantMonitor creates the monitor's ServiceAccount, Role and RoleBinding
 // in namespace ns, as the Cluster does.
 func grantMonitor(t *testing.T, c client.Client, ns string) {
@@ -70,16 +86,7 @@ func TestMonitorStartsOnlyWhenItsAccountMayReadAndPatchItsPod(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, p := range pods {
-		st := p.Status
-		if err := c.Create(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		p.Status = st
-		if err := c.Status().Update(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createRunning(t, c, pods...)
 	reporting := func() []string {
 		t.Helper()
 		var out []string
