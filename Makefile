@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO ?= go
 
-.PHONY: all build generate check-generated vet test chaos test-unit bench bench-fleet controlplane run stop clean
+.PHONY: all build generate check-generated vet test chaos test-unit bench bench-fleet controlplane run stop smoke clean
 
 all: build
 
@@ -79,6 +79,22 @@ stop: ## Stop whatever a killed `make run` left running.
 	@path=$$(hack/controlplane.sh --all); \
 	$(GO) build -o bin/localrun ./hack/localrun; \
 	bin/localrun stop --bin-path "$$path"
+
+PROVIDER_IMAGE ?=
+FDB_IMAGE ?=
+FDB_VERSION ?= 7.3.63
+FDB_UPGRADE_TO ?= 7.3.69
+SMOKE_FLAGS ?=
+# Not for the local cluster (its local mode is TestSmokeLocal in `make
+# test`): a real one, whose pods run containers. KUBECONFIG names it;
+# PROVIDER_IMAGE is the provider's image (cluster/images/provider-foundationdb),
+# FDB_IMAGE an fdb-kubernetes-monitor repository with both versions (empty:
+# foundationdb/fdb-kubernetes-monitor); SMOKE_FLAGS adds flags of hack/smoke,
+# e.g. --install=existing or --fault-domain-key=kubernetes.io/hostname.
+smoke: ## On a real cluster (KUBECONFIG): install the provider (--fdb-backend=real), then the quickstart's life — Ready, a key through fdbcli, scale-down, patch upgrade, deletion — with a table of times and counts.
+	@$(GO) build -o bin/smoke ./hack/smoke; \
+	exec bin/smoke --provider-image "$(PROVIDER_IMAGE)" --fdb-image-repository "$(FDB_IMAGE)" \
+	  --version "$(FDB_VERSION)" --upgrade-to "$(FDB_UPGRADE_TO)" $(SMOKE_FLAGS)
 
 clean:
 	rm -rf bin
