@@ -140,8 +140,8 @@ func (r *runner) settled(ctx context.Context, want int) (bool, string, error) {
 		}
 	}
 	ready, upToDate := cr.GetCondition(xpv2.TypeReady), cr.GetCondition(xpv2.TypeUpToDate)
-	why := fmt.Sprintf("%d process groups (%d storage), %d pods (%d storage), running %q; Ready %s %s; UpToDate %s",
-		len(groups), storage, len(pods), storagePods, cr.Status.AtProvider.RunningVersion, ready.Status, ready.Reason, upToDate.Status)
+	why := fmt.Sprintf("%d process groups (%d storage), %d pods (%d storage), running %q; UpToDate %s; Ready %s %s",
+		len(groups), storage, len(pods), storagePods, cr.Status.AtProvider.RunningVersion, upToDate.Status, ready.Status, ready.Reason)
 	if ready.Status != corev1.ConditionTrue && ready.Message != "" {
 		why += ": " + ready.Message
 	}
