@@ -73,7 +73,7 @@ func NewSimFDB(registry *sim.Registry) SimFDB {
 // cluster's pods and volume claims, and its backup agents with the
 // cluster's backup-agent Deployments.
 func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore) (fdb.Client, error) {
-	groups, err := s.simGroups(ctx, target, c)
+	groups, err := s.simGroups(ctx, target, c, cm)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(strin
 // simGroups lists the cluster's pods, volume claims and the nodes, learns
 // which pods' monitors have started (monitors), and turns them into
 // simulator process groups (processGroups).
-func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster) ([]sim.ProcessGroup, error) {
+func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) ([]sim.ProcessGroup, error) {
 	ns, sel := client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}
 	pods := &corev1.PodList{}
 	if err := target.List(ctx, pods, ns, sel); err != nil {
@@ -129,7 +129,7 @@ func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1
 	if err != nil {
 		return nil, err
 	}
-	return processGroups(c, pods.Items, pvcs.Items, nodes.Items, started), nil
+	return processGroups(c, cm.Data, pods.Items, pvcs.Items, nodes.Items, started), nil
 }
 
 // processGroups turns the cluster's pods and claims into simulator process
@@ -141,15 +141,17 @@ func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1
 // Running, or on a failed node) is stopped and keeps its data, on its
 // volume or, for a group without one, in the pod's own storage on its node
 // until the pod is deleted; so is a group whose pod is gone but whose
-// volume claim remains; a group with neither is gone. The processes run what the pod's monitor would start: the
-// Cluster's monitor configuration for the pod's class and process count,
-// expanded with the environment the pod's main container has. Their
+// volume claim remains; a group with neither is gone. The processes run
+// what the pod's monitor would start: the monitor configuration the pod
+// mounts from the cluster's ConfigMap (data; without one, none starts and
+// what runs keeps running, sim.ProcessGroup.Unconfigured), expanded with the
+// environment the pod's main container has. Their
 // localities, the zone included, are what those command lines say, never
 // what the node's labels say: a pod whose environment lacks a variable the
 // configuration refers to runs no process at all (the monitor refuses the
 // configuration), one whose zone variable is empty runs processes in the
 // empty zone.
-func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node, started map[types.UID]bool) []sim.ProcessGroup {
+func processGroups(c *v1alpha1.Cluster, data map[string]string, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node, started map[types.UID]bool) []sim.ProcessGroup {
 	failed := map[string]bool{}
 	for _, n := range nodes {
 		failed[n.Name] = !workload.NodeReady(&n)
@@ -167,7 +169,13 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 			byID[id] = g
 			continue
 		}
-		lines, err := commandLines(workload.MonitorConfiguration(c, class, g.ProcessesPerPod), g.ProcessesPerPod, workload.MonitorEnvironment(&p), workload.ImageVersion(&p))
+		cfg, configured := workload.MountedMonitorConfig(&p, data)
+		if !configured {
+			// What runs keeps running as it started; the Cluster's
+			// configuration stands in for it, and nothing starts.
+			g.Unconfigured, cfg = true, workload.MonitorConfiguration(c, class, g.ProcessesPerPod)
+		}
+		lines, err := commandLines(cfg, g.ProcessesPerPod, workload.MonitorEnvironment(&p), workload.ImageVersion(&p))
 		if err != nil {
 			g.Stopped = true
 			byID[id] = g

@@ -20,13 +20,26 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
+// configMapOf is the data of cr's ConfigMap once its cluster file names one
+// coordinator, 10.0.0.1:4501: the monitor configurations of every class at
+// densities 1 to 3.
+func configMapOf(cr *fdbv1alpha1.Cluster) map[string]string {
+	densities := map[workload.Density]bool{}
+	for _, class := range fdbv1alpha1.ProcessClasses {
+		for n := 1; n <= 3; n++ {
+			densities[workload.Density{Class: class, Processes: n}] = true
+		}
+	}
+	return workload.ConfigMap(cr, "db:abc@10.0.0.1:4501", densities).Data
+}
+
 // simCluster is a Cluster db in namespace ns whose ConfigMap names one
 // coordinator, 10.0.0.1:4501, and a simulator backend of its own.
 func simCluster(ns string) (*fdbv1alpha1.Cluster, *corev1.ConfigMap, SimFDB) {
 	cr := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}, Spec: fdbv1alpha1.ClusterSpec{ForProvider: fdbv1alpha1.ClusterParameters{Version: "7.3.63"}}}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: workload.ConfigMapName(cr)},
-		Data:       map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"},
+		Data:       configMapOf(cr),
 	}
 	return cr, cm, NewSimFDB(sim.NewRegistry(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), sim.Options{Seed: 1}))
 }
@@ -207,7 +220,7 @@ func TestProcessGroupsKeepPodsThatDoNotRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed}, startedAll([]corev1.Pod{tc.pod}))
+			got := processGroups(cr, configMapOf(cr), []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed}, startedAll([]corev1.Pod{tc.pod}))
 			if diff := cmp.Diff(tc.wantGroups, len(got)); diff != "" {
 				t.Fatalf("groups: -want, +got:\n%s", diff)
 			}

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -163,6 +164,53 @@ func TestDataDirectoryMustBeWritableByTheFDBUser(t *testing.T) {
 				tc.edit(p)
 			}
 			if diff := cmp.Diff(tc.want, dataWritable(p)); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPodRunsTheConfigurationItMounts checks that a pod's processes run
+// the monitor configuration the pod mounts from the ConfigMap, not the one
+// the Cluster would write: a configuration the ConfigMap holds is what
+// runs; one it lacks leaves the monitor nothing to load (nothing starts);
+// one that says runServers false runs nothing.
+func TestPodRunsTheConfigurationItMounts(t *testing.T) {
+	cr, _, _ := simCluster("ns")
+	pod := workload.Pod(cr, storageGroup("zone-a"), "storage-1")
+	pod.Spec.NodeName, pod.Status = "up", corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.9"}
+	ready := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "up"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	const key = "fdbmonitor-conf-storage-density-1"
+	written := func(edit func(*fdbv1alpha1.Cluster)) map[string]string {
+		c := cr.DeepCopy()
+		edit(c)
+		return configMapOf(c)
+	}
+	type result struct {
+		Stopped, Unconfigured bool
+		Knob                  bool
+	}
+	cases := map[string]struct {
+		data map[string]string
+		want result
+	}{
+		"AsTheClusterSays": {data: configMapOf(cr)},
+		"WhatTheConfigMapHolds": {data: written(func(c *fdbv1alpha1.Cluster) {
+			c.Spec.ForProvider.Processes = map[string]fdbv1alpha1.ProcessSettings{"general": {CustomParameters: []string{"knob_from_the_configmap=1"}}}
+		}), want: result{Knob: true}},
+		"NoConfiguration": {data: map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"}, want: result{Unconfigured: true}},
+		"Unreadable":      {data: map[string]string{key: "{"}, want: result{Unconfigured: true}},
+		"RunServersFalse": {data: workload.ConfigMap(cr, "", map[workload.Density]bool{{Class: fdbv1alpha1.ProcessClassStorage, Processes: 1}: true}).Data, want: result{Stopped: true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			groups := processGroups(cr, tc.data, []corev1.Pod{*pod}, nil, []corev1.Node{ready}, startedAll([]corev1.Pod{*pod}))
+			if len(groups) != 1 {
+				t.Fatalf("%d groups, want 1", len(groups))
+			}
+			g := groups[0]
+			got := result{Stopped: g.Stopped, Unconfigured: g.Unconfigured, Knob: len(g.CommandLines) == 1 && strings.Contains(g.CommandLines[0], "--knob_from_the_configmap=1")}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
 		})

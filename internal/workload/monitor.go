@@ -393,6 +393,33 @@ func monitorEnv(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) 
 	}
 }
 
+// MountedMonitorConfig is the monitor configuration pod p's monitor reads:
+// the key of the cluster's ConfigMap (data) that its ConfigMap volume
+// projects as the monitor's configuration file, decoded as the monitor
+// decodes it (encoding/json, fdbkubernetesmonitor/monitor.go
+// readConfiguration at 7.1.67 and 7.3.63); false when the pod projects no
+// such key, the ConfigMap holds none (an optional volume then has no such
+// file), or it does not decode: the monitor has nothing to load.
+func MountedMonitorConfig(p *corev1.Pod, data map[string]string) (MonitorConfig, bool) {
+	for _, v := range p.Spec.Volumes {
+		if v.Name != configVolume || v.ConfigMap == nil {
+			continue
+		}
+		for _, item := range v.ConfigMap.Items {
+			raw, ok := data[item.Key]
+			if item.Path != monitorConfigFile || !ok {
+				continue
+			}
+			var m MonitorConfig
+			if err := json.Unmarshal([]byte(raw), &m); err != nil {
+				return MonitorConfig{}, false
+			}
+			return m, true
+		}
+	}
+	return MonitorConfig{}, false
+}
+
 // MonitorEnvironment is the environment the kubelet gives the main
 // container of pod p, which its monitor expands the configuration with:
 // literal values, and the fields of p the downward API variables of

@@ -280,6 +280,37 @@ func TestUnstagedVersionDoesNotStart(t *testing.T) {
 	}
 }
 
+// TestUnconfiguredMonitorStartsNothing: while a pod's monitor has no
+// configuration to load, its running processes keep running, and one that
+// restarts stays down until the configuration is back.
+func TestUnconfiguredMonitorStartsNothing(t *testing.T) {
+	ctx := context.Background()
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c.Create(t, fdb.RedundancyTriple)
+	groups := slices.Clone(c.Groups)
+	for i := range groups {
+		groups[i].Unconfigured = true
+	}
+	c.SetGroups(t, groups)
+	reporting := func() int { return len(c.Status(t).Cluster.Processes) }
+	if n := reporting(); n != len(groups) {
+		t.Fatalf("%d processes report once the configuration went, want all %d", n, len(groups))
+	}
+	if err := c.Sim.Kill(ctx, []fdb.ProcessAddress{fdb.ProcessAddress(groups[0].IP + ":4501")}); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Minute)
+	if n := reporting(); n != len(groups)-1 {
+		t.Errorf("%d processes report after one restarted without a configuration, want %d", n, len(groups)-1)
+	}
+	groups[0].Unconfigured = false
+	c.SetGroups(t, groups)
+	c.Clock.Step(time.Minute)
+	if n := reporting(); n != len(groups) {
+		t.Errorf("%d processes report once its configuration is back, want %d", n, len(groups))
+	}
+}
+
 func TestSlowDataMovement(t *testing.T) {
 	cases := map[string]struct {
 		rate     int64

@@ -85,6 +85,10 @@ type ProcessGroup struct {
 	// processes are down and keep their data. IP, DNSName, ProcessesPerPod
 	// and Version are ignored (and may be empty) while a group is stopped.
 	Stopped bool
+	// Unconfigured means the pod's monitor has no configuration it can
+	// load (its ConfigMap holds none for it): the processes it runs keep
+	// running on the configuration they started with, and none starts.
+	Unconfigured bool
 }
 
 // commandLine is the command line of the group's n-th process.
@@ -108,9 +112,10 @@ func (g ProcessGroup) processesPerPod() int {
 	return max(g.ProcessesPerPod, 1)
 }
 
-// startable reports whether the pod can start its processes' binary.
+// startable reports whether the pod can start its processes: its monitor
+// has a configuration and the binary it names.
 func (g ProcessGroup) startable() bool {
-	return g.Staged == "" || g.Staged == g.Version
+	return !g.Unconfigured && (g.Staged == "" || g.Staged == g.Version)
 }
 
 // process is one fdbserver process of a group.
