@@ -55,7 +55,7 @@ func TestSmokeLocal(t *testing.T) {
 		Mode: smoke.Local, Config: cfg, Root: o.Root, Install: smoke.InstallDeployment, ProviderImage: "provider-foundationdb:local",
 		Namespace: "fdb-smoke", ClusterName: "quickstart", Version: "7.3.63", UpgradeTo: "7.3.69",
 		Timeouts: smoke.Timeouts{Install: time.Minute, Ready: 3 * time.Minute, Key: time.Minute, ScaleDown: 3 * time.Minute, Upgrade: 3 * time.Minute, Delete: 2 * time.Minute},
-		Poll:     time.Second, Out: testenv.LogWriter{T: t},
+		Poll:     500 * time.Millisecond, Out: testenv.LogWriter{T: t},
 	})
 	var table bytes.Buffer
 	if werr := report.Write(&table); werr != nil {
