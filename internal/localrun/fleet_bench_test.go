@@ -65,16 +65,11 @@ func BenchmarkFleet(b *testing.B) {
 func fleet(b *testing.B, binPath string, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n+20)*time.Minute)
 	defer cancel()
-	o := localrun.DefaultOptions()
-	o.Root = testenv.Root()
-	o.StateDir = b.TempDir()
-	o.BinPath = binPath
-	o.ClusterName = "fdb-fleet-bench"
+	o := runOptions(b, binPath, "fdb-fleet-bench")
 	o.Quickstart = false
 	// Room for every pod at well under a node's 110.
 	o.NodesPerZone = max(2, (n+1)*11/(o.Zones*80)+1)
 	o.MetricsAddress = freeAddress(b)
-	o.Out = testenv.LogWriter{T: b}
 	r, err := localrun.Start(ctx, o)
 	if err != nil {
 		b.Fatal(err)

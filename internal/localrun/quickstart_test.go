@@ -40,13 +40,7 @@ import (
 // an orphaned Cluster leaves every pod and volume claim to the collector
 // untouched (orphanFlip).
 func TestQuickstart(t *testing.T) {
-	binPath := testenv.Getenv(t, testenv.LocalRunPathEnv, "hack/controlplane.sh --all")
-	o := localrun.DefaultOptions()
-	o.Root = testenv.Root()
-	o.StateDir = t.TempDir()
-	o.BinPath = binPath
-	o.ClusterName = "fdb-quickstart-test"
-	o.Out = testenv.LogWriter{T: t}
+	o := runOptions(t, testenv.Getenv(t, testenv.LocalRunPathEnv, "hack/controlplane.sh --all"), "fdb-quickstart-test")
 	ctx, cancel := context.WithTimeout(context.Background(), 28*time.Minute)
 	defer cancel()
 
@@ -114,6 +108,19 @@ func TestQuickstart(t *testing.T) {
 	if len(pids) != 0 {
 		t.Errorf("processes of the run still run after Stop: %v", pids)
 	}
+}
+
+// runOptions are the options of a run of the tests: the repository's
+// files, a state directory of the test's own, the control plane's binaries
+// in binPath, a local cluster named name, the output in the test's log.
+func runOptions(tb testing.TB, binPath, name string) localrun.Options {
+	o := localrun.DefaultOptions()
+	o.Root = testenv.Root()
+	o.StateDir = tb.TempDir()
+	o.BinPath = binPath
+	o.ClusterName = name
+	o.Out = testenv.LogWriter{T: tb}
+	return o
 }
 
 // scaledDown holds when the Cluster has want storage process groups, every

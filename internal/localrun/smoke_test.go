@@ -27,14 +27,8 @@ import (
 // did: the pods and processes it left, the events it caused, and the
 // policy decisions that gated it.
 func TestSmokeLocal(t *testing.T) {
-	binPath := testenv.Getenv(t, testenv.LocalRunPathEnv, "hack/controlplane.sh --all")
-	o := localrun.DefaultOptions()
-	o.Root = testenv.Root()
-	o.StateDir = t.TempDir()
-	o.BinPath = binPath
-	o.ClusterName = "fdb-smoke-test"
+	o := runOptions(t, testenv.Getenv(t, testenv.LocalRunPathEnv, "hack/controlplane.sh --all"), "fdb-smoke-test")
 	o.Quickstart = false
-	o.Out = testenv.LogWriter{T: t}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
