@@ -163,9 +163,11 @@ type SupportedVersion struct {
 }
 
 // ToolsLogGroup is the trace log group the provider's own FoundationDB
-// tools report as clients (set in their environment, see fdbcli.ExecRunner:
-// fdbcli's --log-group takes effect only with --log). Each tool speaks its
-// own release's protocol and is replaced with the release's, so the upgrade
+// clients report: its tools (set in their environment, see
+// fdbcli.ExecRunner: fdbcli's --log-group takes effect only with --log)
+// and its native client (package bindings). Each tool speaks its own
+// release's protocol and is replaced with the release's, and the native
+// client reaches every line the provider's image carries, so the upgrade
 // gate does not count them among the clients.
 const ToolsLogGroup = "provider-foundationdb"
 
