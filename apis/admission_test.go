@@ -2,6 +2,7 @@ package apis_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/version"
 )
 
 var env *testenv.Env
@@ -334,6 +336,7 @@ func TestBadInputRejected(t *testing.T) {
 		want   []string
 	}{
 		"ClusterBadVersion":           {"Cluster", set("7.3", at("version")...), []string{"spec.forProvider.version", "MAJOR.MINOR.PATCH"}},
+		"ClusterUnsupportedLine":      {"Cluster", set("7.4.1", at("version")...), []string{"spec.forProvider.version", "7.1 or 7.3"}},
 		"ClusterMissingVersion":       {"Cluster", unset(at("version")...), []string{"spec.forProvider.version", "Required value"}},
 		"ClusterBadRedundancy":        {"Cluster", set("quadruple", at("databaseConfiguration", "redundancyMode")...), []string{"spec.forProvider.databaseConfiguration.redundancyMode", "Unsupported value"}},
 		"ClusterBadStorageEngine":     {"Cluster", set("ext4", at("databaseConfiguration", "storageEngine")...), []string{"spec.forProvider.databaseConfiguration.storageEngine"}},
@@ -398,6 +401,36 @@ func TestBadInputRejected(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVersionsOfTheImageLinesAccepted checks that admission takes a version
+// of each FoundationDB line the provider's image carries tools for
+// (version.FoundationDBLines) and refuses the lines beside them, which it
+// could not administer.
+func TestVersionsOfTheImageLinesAccepted(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	want := map[string]bool{}
+	for _, line := range version.FoundationDBLines {
+		want[line] = true
+	}
+	for _, major := range []int{6, 7, 8} {
+		for minor := 0; minor <= 5; minor++ {
+			line := fmt.Sprintf("%d.%d", major, minor)
+			t.Run(line, func(t *testing.T) {
+				u := exampleOf(t, "Cluster")
+				u.SetName("version-" + strings.ReplaceAll(line, ".", "-"))
+				set(line+".99", "spec", "forProvider", "version")(u)
+				err := env.Client.Create(ctx, u)
+				if got := err == nil; got != want[line] {
+					t.Errorf("version %s.99 accepted: %t, want %t (%v)", line, got, want[line], err)
+				}
+				if err == nil {
+					_ = env.Client.Delete(ctx, u)
+				}
+			})
+		}
 	}
 }
 

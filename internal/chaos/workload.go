@@ -68,7 +68,7 @@ var Workloads = []Workload{
 	{"knob-bounce", []Op{bootstrap(false), knob()}, nil},
 	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}, nil},
 	{"orphan", []Op{bootstrap(false), orphan()}, nil},
-	{"upgrade", []Op{bootstrap(false), upgrade("7.3.69"), upgrade("7.4.1")}, nil},
+	{"upgrade", []Op{bootstrapOn("7.1.66"), upgrade("7.1.67"), upgrade("7.3.63")}, nil},
 	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}, nil},
 	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}, nil},
 	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}, nil},
@@ -102,6 +102,16 @@ func bootstrap(faulty bool) Op {
 	}
 	return Op{Name: "bootstrap", Faults: fs, Do: func(ctx context.Context, r *run) error {
 		return r.kube.Create(ctx, cluster(r.ns))
+	}}
+}
+
+// bootstrapOn creates the run's Cluster on version, a release the others'
+// upgrades start from.
+func bootstrapOn(version string) Op {
+	return Op{Name: "bootstrap on " + version, Do: func(ctx context.Context, r *run) error {
+		c := cluster(r.ns)
+		c.Spec.ForProvider.Version = version
+		return r.kube.Create(ctx, c)
 	}}
 }
 

@@ -341,8 +341,11 @@ type Routing struct {
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.dataHall) || has(self.dataHall) && self.dataHall == oldSelf.dataHall",message="dataHall is immutable once set"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.dataCenter) || has(self.dataCenter) && self.dataCenter == oldSelf.dataCenter",message="dataCenter is immutable once set"
 type ClusterParameters struct {
-	// Version of FoundationDB, MAJOR.MINOR.PATCH.
+	// Version of FoundationDB, MAJOR.MINOR.PATCH, of a release line the
+	// provider administers (internal/version.FoundationDBLines: its image
+	// carries the tools of 7.1 and 7.3).
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')",message="version must be MAJOR.MINOR.PATCH, e.g. 7.3.63"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$') || self.matches('^7\\\\.(1|3)\\\\.')",message="version must be of a FoundationDB line the provider supports: 7.1 or 7.3"
 	// +kubebuilder:validation:MaxLength=32
 	Version string `json:"version"`
 

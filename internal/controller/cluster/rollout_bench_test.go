@@ -30,8 +30,10 @@ type rolloutCase struct {
 	dns bool
 	// recreate means every pod must be recreated.
 	recreate bool
-	version  string
-	template bool
+	// from is the version the cluster starts on (the fixtures' when
+	// empty), version the one it moves to.
+	from, version string
+	template      bool
 }
 
 // BenchmarkRollouts measures what rolling a change out costs a triple
@@ -54,8 +56,8 @@ func BenchmarkRollouts(b *testing.B) {
 	for _, c := range []rolloutCase{
 		{name: "PatchUpgrade/RecreateIPs", recreate: true, version: patchInPlace.version, template: true},
 		patchInPlace,
-		{name: "MinorUpgrade/RecreateIPs", recreate: true, version: "7.4.1", template: true},
-		{name: "MinorUpgrade/InPlaceDNS", dns: true, version: "7.4.1"},
+		{name: "MinorUpgrade/RecreateIPs", recreate: true, from: "7.1.67", version: "7.3.63", template: true},
+		{name: "MinorUpgrade/InPlaceDNS", dns: true, from: "7.1.67", version: "7.3.63"},
 		{name: "PodTemplate/RecreateIPs", recreate: true, template: true},
 		{name: "PodTemplate/RecreateDNS", dns: true, recreate: true, template: true},
 	} {
@@ -170,8 +172,11 @@ func checked(b *testing.B, name string, cr *v1alpha1.Cluster, db *sim.Sim, cost 
 // runs the new version and every pod was recreated if c recreates them.
 func (c rolloutCase) operation() operation {
 	return operation{
-		name:  c.name,
-		setup: func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(c.dns) },
+		name: c.name,
+		setup: func(cr *v1alpha1.Cluster) {
+			cr.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(c.dns)
+			cr.Spec.ForProvider.Version = cmp.Or(c.from, cr.Spec.ForProvider.Version)
+		},
 		change: func(b *testing.B, cr *v1alpha1.Cluster) doneFunc {
 			uids := podUIDs(b, cr)
 			version := cmp.Or(c.version, cr.Spec.ForProvider.Version)

@@ -492,10 +492,12 @@ func podUIDs(t testing.TB, cr *v1alpha1.Cluster) map[string]string {
 func TestUpgradeInPlace(t *testing.T) {
 	start(t)
 	ctx := context.Background()
-	for name, version := range map[string]string{"Patch": "7.3.69", "Minor": "7.4.1"} {
+	for name, tc := range map[string]struct{ from, version string }{"Patch": {"7.3.63", "7.3.69"}, "Minor": {"7.1.67", "7.3.63"}} {
+		version := tc.version
 		t.Run(name, func(t *testing.T) {
 			h.Flow(true)
 			cr := smallCluster(namespace(t, "upgrade-"+strings.ToLower(name)), nil)
+			cr.Spec.ForProvider.Version = tc.from
 			createReady(t, cr)
 			db := h.Sim(t, cr)
 			uids := podUIDs(t, cr)
@@ -572,7 +574,7 @@ func TestUpgradeInPlace(t *testing.T) {
 // hold is lifted.
 func TestUpgradeKillThatMissedSome(t *testing.T) {
 	start(t)
-	const version = "7.4.1"
+	const from, version = "7.1.67", "7.3.63"
 	for name, tc := range map[string]struct {
 		miss       func(coordinators, others []fdb.Process) []fdb.Process
 		leftBehind bool
@@ -587,6 +589,7 @@ func TestUpgradeKillThatMissedSome(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h.Flow(true)
 			cr := smallCluster(namespace(t, "upgrade-missed-"+strings.ToLower(name)), nil)
+			cr.Spec.ForProvider.Version = from
 			// The virtual clock runs a thousand times faster than the wall's:
 			// the default failure detection time (2 h) is 7 s, and a loaded
 			// machine may take longer to recreate the left-behind pod. A
@@ -697,7 +700,7 @@ func TestUpgradeKillThatMissedSome(t *testing.T) {
 // accepts its loss.
 func TestUpgradeWaitsForOldClients(t *testing.T) {
 	start(t)
-	const version, app = "7.4.1", "10.9.0.1:40001"
+	const from, version, app = "7.1.67", "7.3.63", "10.9.0.1:40001"
 	for name, unblock := range map[string]func(t *testing.T, cr *v1alpha1.Cluster){
 		"ClientGone": func(t *testing.T, cr *v1alpha1.Cluster) { h.Sim(t, cr).DisconnectClient(app) },
 		"Acknowledged": func(t *testing.T, cr *v1alpha1.Cluster) {
@@ -709,9 +712,10 @@ func TestUpgradeWaitsForOldClients(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h.Flow(true)
 			cr := smallCluster(namespace(t, "clients-"+strings.ToLower(name)), nil)
+			cr.Spec.ForProvider.Version = from
 			createReady(t, cr)
 			db := h.Sim(t, cr)
-			if err := db.ConnectClient(app, "app", "7.3.63"); err != nil {
+			if err := db.ConnectClient(app, "app", from); err != nil {
 				t.Fatal(err)
 			}
 			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
@@ -721,8 +725,8 @@ func TestUpgradeWaitsForOldClients(t *testing.T) {
 				return d != nil && d.Action == "Upgrade" && d.Result == "Denied" && d.Rule == "fdb-upgrade/clients-support-version" &&
 					strings.Contains(d.Message, app+" (app)"), fmt.Sprintf("last decision %+v", d)
 			})
-			if got := cr.Status.AtProvider.RunningVersion; got != "7.3.63" {
-				t.Errorf("the database runs %s while the upgrade is denied, want 7.3.63", got)
+			if got := cr.Status.AtProvider.RunningVersion; got != from {
+				t.Errorf("the database runs %s while the upgrade is denied, want %s", got, from)
 			}
 			unblock(t, cr)
 			eventually(t, 120*time.Second, "the database runs "+version, func() (bool, string) {
