@@ -434,6 +434,39 @@ func TestVersionsOfTheImageLinesAccepted(t *testing.T) {
 	}
 }
 
+// TestVersionsBelowTheMonitorMinimumRefused holds the CRD's version rules to
+// version.MinimumPatch: on each line the first patch whose
+// fdb-kubernetes-monitor runs the image's fdbserver for every
+// protocol-compatible version is accepted, the patch before it is refused
+// with a message naming the field and that minimum.
+func TestVersionsBelowTheMonitorMinimumRefused(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	for _, line := range version.FoundationDBLines {
+		minimum, ok := version.MinimumPatch[line]
+		if !ok {
+			t.Fatalf("line %s has no minimum patch", line)
+		}
+		first := fmt.Sprintf("%s.%d", line, minimum)
+		for v, accepted := range map[string]bool{first: true, fmt.Sprintf("%s.%d", line, minimum-1): false} {
+			t.Run(v, func(t *testing.T) {
+				u := exampleOf(t, "Cluster")
+				u.SetName("minimum-" + strings.ReplaceAll(v, ".", "-"))
+				set(v, "spec", "forProvider", "version")(u)
+				err := env.Client.Create(ctx, u)
+				if err == nil {
+					_ = env.Client.Delete(ctx, u)
+				}
+				got := struct{ Accepted, NamesMinimum bool }{err == nil, err != nil && strings.Contains(err.Error(), "version must be "+first+" or later")}
+				want := struct{ Accepted, NamesMinimum bool }{accepted, !accepted}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("version %s (-want +got):\n%s\nerror: %v", v, diff, err)
+				}
+			})
+		}
+	}
+}
+
 // TestMultiRegionAccepted: the Clusters of a two-region database with a
 // satellite in each region, one per data center, are accepted.
 func TestMultiRegionAccepted(t *testing.T) {

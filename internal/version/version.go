@@ -16,3 +16,17 @@ var Version = "v0.0.0-dev"
 // external client directory. The image's layout test holds its Dockerfile
 // to this list; a version of any other line has no tools in the image.
 var FoundationDBLines = []string{"7.1", "7.3"}
+
+// MinimumPatch is, for each line of FoundationDBLines, the first patch
+// release the provider accepts (the Cluster CRD's version rules are held to
+// it by apis/admission_test.go). It is the first fdb-kubernetes-monitor
+// release of the line that runs its image's /usr/bin/fdbserver for every
+// version protocol-compatible with the image's own (readConfiguration in
+// apple/foundationdb fdbkubernetesmonitor/monitor.go, 7.1.62 and 7.3.48).
+// Earlier monitors (7.1.61, 7.3.47 and before) take /usr/bin/fdbserver only
+// when the configured version equals the image's exactly and otherwise look
+// for the binary in the shared directory, so the command line the provider
+// expects of a process (workload.ServerBinary, which assumes the later
+// rule) would never match theirs and their processes would be bounced for
+// good.
+var MinimumPatch = map[string]int{"7.1": 62, "7.3": 48}

@@ -343,9 +343,14 @@ type Routing struct {
 type ClusterParameters struct {
 	// Version of FoundationDB, MAJOR.MINOR.PATCH, of a release line the
 	// provider administers (internal/version.FoundationDBLines: its image
-	// carries the tools of 7.1 and 7.3).
+	// carries the tools of 7.1 and 7.3), and at least the first patch of
+	// that line whose fdb-kubernetes-monitor runs its image's fdbserver for
+	// every protocol-compatible version (internal/version.MinimumPatch:
+	// 7.1.62 and 7.3.48; older monitors demand an exact version match).
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$')",message="version must be MAJOR.MINOR.PATCH, e.g. 7.3.63"
 	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$') || self.matches('^7\\\\.(1|3)\\\\.')",message="version must be of a FoundationDB line the provider supports: 7.1 or 7.3"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$') || !self.startsWith('7.1.') || int(self.split('.')[2]) >= 62",message="version must be 7.1.62 or later on the 7.1 line: older fdb-kubernetes-monitor releases run the image's fdbserver only for its exact version"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[0-9]+\\\\.[0-9]+\\\\.[0-9]+$') || !self.startsWith('7.3.') || int(self.split('.')[2]) >= 48",message="version must be 7.3.48 or later on the 7.3 line: older fdb-kubernetes-monitor releases run the image's fdbserver only for its exact version"
 	// +kubebuilder:validation:MaxLength=32
 	Version string `json:"version"`
 
