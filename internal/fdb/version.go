@@ -130,11 +130,24 @@ func LeftBehind(s *Status, version string, addresses []string) bool {
 // log groups in ignore are left out (e.g. the provider's own tools). A
 // client version is read up to a pre-release suffix ("7.1.0-rc1" speaks
 // 7.1); one that does not parse (FoundationDB reports "Unknown" for clients
-// too old to say) speaks no protocol.
+// too old to say) speaks no protocol. A client on the host of one of the
+// database's own processes is left out too: every fdbserver also connects
+// to the database as a client, from its own IP on an ephemeral port (the
+// 7.1.43 status in testdata/real lists its servers' hosts among the
+// connected clients, with the ":tls" flag), and it runs the version the
+// upgrade restarts it on. The FoundationDB operator skips them the same
+// way, by host alone (getUnsupportedClients in
+// controllers/check_client_compatibility.go, v2.33.0, #2022 after #1991).
 func ClientsWithout(s *Status, version Version, ignore ...string) (count int, sample []string, known bool) {
 	c := s.Cluster.Clients
 	if c == nil || (c.Count > 0 && len(c.SupportedVersions) == 0) {
 		return 0, nil, false
+	}
+	servers := map[string]bool{}
+	for _, p := range s.Cluster.Processes {
+		if host := ProcessAddress(p.Address).Host(); host != "" {
+			servers[host] = true
+		}
 	}
 	speaks := func(sv SupportedVersion) bool {
 		release, _, _ := strings.Cut(sv.ClientVersion, "-")
@@ -153,7 +166,7 @@ func ClientsWithout(s *Status, version Version, ignore ...string) (count int, sa
 			unsampled += max(sv.Count-len(sv.ConnectedClients), 0)
 		}
 		for _, cl := range sv.ConnectedClients {
-			if !supports[cl.Address] && !slices.Contains(ignore, cl.LogGroup) {
+			if !supports[cl.Address] && !slices.Contains(ignore, cl.LogGroup) && !servers[ProcessAddress(cl.Address).Host()] {
 				supports[cl.Address] = true // listed once
 				sample = append(sample, cl.Address+" ("+cl.LogGroup+")")
 			}

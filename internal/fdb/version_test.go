@@ -81,9 +81,15 @@ func TestClientsWithout(t *testing.T) {
 		Sample []string
 		Known  bool
 	}
+	servers := map[string]fdb.Process{
+		"a": {Address: "100.82.89.186:4500:tls"},
+		"b": {Address: "10.1.38.92:4501"},
+		"c": {Address: "[fd00::7]:4501"},
+	}
 	cases := map[string]struct {
-		clients *fdb.ClientsStatus
-		want    want
+		clients   *fdb.ClientsStatus
+		processes map[string]fdb.Process
+		want      want
 	}{
 		"NoClientsSection": {want: want{}},
 		"NoClients":        {clients: &fdb.ClientsStatus{}, want: want{Known: true}},
@@ -123,11 +129,21 @@ func TestClientsWithout(t *testing.T) {
 			clients: &fdb.ClientsStatus{Count: 3},
 			want:    want{},
 		},
+		"ServersOfTheDatabase": {
+			// 7.1.43_operator_unreachable_testers.json lists its servers'
+			// hosts among the clients, on ephemeral ports with ":tls"; the
+			// other two are a plain and an IPv6 server host.
+			clients: &fdb.ClientsStatus{Count: 4, SupportedVersions: []fdb.SupportedVersion{lib("7.3.63", 4,
+				client("100.82.89.186:38346:tls", "default"), client("10.1.38.92:52762", "default"),
+				client("[fd00::7]:40001", "default"), client("10.1.0.9:4501", "app"))}},
+			processes: servers,
+			want:      want{Count: 1, Sample: []string{"10.1.0.9:4501 (app)"}, Known: true},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := &fdb.Status{}
-			s.Cluster.Clients = tc.clients
+			s.Cluster.Clients, s.Cluster.Processes = tc.clients, tc.processes
 			var got want
 			got.Count, got.Sample, got.Known = fdb.ClientsWithout(s, target, "provider-foundationdb")
 			if diff := cmp.Diff(tc.want, got); diff != "" {
