@@ -108,9 +108,10 @@ func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(strin
 // +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch
 
-// simGroups lists the cluster's pods, volume claims and the nodes, learns
-// which pods' monitors have started (monitors), and turns them into
-// simulator process groups (processGroups).
+// simGroups lists the cluster's pods, volume claims and the nodes, brings
+// the kubelet's configuration files and the pods' monitors up to the
+// registry's time (monitors.Look), and turns them into simulator process
+// groups (processGroups).
 func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) ([]sim.ProcessGroup, error) {
 	ns, sel := client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}
 	pods := &corev1.PodList{}
@@ -125,33 +126,36 @@ func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1
 	if err := target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
-	started, err := s.monitors.Started(ctx, target, c.GetNamespace()+"/"+c.GetName(), pods.Items)
+	clk, seed := s.Registry.ClockAndSeed()
+	runs, err := s.monitors.Look(ctx, target, c.GetNamespace()+"/"+c.GetName(), pods.Items, cm.Data, clk.Now(), seed)
 	if err != nil {
 		return nil, err
 	}
-	return processGroups(c, cm.Data, pods.Items, pvcs.Items, nodes.Items, started), nil
+	return processGroups(c, pods.Items, pvcs.Items, nodes.Items, runs), nil
 }
 
 // processGroups turns the cluster's pods and claims into simulator process
 // groups: a Running pod with an IP on a Ready node whose monitor has
-// started (started, by UID) and whose processes can write their data
-// directory (dataWritable) runs its processes (a failed node runs nothing) and resolves by its DNS name, on the binary
-// their command line names, which starts only once the pod's sidecar
-// staged its version; a group whose pod exists but does not run (not
-// Running, or on a failed node) is stopped and keeps its data, on its
+// started (runs, by UID) and whose processes can write their data
+// directory (dataWritable) runs its processes (a failed node runs nothing)
+// and resolves by its DNS name; a group whose pod exists but does not run
+// (not Running, or on a failed node) is stopped and keeps its data, on its
 // volume or, for a group without one, in the pod's own storage on its node
 // until the pod is deleted; so is a group whose pod is gone but whose
 // volume claim remains; a group with neither is gone. The processes run
-// what the pod's monitor would start: the monitor configuration the pod
-// mounts from the cluster's ConfigMap (data; without one, none starts and
-// what runs keeps running, sim.ProcessGroup.Unconfigured), expanded with the
-// environment the pod's main container has. Their
-// localities, the zone included, are what those command lines say, never
-// what the node's labels say: a pod whose environment lacks a variable the
-// configuration refers to runs no process at all (the monitor refuses the
-// configuration), one whose zone variable is empty runs processes in the
-// empty zone.
-func processGroups(c *v1alpha1.Cluster, data map[string]string, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node, started map[types.UID]bool) []sim.ProcessGroup {
+// what the pod's monitor runs (monitorRun): the configuration it accepted
+// last, on the fdbserver it chose then, expanded with the environment the
+// pod's main container has, and of that binary's version: the image's for
+// the image's own /usr/bin/fdbserver, whatever the configuration names.
+// Processes that run keep what they started with until they restart
+// (sim.ProcessGroup). A monitor that accepted nothing starts nothing and
+// what runs keeps running (sim.ProcessGroup.Unconfigured; the Cluster's
+// configuration stands in for it); one whose configuration says
+// runServers false, or whose command line fdbserver refuses, runs no
+// process (Stopped). Their localities, the zone included, are what those
+// command lines say, never what the node's labels say: a pod whose zone
+// variable is empty runs processes in the empty zone.
+func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node, runs map[types.UID]monitorRun) []sim.ProcessGroup {
 	failed := map[string]bool{}
 	for _, n := range nodes {
 		failed[n.Name] = !workload.NodeReady(&n)
@@ -163,32 +167,33 @@ func processGroups(c *v1alpha1.Cluster, data map[string]string, pods []corev1.Po
 			continue
 		}
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
-		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: workload.ProcessCount(&p), Staged: workload.StagedVersion(&p)}
-		if !running(&p) || failed[p.Spec.NodeName] || !started[p.UID] || !dataWritable(&p) {
+		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: workload.ProcessCount(&p)}
+		run, started := runs[p.UID]
+		if !running(&p) || failed[p.Spec.NodeName] || !started || !dataWritable(&p) {
 			g.Stopped = true
 			byID[id] = g
 			continue
 		}
-		cfg, configured := workload.MountedMonitorConfig(&p, data)
-		if !configured {
+		active := run.active
+		if active == nil {
 			// What runs keeps running as it started; the Cluster's
 			// configuration stands in for it, and nothing starts.
-			g.Unconfigured, cfg = true, workload.MonitorConfiguration(c, class, g.ProcessesPerPod)
+			cfg := workload.MonitorConfiguration(c, class, g.ProcessesPerPod)
+			g.Unconfigured, active = true, &loaded{config: cfg, binary: workload.MonitorBinary(run.release, cfg.Version)}
 		}
-		lines, err := commandLines(cfg, g.ProcessesPerPod, workload.MonitorEnvironment(&p), workload.ImageVersion(&p))
+		lines, err := commandLines(active, g.ProcessesPerPod, workload.MonitorEnvironment(&p), run.release)
 		if err != nil {
 			g.Stopped = true
 			byID[id] = g
 			continue
 		}
 		g.IP, g.DNSName, g.CommandLines = p.Status.PodIP, workload.PodDNSName(c, &p), lines
-		// The processes run the staged binary their command line names;
-		// on the image's own binary (/usr/bin/fdbserver), or with a
-		// Cluster that names no version (one that is gone, seen through
-		// its ConfigMap), the one their pod staged. A real pod's image
-		// binary is of the image's version, also after a patch staged in
-		// place: see docs/SIMULATOR.md, What is still assumed.
-		g.Version = cmp.Or(workload.BinaryVersion(lines[0]), g.Staged, workload.ImageVersion(&p))
+		// A Cluster that names no version (one that is gone, seen through
+		// its ConfigMap) stands in with the image's.
+		g.Version = cmp.Or(active.config.Version, run.release)
+		if workload.ImageBinary(active.binary) {
+			g.Version = run.release
+		}
 		byID[id] = g
 	}
 	for _, pvc := range pvcs {
@@ -206,13 +211,13 @@ func processGroups(c *v1alpha1.Cluster, data map[string]string, pods []corev1.Po
 	return out
 }
 
-// commandLines are the command lines of the processes a monitor with
-// configuration cfg and environment env starts in a container whose image
-// is of imageVersion; an error when it refuses the configuration.
-func commandLines(cfg workload.MonitorConfig, processes int, env map[string]string, imageVersion string) ([]string, error) {
+// commandLines are the command lines of the processes a monitor of release
+// starts with the configuration it loaded, in environment env; an error
+// when they run none.
+func commandLines(l *loaded, processes int, env map[string]string, release string) ([]string, error) {
 	out := make([]string, 0, processes)
 	for n := 1; n <= processes; n++ {
-		line, err := cfg.CommandLine(n, env, imageVersion)
+		line, err := l.config.CommandLineOf(l.binary, n, env, release)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +259,9 @@ type ToolsFDB struct {
 // Client returns an fdbcli-backed client for c, holding the global lock
 // through t.Locker when there is one. It uses the version the processes run
 // (during an upgrade, the old one) until the status reports one, then the
-// spec's. The backups and restores it starts reach blob with the
+// spec's; while those two are of different protocols, a status the old
+// version's tools cannot read is asked of the spec version's tools, which
+// then serve the session (toolsAcrossUpgrade). The backups and restores it starts reach blob with the
 // credentials of blob's Secret, which the backup agents mount too, read
 // from the target namespace when a start needs them (blobCredentials).
 func (t ToolsFDB) Client(_ context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error) {
@@ -273,7 +280,17 @@ func (t ToolsFDB) Client(_ context.Context, target client.Client, c *v1alpha1.Cl
 		}
 		cfg.Locker = l
 	}
-	return fdbcli.New(cfg)
+	running, err := fdbcli.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec := c.Spec.ForProvider.Version
+	if fdb.ProtocolCompatible(version, spec) {
+		return running, nil
+	}
+	next := cfg
+	next.Version = spec
+	return &toolsAcrossUpgrade{Client: running, next: func() (fdb.Client, error) { return fdbcli.New(next) }}, nil
 }
 
 // The provider's own backup and restore starts read the blob store's

@@ -220,7 +220,7 @@ func TestProcessGroupsKeepPodsThatDoNotRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := processGroups(cr, configMapOf(cr), []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed}, startedAll([]corev1.Pod{tc.pod}))
+			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed}, startedAll([]corev1.Pod{tc.pod}, configMapOf(cr)))
 			if diff := cmp.Diff(tc.wantGroups, len(got)); diff != "" {
 				t.Fatalf("groups: -want, +got:\n%s", diff)
 			}

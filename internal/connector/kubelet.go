@@ -2,12 +2,10 @@ package connector
 
 import (
 	"context"
-	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,66 +19,24 @@ const errReviewAccess = "cannot ask the API server whether a pod's monitor may r
 // starts, as a real monitor finds out by trying.
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
-// monitors stands in for the start-up of each pod's fdb-kubernetes-monitor:
-// the monitor builds an in-cluster client from the pod's ServiceAccount
-// token, waits for an informer on its own pod (list and watch by name) to
-// sync, gets the pod and annotates it (patch) before it starts any
-// fdbserver (apple/foundationdb fdbkubernetesmonitor/kubernetes.go,
-// setupCache and createPodClient, at 7.1.67 and 7.3.63); denied, it exits,
-// and the kubelet restarts it to try again. So a pod's processes run once
-// its ServiceAccount may do all of that, asked of the API server
-// (SubjectAccessReview), and go on running whatever happens to the
-// permissions after: a running pod found allowed is remembered by UID while
-// it runs, one found denied is asked again on the next look.
-type monitors struct {
-	mu sync.Mutex
-	// started are, by cluster, the UIDs of the pods whose monitor started.
-	started map[string]map[types.UID]bool
-}
-
-// Started returns the UIDs of those of pods (the pods of the cluster named
-// key, all of them) whose monitor has started.
-func (m *monitors) Started(ctx context.Context, target client.Client, key string, pods []corev1.Pod) (map[types.UID]bool, error) {
-	m.mu.Lock()
-	before := m.started[key]
-	m.mu.Unlock()
-	now := map[types.UID]bool{}
-	for i := range pods {
-		p := &pods[i]
-		if !running(p) {
-			continue // a monitor that starts again asks again
-		}
-		if before[p.UID] {
-			now[p.UID] = true
-			continue
-		}
-		ok, err := monitorMayStart(ctx, target, p)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			now[p.UID] = true
-		}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.started == nil {
-		m.started = map[string]map[types.UID]bool{}
-	}
-	m.started[key] = now
-	return now, nil
-}
-
 // running reports whether the kubelet runs pod p's containers: it is
 // Running with an IP and not being deleted.
 func running(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && p.DeletionTimestamp == nil
 }
 
-// monitorMayStart reports whether pod p's monitor can start its processes:
-// the pod mounts its ServiceAccount's token (without it the in-cluster
+// monitorMayStart reports whether pod p's monitor can start: the monitor
+// builds an in-cluster client from the pod's ServiceAccount token, waits
+// for an informer on its own pod (list and watch by name) to sync, gets
+// the pod and annotates it (patch) before it starts any fdbserver
+// (apple/foundationdb fdbkubernetesmonitor/kubernetes.go, setupCache and
+// createPodClient, at 7.1.67 and 7.3.63); denied, it exits, and the kubelet
+// restarts it to try again (monitors asks again on its next look; a
+// started monitor runs on whatever happens to the permissions after). So
+// the pod must mount its ServiceAccount's token (without it the in-cluster
 // client cannot be built), and that account may do each of
-// workload.MonitorVerbs on the pod. The account authenticates as its user
+// workload.MonitorVerbs on the pod, asked of the API server
+// (SubjectAccessReview). The account authenticates as its user
 // name and groups (kubernetes staging/src/k8s.io/apiserver/pkg/
 // authentication/serviceaccount/util.go at v1.35).
 func monitorMayStart(ctx context.Context, target client.Client, p *corev1.Pod) (bool, error) {

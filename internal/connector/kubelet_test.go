@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -17,11 +18,17 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
-// startedAll is the set of pods' UIDs whose monitor started: all of them.
-func startedAll(pods []corev1.Pod) map[types.UID]bool {
-	out := map[types.UID]bool{}
-	for _, p := range pods {
-		out[p.UID] = true
+// startedAll is what the monitors of pods run once each started with the
+// ConfigMap's data in its file: what a new monitor loads, with the version
+// its pod's sidecar reports staged.
+func startedAll(pods []corev1.Pod, data map[string]string) map[types.UID]monitorRun {
+	out := map[types.UID]monitorRun{}
+	for i := range pods {
+		p := &pods[i]
+		_, release := mainContainer(p)
+		mon := &monitor{release: release}
+		mon.load(mountedFile(p, data), map[string]bool{workload.StagedVersion(p): true}, workload.MonitorEnvironment(p), time.Time{})
+		out[p.UID] = monitorRun{release: release, active: mon.active}
 	}
 	return out
 }
@@ -204,7 +211,7 @@ func TestPodRunsTheConfigurationItMounts(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			groups := processGroups(cr, tc.data, []corev1.Pod{*pod}, nil, []corev1.Node{ready}, startedAll([]corev1.Pod{*pod}))
+			groups := processGroups(cr, []corev1.Pod{*pod}, nil, []corev1.Node{ready}, startedAll([]corev1.Pod{*pod}, tc.data))
 			if len(groups) != 1 {
 				t.Fatalf("%d groups, want 1", len(groups))
 			}

@@ -27,6 +27,11 @@ func NewRegistry(clk clock.PassiveClock, opts Options) *Registry {
 	return &Registry{clock: clk, opts: opts, sims: map[string]*Sim{}}
 }
 
+// ClockAndSeed are the clock the registry's simulators share and the seed
+// of its options, for what models the world around them on the same time
+// and seed (the connector's kubelet and monitors).
+func (r *Registry) ClockAndSeed() (clock.PassiveClock, uint64) { return r.clock, r.opts.Seed }
+
 // Get returns the simulator of the cluster identified by key (for example
 // namespace/name), creating it on first use.
 func (r *Registry) Get(key string) *Sim {
