@@ -158,3 +158,93 @@ func TestBackupStartGetsTheAgentsCredentials(t *testing.T) {
 		t.Errorf("StartBackup with a Secret without the key: %v, want an error naming the Secret and key, not its content", err)
 	}
 }
+
+// TestToolsFindTheVersionRunningAfterAnIncompatibleKill: after the gated
+// kill of a 7.1 → 7.3 upgrade the recorded running version still names
+// 7.1. When the 7.1 fdbcli times out or sees no process, the 7.3 fdbcli is
+// asked, and once it sees the processes it serves the rest of the session
+// (the kill after the status); when it sees nothing either, the first
+// answer stands and the old tools stay; a patch upgrade has one set of
+// tools and asks once. The tools are stand-in scripts that log which
+// version ran which command.
+func TestToolsFindTheVersionRunningAfterAnIncompatibleKill(t *testing.T) {
+	const (
+		timesOut  = `echo "Specified timeout reached -- exiting..."; exit 1`
+		noProcess = `echo '{"client":{"database_status":{"available":false}},"cluster":{}}'`
+	)
+	runs := func(version string) string {
+		return `echo '{"client":{"database_status":{"available":true}},"cluster":{"messages":[],"processes":{"p1":{"address":"10.0.0.1:4501","version":"` + version + `"}}}}'`
+	}
+	type want struct {
+		Err      bool
+		Versions []string
+		Ran      []string
+	}
+	cases := map[string]struct {
+		running, spec string
+		tools         map[string]string
+		want          want
+	}{
+		"OldToolsTimeOut": {
+			running: "7.1.67", spec: "7.3.63",
+			tools: map[string]string{"7.1": timesOut, "7.3": runs("7.3.63")},
+			want:  want{Versions: []string{"7.3.63"}, Ran: []string{"7.1 status json", "7.3 status json", "7.3 kill"}},
+		},
+		"OldToolsSeeNoProcess": {
+			running: "7.1.67", spec: "7.3.63",
+			tools: map[string]string{"7.1": noProcess, "7.3": runs("7.3.63")},
+			want:  want{Versions: []string{"7.3.63"}, Ran: []string{"7.1 status json", "7.3 status json", "7.3 kill"}},
+		},
+		"OldToolsSeeTheProcesses": {
+			running: "7.1.67", spec: "7.3.63",
+			tools: map[string]string{"7.1": runs("7.1.67"), "7.3": runs("7.3.63")},
+			want:  want{Versions: []string{"7.1.67"}, Ran: []string{"7.1 status json", "7.1 kill"}},
+		},
+		"NeitherSeesTheProcesses": {
+			running: "7.1.67", spec: "7.3.63",
+			tools: map[string]string{"7.1": timesOut, "7.3": noProcess},
+			want:  want{Err: true, Ran: []string{"7.1 status json", "7.3 status json", "7.1 kill"}},
+		},
+		"PatchUpgrade": {
+			running: "7.3.63", spec: "7.3.69",
+			tools: map[string]string{"7.3": timesOut},
+			want:  want{Err: true, Ran: []string{"7.3 status json", "7.3 kill"}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir, log := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+			for line, behaviour := range tc.tools {
+				script := "#!/bin/sh\ncmd=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --exec ] && cmd=\"$2\"; shift; done\n" +
+					"echo \"" + line + " ${cmd%%;*}\" >> " + log + "\n" + behaviour + "\n"
+				if err := os.MkdirAll(filepath.Join(dir, line), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, line, "fdbcli"), []byte(script), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cr, cm, _ := simCluster("ns")
+			cr.Spec.ForProvider.Version, cr.Status.AtProvider.RunningVersion = tc.spec, tc.running
+			ctx := context.Background()
+			db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, nil, cr, cm, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got want
+			s, err := db.Status(ctx)
+			got.Err = err != nil
+			if err == nil {
+				for _, p := range s.Cluster.Processes {
+					got.Versions = append(got.Versions, p.Version)
+				}
+			}
+			_ = db.Kill(ctx, []fdb.ProcessAddress{"10.0.0.1:4501"}) // the stand-ins print nothing a kill would
+			ran, _ := os.ReadFile(log)
+			got.Ran = strings.Split(strings.TrimSpace(string(ran)), "\n")
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
+			}
+		})
+	}
+}
