@@ -261,9 +261,10 @@ type ToolsFDB struct {
 // (during an upgrade, the old one) until the status reports one, then the
 // spec's; while those two are of different protocols, a status the old
 // version's tools cannot read is asked of the spec version's tools, which
-// then serve the session (toolsAcrossUpgrade). The backups and restores it starts reach blob with the
-// credentials of blob's Secret, which the backup agents mount too, read
-// from the target namespace when a start needs them (blobCredentials).
+// then serve the session (toolsAcrossUpgrade). The backups and restores
+// it starts reach blob with the credentials of blob's Secret, which the
+// backup agents mount too, read from the target namespace when a start
+// needs them (blobCredentials).
 func (t ToolsFDB) Client(_ context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error) {
 	version := c.Status.AtProvider.RunningVersion
 	if version == "" {
