@@ -338,3 +338,37 @@ func TestMonitorAnnotatesTheConfigurationItLoaded(t *testing.T) {
 		t.Errorf("annotation after the 7.3.63 configuration was accepted: -want, +got:\n%s", diff)
 	}
 }
+
+// TestMainContainerRestartIsANewMonitor checks that a restart of the main
+// container (its restart count moves) starts a new monitor, which loads
+// the file as it is (monitor.run at 7.3.63: loadConfiguration first), so
+// a configuration the old monitor refused runs once its binary is staged;
+// and that the monitor's release is the image its container status
+// reports.
+func TestMainContainerRestartIsANewMonitor(t *testing.T) {
+	w, p := minorUpgradeDelivered(t, "monitor-restart")
+	w.stage(p, "7.3.63")
+	if diff := cmp.Diff("7.1.67 "+imageBinary, runs(w.restart("storage-1"))); diff != "" {
+		t.Errorf("restarted before the main container restarts: -want, +got:\n%s", diff)
+	}
+	w.updateStatus(p, func(p *corev1.Pod) {
+		for i := range p.Status.ContainerStatuses {
+			if s := &p.Status.ContainerStatuses[i]; s.Name != workload.SidecarContainer {
+				s.RestartCount++
+			}
+		}
+	})
+	if diff := cmp.Diff("7.3.63 "+sharedBin+"7.3.63/fdbserver", runs(w.restart("storage-1"))); diff != "" {
+		t.Errorf("restarted after the main container restarted: -want, +got:\n%s", diff)
+	}
+	w.updateStatus(p, func(p *corev1.Pod) {
+		for i := range p.Status.ContainerStatuses {
+			if s := &p.Status.ContainerStatuses[i]; s.Name != workload.SidecarContainer {
+				s.Image, s.RestartCount = withTag(s.Image, "7.3.63"), s.RestartCount+1
+			}
+		}
+	})
+	if diff := cmp.Diff("7.3.63 "+imageBinary, runs(w.restart("storage-1"))); diff != "" {
+		t.Errorf("restarted after the main container restarted on the 7.3.63 image: -want, +got:\n%s", diff)
+	}
+}
