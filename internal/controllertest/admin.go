@@ -3,6 +3,7 @@ package controllertest
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,6 +13,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // AdminCalls are what the provider asked of one Cluster's database so far:
@@ -20,6 +22,11 @@ import (
 type AdminCalls struct {
 	Sessions int
 	Calls    map[sim.Op]int
+	// KilledBeforeLoad are the pods a kill restarted processes of while
+	// their monitor did not report running the configuration the ConfigMap
+	// held for them (workload.ConfigurationLoaded), read from the API
+	// server as the kill was made: each would restart on another.
+	KilledBeforeLoad []string
 }
 
 // adminCounter reaches the databases through FDB and counts, per Cluster,
@@ -39,7 +46,12 @@ func (a *adminCounter) Client(ctx context.Context, target client.Client, c *v1al
 	}
 	key := client.ObjectKeyFromObject(c)
 	a.of(key, func(n *AdminCalls) { n.Sessions++ })
-	return &countingClient{db: db, count: func(op sim.Op) { a.of(key, func(n *AdminCalls) { n.Calls[op]++ }) }}, nil
+	return &countingClient{db: db, count: func(op sim.Op) { a.of(key, func(n *AdminCalls) { n.Calls[op]++ }) },
+		unloaded: func(ctx context.Context, targets []fdb.ProcessAddress) {
+			if pods := unloadedPods(ctx, target, c, cm, targets); len(pods) > 0 {
+				a.of(key, func(n *AdminCalls) { n.KilledBeforeLoad = append(n.KilledBeforeLoad, pods...) })
+			}
+		}}, nil
 }
 
 // of changes the counts of the Cluster with key under the lock.
@@ -57,14 +69,42 @@ func (a *adminCounter) of(key client.ObjectKey, change func(*AdminCalls)) {
 // AdminCalls returns what the provider asked of cr's database so far.
 func (h *Harness) AdminCalls(cr *v1alpha1.Cluster) AdminCalls {
 	out := AdminCalls{Calls: map[sim.Op]int{}}
-	h.admin.of(client.ObjectKeyFromObject(cr), func(n *AdminCalls) { out = AdminCalls{Sessions: n.Sessions, Calls: maps.Clone(n.Calls)} })
+	h.admin.of(client.ObjectKeyFromObject(cr), func(n *AdminCalls) {
+		out = AdminCalls{Sessions: n.Sessions, Calls: maps.Clone(n.Calls), KilledBeforeLoad: slices.Clone(n.KilledBeforeLoad)}
+	})
 	return out
 }
 
-// countingClient counts every admin call before it makes it on db.
+// unloadedPods are the running pods of cluster c, among those with a
+// process at one of targets, whose monitor does not report running the
+// configuration ConfigMap cm holds for it; none when the pods cannot be
+// listed.
+func unloadedPods(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, targets []fdb.ProcessAddress) []string {
+	pods := &corev1.PodList{}
+	if target.List(ctx, pods, client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}) != nil {
+		return nil
+	}
+	hosts := map[string]bool{}
+	for _, t := range targets {
+		hosts[t.Host()] = true
+	}
+	var out []string
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && hosts[p.Status.PodIP] && !workload.ConfigurationLoaded(p, cm.Data) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// countingClient counts every admin call before it makes it on db, and
+// records the kills of processes whose monitor had not loaded its
+// configuration (unloaded).
 type countingClient struct {
-	db    fdb.Client
-	count func(sim.Op)
+	db       fdb.Client
+	count    func(sim.Op)
+	unloaded func(context.Context, []fdb.ProcessAddress)
 }
 
 func (c *countingClient) Status(ctx context.Context) (*fdb.Status, error) {
@@ -89,6 +129,7 @@ func (c *countingClient) Include(ctx context.Context, targets []fdb.ProcessAddre
 
 func (c *countingClient) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	c.count(sim.OpKill)
+	c.unloaded(ctx, targets)
 	return c.db.Kill(ctx, targets)
 }
 

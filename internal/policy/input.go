@@ -102,6 +102,11 @@ const (
 	// among the incompatible connections): down or cut off. Absent when
 	// the status lists no coordinators.
 	DetailDownCoordinators = "downCoordinators"
+	// DetailUnconfirmedPods (Upgrade, Kill): the pods whose monitor did not
+	// report loading the configuration the ConfigMap holds for it within
+	// the time the Cluster waits for that; their processes restart on the
+	// configuration they run. Absent when every monitor reported it.
+	DetailUnconfirmedPods = "unconfirmedPods"
 	// DetailLockHolder (DisableLocks): the instance another than the
 	// Cluster that it last saw holding the global lock, unexpired; "" when
 	// none. DetailLocksAcknowledged: the Cluster carries

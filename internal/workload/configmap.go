@@ -1,7 +1,10 @@
 package workload
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +20,7 @@ const KeyClusterFile = "cluster-file"
 // MonitorConfig) of the pods of a class that run density processes in the
 // cluster's ConfigMap; the key's name predates the JSON format.
 func monitorConfigKey(class v1alpha1.ProcessClass, density int) string {
-	return fmt.Sprintf("fdbmonitor-conf-%s-density-%d", class, density)
+	return fmt.Sprintf(monitorConfigPrefix+"%s-density-%d", class, density)
 }
 
 // Density is a monitor configuration: pods of Class running Processes
@@ -27,21 +30,28 @@ type Density struct {
 	Processes int
 }
 
-// ConfigMap is the cluster's ConfigMap: the cluster file (once there is a
-// connection string) and a monitor configuration per density in use. While
+// ConfigMap is the cluster's ConfigMap whose monitor configurations name the
+// spec's version (ConfigMapAt).
+func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[Density]bool) *corev1.ConfigMap {
+	return ConfigMapAt(c, connectionString, densities, c.Spec.ForProvider.Version)
+}
+
+// ConfigMapAt is the cluster's ConfigMap: the cluster file (once there is a
+// connection string) and a monitor configuration per density in use, whose
+// processes run FoundationDB version. While
 // there is no connection string the configurations say runServers false,
 // as the operator's do: fdbserver exits at once without a cluster file (nor
 // a seed to copy one from), and the monitor would start it again and again
 // with a growing back-off. The write that adds the cluster file leaves
 // runServers unset; each monitor, on seeing its configuration file change,
 // starts its processes.
-func ConfigMap(c *v1alpha1.Cluster, connectionString string, densities map[Density]bool) *corev1.ConfigMap {
+func ConfigMapAt(c *v1alpha1.Cluster, connectionString string, densities map[Density]bool, version string) *corev1.ConfigMap {
 	data := map[string]string{}
 	if connectionString != "" {
 		data[KeyClusterFile] = connectionString
 	}
 	for d := range densities {
-		data[monitorConfigKey(d.Class, d.Processes)] = monitorConfigJSON(c, d.Class, d.Processes, connectionString != "")
+		data[monitorConfigKey(d.Class, d.Processes)] = monitorConfigJSON(c, d.Class, d.Processes, connectionString != "", version)
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
@@ -67,4 +77,27 @@ func ProcessesPerPod(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) int {
 		return c.Spec.ForProvider.StorageServersPerPod
 	}
 	return 1
+}
+
+// monitorConfigPrefix begins the key of every monitor configuration.
+const monitorConfigPrefix = "fdbmonitor-conf-"
+
+// ConfiguredVersion is the version the monitor configurations of a
+// ConfigMap's data name (the first that decodes, by key); "" when it holds
+// none.
+func ConfiguredVersion(data map[string]string) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		if strings.HasPrefix(k, monitorConfigPrefix) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		var m MonitorConfig
+		if json.Unmarshal([]byte(data[k]), &m) == nil && m.Version != "" {
+			return m.Version
+		}
+	}
+	return ""
 }

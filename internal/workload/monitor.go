@@ -312,10 +312,11 @@ func publicIP(c *v1alpha1.Cluster) Argument {
 	return variable(EnvPublicIP)
 }
 
-// monitorConfigJSON is MonitorConfiguration as the monitor reads it, with
-// runServers false unless the ConfigMap holds a cluster file.
-func monitorConfigJSON(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int, clusterFile bool) string {
+// monitorConfigJSON is MonitorConfiguration of version as the monitor
+// reads it, with runServers false unless the ConfigMap holds a cluster file.
+func monitorConfigJSON(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int, clusterFile bool, version string) string {
 	cfg := MonitorConfiguration(c, class, density)
+	cfg.Version = version
 	if !clusterFile {
 		cfg.RunServers = ptr.To(false)
 	}

@@ -216,12 +216,32 @@ var stagedProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.
 const SidecarContainer = "foundationdb-sidecar"
 
 // Image is the FoundationDB image of the cluster's version.
-func Image(c *v1alpha1.Cluster) string {
+func Image(c *v1alpha1.Cluster) string { return imageOf(c, c.Spec.ForProvider.Version) }
+
+// imageOf is the cluster's FoundationDB image of version.
+func imageOf(c *v1alpha1.Cluster, version string) string {
 	repo := c.Spec.ForProvider.Image.Repository
 	if repo == "" {
 		repo = defaultRepo
 	}
-	return repo + ":" + c.Spec.ForProvider.Version
+	return repo + ":" + version
+}
+
+// MainVersion is the version of the image the main container of a pod made
+// now runs: the spec's, except while an upgrade to another protocol has not
+// taken effect (the Cluster records a running version of another
+// major.minor), when it is the running one. Such a pod's monitor then runs
+// its image's fdbserver for the version the ConfigMap names until every pod
+// staged the new one (the ConfigMap names the new version only then), and
+// the new version's staged fdbserver after (ServerBinary); a pod whose image
+// were of the new version would find no fdbserver of the old one and start
+// nothing. The spec hash is blind to the tag: no pod is recreated for it.
+func MainVersion(c *v1alpha1.Cluster) string {
+	spec, running := c.Spec.ForProvider.Version, c.Status.AtProvider.RunningVersion
+	if running != "" && !fdb.ProtocolCompatible(running, spec) {
+		return running
+	}
+	return spec
 }
 
 // BinaryPath is the fdbserver of a version in a process group's pod: its
@@ -418,7 +438,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 
 	main := corev1.Container{
 		Name:            containerName,
-		Image:           Image(c),
+		Image:           imageOf(c, MainVersion(c)),
 		ImagePullPolicy: c.Spec.ForProvider.Image.PullPolicy,
 		Args: []string{
 			"--input-dir", configDir, "--input-monitor-conf", monitorConfigFile,

@@ -32,7 +32,7 @@ func recordedConfigured() mutation {
 func lostClusterFile() mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		o.status, o.database, o.clusterFile = nil, false, ""
-		o.configMap = configMapData(cr, "", o.groups)
+		o.configMap = configMapData(cr, o, "")
 	}
 }
 
@@ -92,7 +92,7 @@ func TestPlanNeverActsOnMissingEvidence(t *testing.T) {
 				t.Errorf("\n%s\nnext(...).Message: -want, +got:\n%s", tc.reason, diff)
 			}
 			if tc.want == kindWriteConfigMap {
-				if diff := cmp.Diff(configMapData(cr, o.recorded, o.groups), got.ConfigMap); diff != "" {
+				if diff := cmp.Diff(configMapData(cr, o, o.recorded), got.ConfigMap); diff != "" {
 					t.Errorf("\n%s\nthe restored ConfigMap: -want (the recorded cluster file), +got:\n%s", tc.reason, diff)
 				}
 			}
@@ -136,7 +136,7 @@ func TestPlanRedundancyNeverDropsSilently(t *testing.T) {
 			if tc.ack != "" {
 				cr.SetAnnotations(map[string]string{policy.AnnotationAllowRedundancyDecrease: tc.ack})
 			}
-			o.configMap = configMapData(cr, o.clusterFile, o.groups)
+			o.configMap = configMapData(cr, o, o.clusterFile)
 			got := configureStep(cr, o)
 			if got == nil {
 				t.Fatalf("\n%s\nconfigureStep: no step", tc.reason)

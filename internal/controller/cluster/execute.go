@@ -180,7 +180,7 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 		if err != nil {
 			return errors.Wrap(err, errCoordinators)
 		}
-		if err := e.writeConfigMap(ctx, cr, configMapData(cr, cs, e.obs.groups)); err != nil {
+		if err := e.writeConfigMap(ctx, cr, configMapData(cr, e.obs, cs)); err != nil {
 			return err
 		}
 		return e.settleClaims(ctx, s.Claims)

@@ -57,6 +57,7 @@ func converged(n int) (*v1alpha1.Cluster, *observation) {
 	}
 	st.Cluster.ConnectionString = cs
 	o.clusterFile = cs
-	o.configMap = configMapData(cr, cs, o.groups)
+	o.configMap = configMapData(cr, o, cs)
+	loaded()(cr, o)
 	return cr, o
 }

@@ -290,8 +290,10 @@ func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string
 }
 
 // disruptionMembers are the groups as the disruption grant sees them: a group wants
-// a disruption when its pod's spec drifted or its processes were left
-// behind by an upgrade (fdb.LeftBehind; never one being removed); it is
+// a disruption when its pod's spec drifted, its processes were left
+// behind by an upgrade (fdb.LeftBehind) or run another patch release than
+// the spec's, which only a pod on an image of that release runs
+// (fdb.OnOtherPatch; never one being removed); it is
 // disrupted when its pod is missing, not running or terminating, or its
 // processes do not report in the status. A group being removed counts
 // until it is gone: one that is down holds its domain's grant, and keeps
@@ -309,11 +311,26 @@ func (o *observation) disruptionMembers(cr *v1alpha1.Cluster) []disruption.Membe
 			Group: id,
 			Zone:  pg.Zone(),
 			Wants: !deleting(pg) && pod != nil && (pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec] ||
-				fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses)),
+				fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses) ||
+				fdb.OnOtherPatch(o.processesOf(id), cr.Spec.ForProvider.Version)),
 			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
 				reporting[id] == 0,
 			Volatile: !pg.Spec.ForProvider.ProcessClass.IsStateful(),
 		})
+	}
+	return out
+}
+
+// processesOf are the processes of group id in this reconcile's status;
+// none without a status.
+func (o *observation) processesOf(id string) []fdb.Process {
+	var out []fdb.Process
+	if o.status != nil {
+		for _, p := range o.status.Cluster.Processes {
+			if p.Locality.InstanceID == id {
+				out = append(out, p)
+			}
+		}
 	}
 	return out
 }

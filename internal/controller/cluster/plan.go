@@ -143,7 +143,7 @@ func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, serviceStep, accessStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
-		stagingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
+		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s
@@ -188,9 +188,11 @@ func densities(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) map[workloa
 	return out
 }
 
-// configMapData is what the ConfigMap holds with cluster file cs.
-func configMapData(cr *v1alpha1.Cluster, cs string, groups []v1alpha1.ProcessGroup) map[string]string {
-	return workload.ConfigMap(cr, cs, densities(cr, groups)).Data
+// configMapData is what the ConfigMap holds with cluster file cs, its
+// monitor configurations naming the version they must now
+// (configuredVersion).
+func configMapData(cr *v1alpha1.Cluster, o *observation, cs string) map[string]string {
+	return workload.ConfigMapAt(cr, cs, densities(cr, o.groups), configuredVersion(cr, o)).Data
 }
 
 // configMapStep puts back what of the ConfigMap differs from what it must
@@ -203,7 +205,7 @@ func configMapStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if o.configMap == nil && cs == "" && cr.Spec.ForProvider.SeedConnectionString != "" {
 		return joinStep(cr, o)
 	}
-	want := configMapData(cr, cs, o.groups)
+	want := configMapData(cr, o, cs)
 	if o.configMap != nil && maps.Equal(o.configMap, want) {
 		return nil
 	}
@@ -421,7 +423,7 @@ func joinStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	return &clusterStep{
 		Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed},
-		Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups), Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
+		Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, o, seed), Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
 	}
 }
 
@@ -455,7 +457,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			Action: &policy.Action{Type: apiv1alpha1.ActionChangeCoordinators, Targets: addrStrings(coords), Reason: "initial coordinators",
 				Details: map[string]any{policy.DetailInitial: true}},
 		},
-		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, cs.String(), o.groups), Addresses: coords, Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
+		Kind: kindFirstCoordinators, ConfigMap: configMapData(cr, o, cs.String()), Addresses: coords, Claims: markedNew(o.claimsOf(maps.Keys(o.claims))),
 	}
 }
 
@@ -841,11 +843,18 @@ func joinAddrs(addrs []fdb.ProcessAddress) string { return strings.Join(addrStri
 
 // bounceStep restarts, in one kill, every process whose command line
 // differs from the one its group should run now, so that the batch costs
-// one recovery. Processes pick up a new command line only when they
-// restart. While processes run another version than the spec's, nothing
-// is bounced: upgradeStep restarts every process together, once every pod
-// staged the version.
+// one recovery, once every monitor whose processes report loaded the
+// configuration that gives them (afterLoad; loadingStep waits). Processes
+// pick up a new command line only when they restart. While processes run
+// another version than the spec's, nothing is bounced: upgradeStep restarts
+// every process together, once every pod staged the version, and a patch
+// release rolls the pods.
 func bounceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	return o.afterLoad(cr, bounceKill(cr, o))
+}
+
+// bounceKill is bounceStep's kill, before the wait for the monitors.
+func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if !o.available() {
 		return nil
 	}

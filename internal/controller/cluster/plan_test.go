@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,7 +78,24 @@ func stateless(n int) mutation {
 // ask for, as after the ConfigMap step of an earlier reconcile.
 func currentConfigMap() mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
-		o.configMap = workload.ConfigMap(cr, o.connectionString(), densities(cr, o.groups)).Data
+		o.configMap = configMapData(cr, o, o.connectionString())
+	}
+}
+
+// loaded makes every pod's monitor report that it loaded the configuration
+// the ConfigMap holds for it, as a monitor does once the kubelet delivered
+// it and its binary is staged.
+func loaded() mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for _, pod := range o.pods {
+			if cfg, ok := workload.MountedMonitorConfig(pod, o.configMap); ok {
+				raw, _ := json.Marshal(cfg)
+				if pod.Annotations == nil {
+					pod.Annotations = map[string]string{}
+				}
+				pod.Annotations[workload.AnnotationCurrentConfiguration] = string(raw)
+			}
+		}
 	}
 }
 
@@ -209,7 +227,7 @@ func coordinators(ids ...string) mutation {
 func dnsNames(reporting bool) mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		cr.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(true)
-		o.configMap = configMapData(cr, o.clusterFile, o.groups)
+		o.configMap = configMapData(cr, o, o.clusterFile)
 		for i := range o.groups {
 			pg := &o.groups[i]
 			id := groupID(pg)
@@ -642,7 +660,7 @@ func TestPlanSteps(t *testing.T) {
 		},
 		"RenameWaitsForDNSNames": {
 			reason: "Processes that do not report DNS names yet (not restarted on the new command line) cannot be named by them: the bounce comes first.",
-			mutate: []mutation{dnsNames(false)},
+			mutate: []mutation{dnsNames(false), loaded()},
 			want: &clusterStep{
 				Step: step.Step{Reason: "BouncedProcesses", Message: "restarted the processes of storage-1, storage-2, storage-3, storage-4, storage-5 to apply their new command lines",
 					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"}, Reason: "command line changed",
@@ -737,7 +755,7 @@ func TestPlanSteps(t *testing.T) {
 		},
 		"Bounce": {
 			reason: "Processes whose command line changed are restarted in one kill; the policy sees the shortest uptime.",
-			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), uptime("storage-2", 120)},
+			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), loaded(), uptime("storage-2", 120)},
 			want: &clusterStep{
 				Step: step.Step{
 					Reason:  "BouncedProcesses",
@@ -761,9 +779,14 @@ func TestPlanSteps(t *testing.T) {
 				Kind: kindBounce, Addresses: addrs("10.0.0.4:4501"),
 			},
 		},
+		"BounceWaitsForTheMonitors": {
+			reason: "A process restarts on the configuration its monitor loaded: no kill before every monitor whose processes report loaded the new one.",
+			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), loaded(), unloaded("storage-3")},
+			want:   waiting("waiting for the monitors of pods db-storage-3 to report loading the configuration the ConfigMap holds for them before their processes restart (at most 10m0s each)"),
+		},
 		"BounceSkipsRemovals": {
 			reason: "Processes of groups being removed are not restarted.",
-			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), storage(4), removing("storage-5"), excluded(instance("storage-5"))},
+			mutate: []mutation{knob("knob_max_trace_lines=1000"), currentConfigMap(), loaded(), storage(4), removing("storage-5"), excluded(instance("storage-5"))},
 			want: &clusterStep{
 				Step: step.Step{
 					Reason:  "BouncedProcesses",
@@ -1025,10 +1048,31 @@ func TestPlanMembers(t *testing.T) {
 				}
 			}),
 		},
-		"NewVersion": {
-			reason: "A new version is staged in place and restarts the processes: no pod wants a disruption.",
-			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.Version = "7.3.69" }},
+		"NewMinorVersion": {
+			reason: "A version of another protocol is staged in place and restarts the processes: no pod wants a disruption.",
+			mutate: []mutation{version("7.4.1")},
 			want:   all(func([]disruption.Member) {}),
+		},
+		"NewPatchVersion": {
+			reason: "A monitor runs its image's fdbserver for every patch of the image's protocol: every group whose processes run another patch wants its pod recreated on an image of the new one.",
+			mutate: []mutation{version("7.3.69")},
+			want: all(func(ms []disruption.Member) {
+				for i := range ms {
+					ms[i].Wants = true
+				}
+			}),
+		},
+		"PatchRolled": {
+			reason: "A group whose processes report the new patch wants nothing more.",
+			mutate: []mutation{version("7.3.69"), func(_ *v1alpha1.Cluster, o *observation) {
+				for k, p := range o.status.Cluster.Processes {
+					if p.Locality.InstanceID != "storage-2" {
+						p.Version = "7.3.69"
+						o.status.Cluster.Processes[k] = p
+					}
+				}
+			}},
+			want: all(func(ms []disruption.Member) { ms[1].Wants = true }),
 		},
 		"LeftBehind": {
 			reason: "A group whose process an upgrade left behind (an incompatible connection of a database on the spec's version) is disrupted and wants its pod recreated.",

@@ -234,7 +234,7 @@ func TestPlanJoin(t *testing.T) {
 	const seed = "db:abcdefgh@10.9.0.1:4501,10.9.0.2:4501,10.9.0.3:4501"
 	joins := func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.SeedConnectionString = seed }
 	cr, o := observed(5, noDatabase(), joins)
-	want := &clusterStep{Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed}, Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, seed, o.groups)}
+	want := &clusterStep{Step: step.Step{Reason: reasonJoined, Message: "joined the database at " + seed}, Kind: kindWriteConfigMap, ConfigMap: configMapData(cr, o, seed)}
 	if diff := cmp.Diff(want, firstCoordinatorsStep(cr, o)); diff != "" {
 		t.Errorf("firstCoordinatorsStep(...): -want, +got:\n%s", diff)
 	}

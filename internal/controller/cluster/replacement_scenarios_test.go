@@ -21,6 +21,7 @@ import (
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -485,6 +486,12 @@ func TestDensityMigration(t *testing.T) {
 	t.Logf("density 1 → 2: %+v", got)
 	if got.coordinators > 1 || got.excludes != 1 || got.includes != 1 || got.recoveries > got.coordinators {
 		t.Errorf("density migration %+v: want at most one coordinator change, one exclusion, one inclusion, and no recovery but the coordinators'; events %v", got, events(t, cr))
+	}
+	// A density change restarts no process in place: new groups start on
+	// the configuration of their density, and no kill meets a monitor on
+	// another configuration than the ConfigMap's.
+	if calls := h.AdminCalls(cr); calls.Calls[sim.OpKill] != 0 || len(calls.KilledBeforeLoad) != 0 {
+		t.Errorf("%d kills for the density change (of pods whose monitor had not loaded the new configuration: %v), want none", calls.Calls[sim.OpKill], calls.KilledBeforeLoad)
 	}
 	for _, pg := range groupsOf(t, cr) {
 		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage {

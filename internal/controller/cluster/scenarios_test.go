@@ -489,10 +489,23 @@ func podUIDs(t testing.TB, cr *v1alpha1.Cluster) map[string]string {
 // process restarts on it in one gated Upgrade kill. No pod is recreated, the
 // coordinators stay, the database recovers once and runs the new version
 // without losing data.
+// TestUpgradeInPlace upgrades under the real monitor's rules (the
+// simulator's, docs/SIMULATOR.md, The monitor). To another protocol (7.1 to
+// 7.3) no pod is recreated: the sidecars stage the version in place, the
+// ConfigMap names it once every pod staged it, and one gated kill restarts
+// every process once every monitor reported loading it. Within a protocol
+// (a patch) a monitor runs its image's own fdbserver whatever the
+// configuration says, so no kill is made: the pods roll onto an image of the
+// new patch, one zone at a time under maintenance, and say so. Either way
+// the coordinators stay, and every process runs the new version after.
 func TestUpgradeInPlace(t *testing.T) {
 	start(t)
 	ctx := context.Background()
-	for name, tc := range map[string]struct{ from, version string }{"Patch": {"7.3.63", "7.3.69"}, "Minor": {"7.1.67", "7.3.63"}} {
+	for name, tc := range map[string]struct {
+		from, version string
+		kills         int
+		rolls         bool
+	}{"Patch": {"7.3.63", "7.3.69", 0, true}, "Minor": {"7.1.67", "7.3.63", 1, false}} {
 		version := tc.version
 		t.Run(name, func(t *testing.T) {
 			h.Flow(true)
@@ -503,38 +516,65 @@ func TestUpgradeInPlace(t *testing.T) {
 			uids := podUIDs(t, cr)
 			recoveries, cs := db.Recoveries(), cr.Status.AtProvider.ConnectionString
 			update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = version })
-			eventually(t, 120*time.Second, "the database runs "+version, func() (bool, string) {
+			eventually(t, 180*time.Second, "the database runs "+version, func() (bool, string) {
 				get(t, cr)
 				return cr.Status.AtProvider.RunningVersion == version && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
 					fmt.Sprintf("running %s; %s; events %v", cr.Status.AtProvider.RunningVersion, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
 			})
-			st, err := db.Status(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range st.Cluster.Processes {
-				if p.Version != version {
-					t.Errorf("process %s runs %s, want %s", p.Address, p.Version, version)
+			eventually(t, 60*time.Second, "every process runs "+version, func() (bool, string) {
+				st, err := db.Status(ctx)
+				if err != nil {
+					return false, err.Error()
 				}
-			}
+				for _, p := range st.Cluster.Processes {
+					if p.Version != version {
+						return false, fmt.Sprintf("process %s runs %s", p.Address, p.Version)
+					}
+				}
+				return true, ""
+			})
 			for name, uid := range uids {
 				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: workload.Namespace(cr)}}
 				get(t, pod)
-				if string(pod.UID) != uid || workload.SidecarImage(pod) != workload.Image(cr) {
-					t.Errorf("pod %s: UID %s, sidecar %s; want the pod of before (%s) with sidecar %s", name, pod.UID, workload.SidecarImage(pod), uid, workload.Image(cr))
+				if recreated := string(pod.UID) != uid; recreated != tc.rolls || workload.SidecarImage(pod) != workload.Image(cr) {
+					t.Errorf("pod %s: recreated %t, sidecar %s; want recreated %t with sidecar %s", name, recreated, workload.SidecarImage(pod), tc.rolls, workload.Image(cr))
 				}
-			}
-			if n := db.Recoveries() - recoveries; n != 1 {
-				t.Errorf("%d recoveries for the upgrade, want 1", n)
 			}
 			if got := db.ConnectionString(); got != cs {
 				t.Errorf("the coordinators changed from %s to %s", cs, got)
 			}
-			if n := eventCountOnce(t, cr, "UpgradedProcesses", 1); n != 1 {
-				t.Errorf("%d upgrade kills, want 1: %v", n, events(t, cr))
+			calls := h.AdminCalls(cr)
+			if n := calls.Calls[sim.OpKill]; n != tc.kills {
+				t.Errorf("%d kills, want %d: %v", n, tc.kills, events(t, cr))
 			}
-			if d := cr.Status.AtProvider.LastPolicyDecision; d == nil || d.Action != "Upgrade" || d.Result != "Allowed" {
-				t.Errorf("the Cluster records the last decision %+v, want an allowed Upgrade", d)
+			if len(calls.KilledBeforeLoad) > 0 {
+				t.Errorf("killed the processes of %v before their monitor reported loading the new configuration", calls.KilledBeforeLoad)
+			}
+			if tc.rolls {
+				if n := eventCount(t, cr, "UpgradedProcesses"); n != 0 {
+					t.Errorf("%d upgrade kills for a patch: %v", n, events(t, cr))
+				}
+				recreations := 0
+				for _, pg := range groupsOf(t, cr) {
+					for _, e := range events(t, &pg) {
+						if strings.HasPrefix(e, "RecreatingPod: ") && strings.Contains(e, "a patch release runs from the image of the pod's main container") {
+							recreations++
+						}
+					}
+				}
+				if recreations != len(uids) {
+					t.Errorf("%d pods say they rolled for the patch release, want %d", recreations, len(uids))
+				}
+			} else {
+				if n := db.Recoveries() - recoveries; n != 1 {
+					t.Errorf("%d recoveries for the upgrade, want 1", n)
+				}
+				if n := eventCountOnce(t, cr, "UpgradedProcesses", 1); n != 1 {
+					t.Errorf("%d upgrade kills, want 1: %v", n, events(t, cr))
+				}
+				if d := cr.Status.AtProvider.LastPolicyDecision; d == nil || d.Action != "Upgrade" || d.Result != "Allowed" {
+					t.Errorf("the Cluster records the last decision %+v, want an allowed Upgrade", d)
+				}
 			}
 			// No bounce loop: further reconciles restart nothing, and no
 			// group finds its processes on an incorrect command line; they
@@ -550,9 +590,9 @@ func TestUpgradeInPlace(t *testing.T) {
 			}
 			for _, pg := range groupsOf(t, cr) {
 				if slices.ContainsFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool {
-					return c.Type == v1alpha1.IncorrectCommandLine
+					return c.Type == v1alpha1.IncorrectCommandLine || c.Type == v1alpha1.IncorrectConfigMap
 				}) {
-					t.Errorf("group %s: IncorrectCommandLine after the upgrade", pg.ID())
+					t.Errorf("group %s: %v after the upgrade", pg.ID(), pg.Status.AtProvider.ProcessGroupConditions)
 				}
 			}
 			if v := db.Check(); len(v) != 0 {
@@ -811,9 +851,21 @@ func TestNewKnobBouncesOnce(t *testing.T) {
 	createReady(t, cr)
 	db := h.Sim(t, cr)
 	before := db.Recoveries()
+	// With the clock still, the kubelet delivers the changed ConfigMap to
+	// no pod: however often the Cluster reconciles, it kills nothing, a
+	// kill would restart the processes on the old knob.
+	// The processes have been up long enough for the bounce's policy.
+	h.Flow(false)
+	h.Clock.Step(time.Hour)
+	kills := h.AdminCalls(cr).Calls[sim.OpKill]
 	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: []string{"knob_max_outstanding=64"}}}
 	})
+	polls(t, cr, 3*(len(groupsOf(t, cr))+1))
+	if n := h.AdminCalls(cr).Calls[sim.OpKill] - kills; n != 0 {
+		t.Errorf("%d kills before any monitor could load the new configuration: %v", n, events(t, cr))
+	}
+	h.Flow(true)
 	eventually(t, 60*time.Second, "storage processes run the knob", func() (bool, string) {
 		st, err := db.Status(ctx)
 		if err != nil {
@@ -831,6 +883,12 @@ func TestNewKnobBouncesOnce(t *testing.T) {
 	})
 	if n := eventCountOnce(t, cr, "BouncedProcesses", 1); n != 1 {
 		t.Errorf("%d bounces, want 1: %v", n, events(t, cr))
+	}
+	// The kubelet delivers the changed ConfigMap up to a sync period
+	// later; a kill before the monitors loaded it would restart the
+	// processes on the old knob, and bounce again.
+	if pods := h.AdminCalls(cr).KilledBeforeLoad; len(pods) > 0 {
+		t.Errorf("killed the processes of %v before their monitor reported loading the new configuration", pods)
 	}
 	// Restarting storage processes does not recover the transaction
 	// system; one batch costs at most one recovery whatever it restarts.

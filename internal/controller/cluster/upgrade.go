@@ -20,13 +20,29 @@ import (
 // reasonUpgraded is the event reason of an in-place upgrade.
 const reasonUpgraded = "UpgradedProcesses"
 
-// An upgrade changes no pod. Every ProcessGroup changes the image of its
-// pod's sidecar in place, which stages the new version's binaries in the
-// pod; the ConfigMap's command lines name the new binary at once (a
-// process picks it up only when it restarts). Once every pod staged the
-// version, one gated Upgrade kill restarts every process of the database
-// together: one recovery, the same addresses, no coordinator change, and
-// processes of protocol-incompatible versions never meet in one cluster.
+// An upgrade takes effect as fdb-kubernetes-monitor lets it (apple/
+// foundationdb fdbkubernetesmonitor/monitor.go readConfiguration, 7.1.62
+// and later, 7.3.48 and later): a monitor runs its image's own fdbserver for
+// every version of the image's protocol (major.minor), and the fdbserver its
+// pod's sidecar staged for any other; it refuses a configuration whose
+// binary is not staged, keeps the one it runs, and reads the file again only
+// when it changes or its pod asks it to (workload.AnnotationOutdatedConfigMap).
+//
+// To another protocol (7.1 to 7.3) no pod is recreated: every ProcessGroup
+// changes the image of its pod's sidecar in place, which stages the new
+// version; once every pod staged it the ConfigMap names it
+// (configuredVersion), so that no monitor sees a version it cannot run; once
+// every monitor whose processes report loaded it (afterLoad), one gated
+// Upgrade kill restarts every process of the database together: one
+// recovery, the same addresses, no coordinator change, and processes of
+// protocol-incompatible versions never meet in one cluster.
+//
+// Within a protocol (a patch release) a restart changes nothing: the
+// monitor goes on running its image's binary. The pods roll instead, one
+// fault domain at a time under the disruption grant and its maintenance
+// (each ProcessGroup whose processes run another patch recreates its pod,
+// gated as DeletePod, on an image of the new one), as pods roll for a new
+// template.
 
 // upgrading reports whether a process of the database runs another version
 // than the spec asks for: the version it reports, or else the one whose
@@ -60,25 +76,62 @@ func (o *observation) unstaged(cr *v1alpha1.Cluster, version string) []string {
 	return out
 }
 
+// runningVersion is the version the database runs: as the status of this
+// reconcile reports it, else as the Cluster recorded it; "" before any.
+func runningVersion(cr *v1alpha1.Cluster, o *observation) string {
+	if o.status != nil {
+		if v := fdb.RunningVersion(o.status); v != "" {
+			return v
+		}
+	}
+	return cr.Status.AtProvider.RunningVersion
+}
+
+// incompatibleUpgrade reports whether the spec asks for a version of another
+// protocol than the database runs.
+func incompatibleUpgrade(cr *v1alpha1.Cluster, o *observation) bool {
+	from := runningVersion(cr, o)
+	return from != "" && !fdb.ProtocolCompatible(from, cr.Spec.ForProvider.Version)
+}
+
+// configuredVersion is the version the ConfigMap's monitor configurations
+// name: the spec's, except while an upgrade to another protocol waits for
+// pods to stage it, when it stays what they name now (the running version
+// when they name none). A monitor that sees a version its pod has not staged
+// refuses it and does not look again on its own.
+func configuredVersion(cr *v1alpha1.Cluster, o *observation) string {
+	spec := cr.Spec.ForProvider.Version
+	if !incompatibleUpgrade(cr, o) || len(o.unstaged(cr, spec)) == 0 {
+		return spec
+	}
+	return cmp.Or(workload.ConfiguredVersion(o.configMap), runningVersion(cr, o))
+}
+
 // upgradeStep restarts every process of the database on the spec's
-// version in one kill, gated as Upgrade, once every pod staged it; until
-// then nothing is restarted (a process restarted before its pod staged the
-// version would not start), and stagingStep says why it waits. Processes
-// already on the new version (a pod recreated meanwhile) are restarted
-// too when they report; when they cannot (another protocol) they join once
-// the others restart. Before a kill to another protocol, a coordinator
-// that is down is replaced when it can be (coordinatorsStep): a kill that
-// restarts only some processes splits the coordinators between two
-// protocols, and with one down neither side may keep a quorum.
+// version, of another protocol, in one kill, gated as Upgrade, once every
+// pod staged it and every monitor whose processes report loaded the
+// configuration that names it (afterLoad); until then nothing is restarted
+// (a process restarted before would start on the old version), and
+// stagingStep and loadingStep say why it waits.
 func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
+	return o.afterLoad(cr, upgradeKill(cr, o))
+}
+
+// upgradeKill is upgradeStep's kill, before the wait for the monitors.
+// Processes already on the new version (a pod recreated meanwhile) are
+// restarted too when they report; when they cannot (another protocol) they
+// join once the others restart. Before a kill to another protocol, a
+// coordinator that is down is replaced when it can be (coordinatorsStep): a
+// kill that restarts only some processes splits the coordinators between
+// two protocols, and with one down neither side may keep a quorum.
+func upgradeKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	version := cr.Spec.ForProvider.Version
-	if !o.available() || !upgrading(cr, o) || len(o.unstaged(cr, version)) > 0 {
+	if !o.available() || !upgrading(cr, o) || !incompatibleUpgrade(cr, o) || len(o.unstaged(cr, version)) > 0 {
 		return nil
 	}
 	from := fdb.RunningVersion(o.status)
-	compatible := fdb.ProtocolCompatible(from, version)
 	down, known := o.downCoordinators(cr)
-	if !compatible && len(down) > 0 {
+	if len(down) > 0 {
 		// A coordinator that is down is replaced first, if it can be:
 		// the policy holds the kill until every coordinator runs.
 		if s := coordinatorsStep(cr, o); s != nil {
@@ -99,7 +152,7 @@ func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		policy.DetailMinimumUptimeSeconds: uptime,
 		policy.DetailFromVersion:          from,
 		policy.DetailToVersion:            version,
-		policy.DetailProtocolCompatible:   compatible,
+		policy.DetailProtocolCompatible:   false,
 		policy.DetailClientsAcknowledged:  cr.GetAnnotations()[policy.AnnotationAllowUnsupportedClients] == version,
 	}
 	if known {
@@ -153,9 +206,10 @@ func (o *observation) downCoordinators(cr *v1alpha1.Cluster) (down []string, kno
 	return down, true
 }
 
-// stagingStep waits while pods stage the binaries of the spec's version.
+// stagingStep waits while pods stage the binaries of an upgrade to another
+// protocol.
 func stagingStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if !upgrading(cr, o) {
+	if !upgrading(cr, o) || !incompatibleUpgrade(cr, o) {
 		return nil
 	}
 	ids := o.unstaged(cr, cr.Spec.ForProvider.Version)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -129,22 +130,54 @@ func withDetails(s *clusterStep, details map[string]any) *clusterStep {
 var everyStorage = []string{"storage-1", "storage-2", "storage-3", "storage-4", "storage-5"}
 
 // upgrade is the step that restarts the processes of the groups at at
-// on version to, from 7.3.63.
-func upgrade(to string, compatible bool, ids, at []string, uptime int64) *clusterStep {
+// on version to, of another protocol than 7.3.63.
+func upgrade(to string, ids, at []string, uptime int64) *clusterStep {
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonUpgraded,
 			Message: fmt.Sprintf("restarted every process (%d) on FoundationDB %s, staged in every pod, in one kill", len(at), to),
 			Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Targets: ids, Reason: "upgrade from 7.3.63 to " + to,
 				Details: map[string]any{policy.DetailMinimumUptimeSeconds: uptime, policy.DetailFromVersion: "7.3.63", policy.DetailToVersion: to,
-					policy.DetailProtocolCompatible: compatible, policy.DetailClientsAcknowledged: false, policy.DetailDownCoordinators: []string{}}},
+					policy.DetailProtocolCompatible: false, policy.DetailClientsAcknowledged: false, policy.DetailDownCoordinators: []string{}}},
 		},
 		Kind: kindBounce, Addresses: addrs(at...),
 	}
 }
 
-// TestPlanUpgrade: a new version is staged in every pod, then every process
-// restarts on it in one gated kill; nothing restarts before.
+// configMapNaming is the step that writes the ConfigMap of the Cluster
+// converged(5) with its monitor configurations naming version.
+func configMapNaming(version string) *clusterStep {
+	cr, _ := converged(5)
+	return &clusterStep{Step: step.Step{Reason: reasonConfigMap, Message: "updated ConfigMap db-config"}, Kind: kindWriteConfigMap,
+		ConfigMap: workload.ConfigMapAt(cr, convergedCS, map[workload.Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 1}: true}, version).Data}
+}
+
+// incorrectConfigMapSince records that the group's ProcessGroup found its
+// monitor reporting another configuration than the ConfigMap's for ago.
+func incorrectConfigMapSince(id string, ago time.Duration) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		pg := groupNamed(o, id)
+		pg.Status.AtProvider.ProcessGroupConditions = append(pg.Status.AtProvider.ProcessGroupConditions,
+			v1alpha1.ProcessGroupCondition{Type: v1alpha1.IncorrectConfigMap, Since: metav1.NewTime(o.now.Add(-ago))})
+	}
+}
+
+// unloaded makes the groups' monitors report the configuration they loaded
+// in converged(5), before any mutation.
+func unloaded(ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		_, before := converged(5)
+		for _, id := range ids {
+			name := workload.PodName(cr, id)
+			o.pods[name].Annotations[workload.AnnotationCurrentConfiguration] = before.pods[name].Annotations[workload.AnnotationCurrentConfiguration]
+		}
+	}
+}
+
+// TestPlanUpgrade: an upgrade to another protocol is staged in every pod,
+// then named in the ConfigMap, then loaded by every monitor, then every
+// process restarts on it in one gated kill; nothing restarts before. A
+// patch release restarts nothing: its pods roll (TestPlanMembers).
 func TestPlanUpgrade(t *testing.T) {
 	all := []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"}
 	cases := map[string]struct {
@@ -152,110 +185,116 @@ func TestPlanUpgrade(t *testing.T) {
 		mutate []mutation
 		want   *clusterStep
 	}{
-		"ConfigMapFirst": {
-			reason: "The command lines name the new binary at once; no process restarts on it yet.",
+		"PatchNamedAtOnce": {
+			reason: "A monitor runs its image's fdbserver for a patch of its protocol: it can load the new version at once.",
 			mutate: []mutation{onNodes(), version("7.3.69")},
-			want: &clusterStep{Step: step.Step{Reason: reasonConfigMap, Message: "updated ConfigMap db-config"}, Kind: kindWriteConfigMap,
-				ConfigMap: workload.ConfigMap(func() *v1alpha1.Cluster { cr, _ := observed(5, version("7.3.69")); return cr }(), convergedCS, map[workload.Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 1}: true}).Data},
+			want:   configMapNaming("7.3.69"),
 		},
-		"WaitsForStaging": {
-			reason: "No pod staged the version: nothing is restarted, not even the processes whose command line changed.",
-			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap()},
-			want:   waiting("waiting for the pods of storage-1, storage-2, storage-3, storage-4, storage-5 to stage FoundationDB 7.3.69 before every process restarts on it"),
+		"MinorNotNamedBeforeStaging": {
+			reason: "A monitor refuses a version whose fdbserver its pod has not staged, and looks again only when asked: the ConfigMap names the old one while pods stage.",
+			mutate: []mutation{onNodes(), version("7.4.1")},
+			want:   waiting("waiting for the pods of storage-1, storage-2, storage-3, storage-4, storage-5 to stage FoundationDB 7.4.1 before every process restarts on it"),
 		},
 		"WaitsForTheKubelet": {
 			reason: "A sidecar changed but not yet reported running the new image has staged nothing yet.",
-			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, "storage-1", "storage-2", "storage-3", "storage-5"), sidecar(false, "storage-4")},
-			want:   waiting("waiting for the pods of storage-4 to stage FoundationDB 7.3.69 before every process restarts on it"),
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, "storage-1", "storage-2", "storage-3", "storage-5"), sidecar(false, "storage-4")},
+			want:   waiting("waiting for the pods of storage-4 to stage FoundationDB 7.4.1 before every process restarts on it"),
 		},
-		"PatchUpgrade": {
-			reason: "Every pod staged the version: every process restarts in one kill, gated as Upgrade with the shortest uptime.",
-			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), uptime("storage-3", 900)},
-			want:   upgrade("7.3.69", true, everyStorage, all, 900),
+		"MinorNamedOnceStaged": {
+			reason: "Every pod staged the version: the ConfigMap names it.",
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...)},
+			want:   configMapNaming("7.4.1"),
+		},
+		"WaitsForTheMonitors": {
+			reason: "The kubelet delivers the ConfigMap up to a sync period later: no process restarts before its monitor reports the new configuration.",
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), unloaded("storage-2", "storage-4")},
+			want:   waiting("waiting for the monitors of pods db-storage-2, db-storage-4 to report loading the configuration the ConfigMap holds for them before their processes restart (at most 10m0s each)"),
+		},
+		"MonitorThatNeverConfirms": {
+			reason: "A monitor that has not reported the configuration for the time the Cluster waits no longer holds the kill back; the kill names it.",
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), unloaded("storage-2"), incorrectConfigMapSince("storage-2", 11*time.Minute)},
+			want: func() *clusterStep {
+				s := withDetails(upgrade("7.4.1", everyStorage, all, 3600), map[string]any{policy.DetailUnconfirmedPods: []string{"db-storage-2"}})
+				s.Message += "; the monitors of db-storage-2 did not report loading the ConfigMap's configuration within 10m0s, and their processes restart on the one they loaded"
+				return s
+			}(),
 		},
 		"MinorUpgrade": {
-			reason: "Another major.minor is no protocol-compatible patch; the policy is told.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...)},
-			want:   upgrade("7.4.1", false, everyStorage, all, 3600),
+			reason: "Every pod staged the version and every monitor loaded it: every process restarts in one kill, gated as Upgrade with the shortest uptime.",
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), uptime("storage-3", 900)},
+			want:   upgrade("7.4.1", everyStorage, all, 900),
 		},
 		"MinorUpgradeWithAnOldClient": {
 			reason: "The policy is told which clients loaded no library of the new protocol; the provider's own tools are not counted.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), clients("7.3.63")},
-			want: withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), clients("7.3.63")},
+			want: withDetails(upgrade("7.4.1", everyStorage, all, 3600), map[string]any{
 				policy.DetailUnsupportedClientCount: 1, policy.DetailUnsupportedClients: []string{"10.9.0.1:40001 (app)"}}),
 		},
 		"MinorUpgradeAcknowledged": {
 			reason: "The Cluster's annotation naming the version acknowledges the clients' loss.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), clients("7.3.63"), acknowledged("7.4.1")},
-			want: withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{policy.DetailClientsAcknowledged: true,
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), clients("7.3.63"), acknowledged("7.4.1")},
+			want: withDetails(upgrade("7.4.1", everyStorage, all, 3600), map[string]any{policy.DetailClientsAcknowledged: true,
 				policy.DetailUnsupportedClientCount: 1, policy.DetailUnsupportedClients: []string{"10.9.0.1:40001 (app)"}}),
 		},
 		"MinorUpgradeMultiVersionClient": {
 			reason: "A client that loaded the new version's library too is no obstacle.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), clients("7.3.63", "7.4.0")},
-			want: withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), clients("7.3.63", "7.4.0")},
+			want: withDetails(upgrade("7.4.1", everyStorage, all, 3600), map[string]any{
 				policy.DetailUnsupportedClientCount: 0, policy.DetailUnsupportedClients: []string{}}),
 		},
 		"PodThatDoesNotRun": {
-			reason: "A pod that does not run stages the version when it starts: the others do not wait for it.",
-			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), podPending("storage-5"), notReporting("storage-5"),
-				sidecar(true, everyStorage...)},
-			want: upgrade("7.3.69", true, everyStorage[:4], all[:4], 3600),
+			reason: "A pod that does not run stages the version when it starts: the others do not wait for it, nor for its monitor.",
+			mutate: []mutation{onNodes(), version("7.4.1"), podPending("storage-5"), notReporting("storage-5"),
+				sidecar(true, everyStorage...), currentConfigMap(), loaded(), unloaded("storage-5")},
+			want: upgrade("7.4.1", everyStorage[:4], all[:4], 3600),
 		},
 		"GroupsBeingRemovedRestartToo": {
 			reason: "A group being drained restarts with the others: it would not speak the new protocol otherwise.",
-			mutate: []mutation{onNodes(), version("7.4.1"), storage(4), removing("storage-5"), excluded(instance("storage-5")), currentConfigMap(),
-				sidecar(true, everyStorage...)},
-			want: upgrade("7.4.1", false, everyStorage, all, 3600),
+			mutate: []mutation{onNodes(), version("7.4.1"), storage(4), removing("storage-5"), excluded(instance("storage-5")),
+				sidecar(true, everyStorage...), currentConfigMap(), loaded()},
+			want: upgrade("7.4.1", everyStorage, all, 3600),
 		},
 		"BeforeCoordinators": {
 			reason: "A coordinator that does not report (its pod recreated on the new, incompatible version) is brought back by the upgrade, not by a coordinator change.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1"),
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), notReporting("storage-1"),
 				coordinatorsUnreachable("storage-1"), leftBehind("storage-1")},
-			want: upgrade("7.4.1", false, everyStorage[1:], all[1:], 3600),
+			want: upgrade("7.4.1", everyStorage[1:], all[1:], 3600),
 		},
 		"DownCoordinatorReplacedFirst": {
 			reason: "A coordinator that is down, not on another protocol, is replaced before a kill to another protocol, which could split the other two.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1"),
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), notReporting("storage-1"),
 				coordinatorsUnreachable("storage-1")},
 			want: coordinatorsChanged("coordinator 10.0.0.2:4501 is missing, excluded, being removed or not eligible", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501"),
 		},
 		"CutOffCoordinatorToldToThePolicy": {
 			reason: "A coordinator whose process reports but that the client cannot reach needs no change of coordinators: the policy, told, holds the kill.",
-			mutate: []mutation{onNodes(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), coordinatorsUnreachable("storage-1")},
-			want:   withDetails(upgrade("7.4.1", false, everyStorage, all, 3600), map[string]any{policy.DetailDownCoordinators: []string{"10.0.0.2:4501"}}),
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), coordinatorsUnreachable("storage-1")},
+			want:   withDetails(upgrade("7.4.1", everyStorage, all, 3600), map[string]any{policy.DetailDownCoordinators: []string{"10.0.0.2:4501"}}),
 		},
-		"PatchUpgradeWithACoordinatorDown": {
-			reason: "A patch release keeps the protocol: the kill cannot split the coordinators, nothing is replaced first.",
-			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), notReporting("storage-1"),
-				coordinatorsUnreachable("storage-1")},
-			want: withDetails(upgrade("7.3.69", true, everyStorage[1:], all[1:], 3600), map[string]any{policy.DetailDownCoordinators: []string{"10.0.0.2:4501"}}),
+		"PatchKillsNothing": {
+			reason: "A restart would bring the processes of a patch upgrade back on the image's old binary: nothing is killed, the pods roll.",
+			mutate: []mutation{onNodes(), version("7.3.69"), sidecar(true, everyStorage...), currentConfigMap(), loaded()},
 		},
 		"ConvergedOnTheMonitorsCommandLines": {
 			reason: "Processes that run the command line their monitor starts them with (/usr/bin/fdbserver, the pod's image being of the version) are not bounced.",
 			mutate: []mutation{onNodes(), restarted()},
 		},
-		"PatchStagedInPlaceNotBounced": {
-			reason: "A patch staged in place changes no command line: the monitor keeps the image's /usr/bin/fdbserver for a version of the same major.minor.",
-			mutate: []mutation{onNodes(), restarted(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), restarted(), func(cr *v1alpha1.Cluster, o *observation) {
-				for k, p := range o.status.Cluster.Processes {
-					p.Version = cr.Spec.ForProvider.Version // as if the image's binary were of the new patch
-					o.status.Cluster.Processes[k] = p
-				}
-			}},
+		"PatchNotBounced": {
+			reason: "A patch changes no command line: the monitor keeps the image's /usr/bin/fdbserver for a version of the same major.minor.",
+			mutate: []mutation{onNodes(), restarted(), version("7.3.69"), currentConfigMap(), loaded(), sidecar(true, everyStorage...), restarted()},
 		},
 		"MinorUpgradeDoneNotBounced": {
 			reason: "After a minor upgrade the processes run the staged binary the monitor chose for another major.minor than its image's: no bounce.",
-			mutate: []mutation{onNodes(), restarted(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...), restarted()},
+			mutate: []mutation{onNodes(), restarted(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), restarted()},
 		},
 		"MinorUpgradeRestartsOnTheStagedBinary": {
 			reason: "Before the kill, processes still run the image's binary of the old major.minor: the upgrade restarts them, no bounce comes first.",
-			mutate: []mutation{onNodes(), restarted(), version("7.4.1"), currentConfigMap(), sidecar(true, everyStorage...)},
-			want:   upgrade("7.4.1", false, everyStorage, all, 3600),
+			mutate: []mutation{onNodes(), restarted(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded()},
+			want:   upgrade("7.4.1", everyStorage, all, 3600),
 		},
 		"NoUpgradeWhileUnavailable": {
 			reason: "Nothing restarts while the database is unavailable.",
-			mutate: []mutation{onNodes(), version("7.3.69"), currentConfigMap(), sidecar(true, everyStorage...), unavailable()},
+			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), unavailable()},
 		},
 	}
 	for name, tc := range cases {

@@ -21,6 +21,7 @@ const (
 	errCreatePVC     = "cannot create the group's volume claim"
 	errDeletePod     = "cannot delete the group's pod"
 	errStagePod      = "cannot change the image of the pod's sidecar"
+	errReloadPod     = "cannot ask the pod's monitor to read its configuration again"
 	errDeletePVC     = "cannot delete the group's volume claim"
 	errGetCluster    = "cannot read the group's Cluster for its disruption grant"
 	errClusterGone   = "cannot create a process group whose Cluster is deleted or missing"
@@ -169,7 +170,7 @@ func (e *external) take(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
 
 // A group creates its volume claim and pod, stages a version in its pod,
 // recreates a drifted pod and tears both down when it is removed.
-// +kubebuilder:rbac:groups="",resources=pods,verbs=create;update;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;delete
 
 // execute makes the mutation of the planned step; the gate allowed it.
@@ -182,6 +183,14 @@ func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error
 		pod := e.obs.pod.DeepCopy()
 		workload.SetSidecarImage(pod, workload.SidecarImage(e.obs.want))
 		return errors.Wrap(e.session.Target.Update(ctx, pod), errStagePod)
+	case kindReload:
+		orig := e.obs.pod
+		pod := orig.DeepCopy()
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[workload.AnnotationOutdatedConfigMap] = workload.ReloadAnnotation(e.Clock.Now())
+		return errors.Wrap(e.session.Target.Patch(ctx, pod, client.MergeFrom(orig)), errReloadPod)
 	case kindRecreate:
 		// Only the pod this reconcile saw drift: if it was recreated since,
 		// the UID differs and nothing is deleted.

@@ -46,14 +46,55 @@ type observation struct {
 	// not disrupt its pod now ("" when it may or need not).
 	at       v1alpha1.ProcessGroupObservation
 	grantWhy string
+	// configMap is the data of the Cluster's ConfigMap, nil without one;
+	// now is when the observation was made.
+	configMap map[string]string
+	now       time.Time
+}
+
+// reloadAfter is how long a pod's monitor may report another configuration
+// than its ConfigMap holds before its ProcessGroup asks it to read its file
+// again (workload.AnnotationOutdatedConfigMap), and how long it waits
+// before it asks again: longer than the kubelet takes to deliver a changed
+// ConfigMap (a sync period and its cache's time to live), after which only
+// a monitor that refused the file (its binary was not staged yet) still
+// runs another, and reads it again only when asked.
+const reloadAfter = 90 * time.Second
+
+// reloads reports whether the group asks its pod's monitor to read its
+// configuration again: the pod runs, its monitor has reported another
+// configuration than the ConfigMap holds for it (IncorrectConfigMap) for
+// reloadAfter, and it was not asked within reloadAfter.
+func (o *observation) reloads() bool {
+	if !o.running() {
+		return false
+	}
+	since, ok := o.since(v1alpha1.IncorrectConfigMap)
+	if !ok || o.now.Sub(since) < reloadAfter {
+		return false
+	}
+	asked, ok := workload.ReloadRequested(o.pod)
+	return !ok || o.now.Sub(asked) >= reloadAfter
+}
+
+// since is when the group's observed state first had condition t.
+func (o *observation) since(t v1alpha1.ProcessGroupConditionType) (time.Time, bool) {
+	for _, c := range o.at.ProcessGroupConditions {
+		if c.Type == t {
+			return c.Since.Time, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // recreates reports whether the group wants its pod recreated: its spec
-// drifted, or an upgrade left its processes behind on a version the
-// database no longer speaks (fdb.LeftBehind). Either takes the disruption
-// grant of its domain (external.grant) before it goes.
+// drifted, an upgrade left its processes behind on a version the database
+// no longer speaks (fdb.LeftBehind), or they run another patch release than
+// the Cluster's, which its monitor runs only from an image of that release
+// (fdb.OnOtherPatch). Each takes the disruption grant of its domain
+// (external.grant) before it goes.
 func (o *observation) recreates() bool {
-	return o.has(v1alpha1.IncorrectPodSpec) || fdb.LeftBehind(o.status, o.version, o.at.Addresses)
+	return o.has(v1alpha1.IncorrectPodSpec) || fdb.LeftBehind(o.status, o.version, o.at.Addresses) || fdb.OnOtherPatch(o.procs, o.version)
 }
 
 // has reports whether the group's observed state has condition t.
@@ -80,7 +121,10 @@ func get[T client.Object](ctx context.Context, c client.Client, key client.Objec
 
 func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*observation, error) {
 	c, id := e.cluster, pg.ID()
-	o := &observation{id: id, want: workload.Pod(c, pg, id), version: c.Spec.ForProvider.Version}
+	o := &observation{id: id, want: workload.Pod(c, pg, id), version: c.Spec.ForProvider.Version, now: e.Clock.Now()}
+	if cm := e.session.ConfigMap; cm != nil {
+		o.configMap = cm.Data
+	}
 	ns := workload.Namespace(c)
 	var err error
 	if o.pod, err = get(ctx, e.session.Target, client.ObjectKey{Namespace: ns, Name: workload.PodName(c, id)}, &corev1.Pod{}, errGetPod); err != nil {
@@ -162,6 +206,13 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 	if o.status != nil && o.running() {
 		add(slices.ContainsFunc(o.procs, func(p fdb.Process) bool { return p.CommandLine != e.commandLine(pg, o, p) }), v1alpha1.IncorrectCommandLine)
 		add(o.drain.Excluded && pg.GetDeletionTimestamp() == nil, v1alpha1.ProcessIsMarkedAsExcluded)
+	}
+	// The configuration the pod's monitor reports it loaded, read from the
+	// pod in this reconcile, is not the one the ConfigMap holds for it:
+	// its processes would restart on another (see workload.ConfigurationLoaded).
+	if o.running() {
+		_, mounts := workload.MountedMonitorConfig(o.pod, o.configMap)
+		add(mounts && !workload.ConfigurationLoaded(o.pod, o.configMap), v1alpha1.IncorrectConfigMap)
 	}
 	return out
 }

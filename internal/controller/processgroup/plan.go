@@ -19,6 +19,7 @@ import (
 const (
 	reasonCreated  event.Reason = "CreatedPod"
 	reasonStaged   event.Reason = "StagedBinaries"
+	reasonReload   event.Reason = "RequestedConfigurationReload"
 	reasonRecreate event.Reason = "RecreatingPod"
 	reasonRemoved  event.Reason = "RemovedProcessGroup"
 	reasonTeardown event.Reason = "DeletedWithCluster"
@@ -41,7 +42,10 @@ const (
 	kindEnsure kind = "Ensure"
 	// kindStage changes the image of the pod's sidecar in place, so that
 	// it stages the binaries of the cluster's version.
-	kindStage    kind = "Stage"
+	kindStage kind = "Stage"
+	// kindReload asks the pod's monitor to read its configuration file
+	// again (workload.AnnotationOutdatedConfigMap).
+	kindReload   kind = "Reload"
 	kindRecreate kind = "Recreate"
 	kindRemove   kind = "Remove"
 	// kindRemoveUnreachable removes a group none of whose processes
@@ -78,7 +82,9 @@ type groupStep struct {
 // of a group being removed or not, gets the cluster's image in place (not
 // gated: it stages binaries and restarts no fdbserver; the Cluster
 // restarts every process on the new version, gated as Upgrade, once every
-// pod staged it). Otherwise missing pods and volume claims are created,
+// pod staged it). A pod whose monitor has reported another configuration
+// than its ConfigMap holds for longer than the kubelet takes to deliver it
+// is asked to read it again (not gated either). Otherwise missing pods and volume claims are created,
 // and a pod whose spec drifted, or whose processes an upgrade left behind
 // on a version the database no longer speaks (fdb.LeftBehind: no kill can
 // reach them), is recreated under the disruption grant, gated as DeletePod.
@@ -96,6 +102,11 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		// new version with the others.
 		return groupStep{Kind: kindStage, Step: step.Step{Reason: reasonStaged,
 			Message: fmt.Sprintf("changed the sidecar of pod %s to %s in place to stage FoundationDB %s", o.pod.Name, workload.SidecarImage(o.want), o.version)}}
+	case !clusterGone && o.reloads():
+		// Not gated: the monitor restarts no process when it loads a
+		// configuration; its processes pick it up when they restart.
+		return groupStep{Kind: kindReload, Step: step.Step{Reason: reasonReload,
+			Message: fmt.Sprintf("asked the monitor of pod %s to read its configuration again: for %s it has reported another than the ConfigMap holds for it", o.pod.Name, reloadAfter)}}
 	case pg.GetDeletionTimestamp() != nil && o.tearingDown(pg.Spec.ForProvider.ProcessClass.IsStateful()):
 		return groupStep{Kind: kindWait, Step: step.Wait(msgTearingDown)}
 	case pg.GetDeletionTimestamp() != nil && !o.at.Excluded:
@@ -128,7 +139,11 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		return groupStep{Kind: kindUnchanged}
 	}
 	why, msg := "pod spec changed", "deleted pod %s to recreate it with the new spec"
-	if !o.has(v1alpha1.IncorrectPodSpec) {
+	switch {
+	case o.has(v1alpha1.IncorrectPodSpec):
+	case fdb.OnOtherPatch(o.procs, o.version):
+		why, msg = "patch upgrade to "+o.version, "deleted pod %s to run FoundationDB "+o.version+": a patch release runs from the image of the pod's main container, so the pod rolls onto an image of "+o.version
+	default:
 		why, msg = "left behind by the upgrade to "+o.version, "deleted pod %s: its processes were left behind on a version the database no longer speaks, and restart on "+o.version+" with the new pod"
 	}
 	if kept := dataInPod(pg, o); kept != "" {
