@@ -17,8 +17,12 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
-// reasonUpgraded is the event reason of an in-place upgrade.
-const reasonUpgraded = "UpgradedProcesses"
+// Event reasons of upgrades: an in-place upgrade; a downgrade to an earlier
+// major.minor the policies allowed, which the provider does not make.
+const (
+	reasonUpgraded         = "UpgradedProcesses"
+	reasonDowngradeRefused = "RefusedDowngrade"
+)
 
 // An upgrade takes effect as fdb-kubernetes-monitor lets it (apple/
 // foundationdb fdbkubernetesmonitor/monitor.go readConfiguration, 7.1.62
@@ -94,6 +98,16 @@ func incompatibleUpgrade(cr *v1alpha1.Cluster, o *observation) bool {
 	return from != "" && !fdb.ProtocolCompatible(from, cr.Spec.ForProvider.Version)
 }
 
+// downgrade reports whether the spec asks for an earlier major.minor than the
+// database runs, which FoundationDB cannot do: its files are not read by
+// the releases before (its administration guide, "Upgrading"; the
+// FoundationDB operator refuses such a change too).
+func downgrade(cr *v1alpha1.Cluster, o *observation) bool {
+	from, errFrom := fdb.ParseVersion(runningVersion(cr, o))
+	to, errTo := fdb.ParseVersion(cr.Spec.ForProvider.Version)
+	return errFrom == nil && errTo == nil && to.MajorMinor() != from.MajorMinor() && !from.Less(to)
+}
+
 // configuredVersion is the version the ConfigMap's monitor configurations
 // name: the spec's, except while an upgrade to another protocol waits for
 // pods to stage it, when it stays what they name now (the running version
@@ -101,7 +115,7 @@ func incompatibleUpgrade(cr *v1alpha1.Cluster, o *observation) bool {
 // refuses it and does not look again on its own.
 func configuredVersion(cr *v1alpha1.Cluster, o *observation) string {
 	spec := cr.Spec.ForProvider.Version
-	if !incompatibleUpgrade(cr, o) || len(o.unstaged(cr, spec)) == 0 {
+	if !incompatibleUpgrade(cr, o) || !downgrade(cr, o) && len(o.unstaged(cr, spec)) == 0 {
 		return spec
 	}
 	return cmp.Or(workload.ConfiguredVersion(o.configMap), runningVersion(cr, o))
@@ -126,10 +140,16 @@ func upgradeStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 // two protocols, and with one down neither side may keep a quorum.
 func upgradeKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	version := cr.Spec.ForProvider.Version
-	if !o.available() || !upgrading(cr, o) || !incompatibleUpgrade(cr, o) || len(o.unstaged(cr, version)) > 0 {
+	if !o.available() || !upgrading(cr, o) || !incompatibleUpgrade(cr, o) {
 		return nil
 	}
 	from := fdb.RunningVersion(o.status)
+	if downgrade(cr, o) {
+		return downgradeRefusal(cr, from)
+	}
+	if len(o.unstaged(cr, version)) > 0 {
+		return nil
+	}
 	down, known := o.downCoordinators(cr)
 	if len(down) > 0 {
 		// A coordinator that is down is replaced first, if it can be:
@@ -174,6 +194,24 @@ func upgradeKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
+// downgradeRefusal is the step for a spec that names an earlier major.minor
+// than the database runs: the Upgrade it would be, put to the policies
+// (fdb-upgrade denies it, naming both versions), that changes nothing
+// whatever they decide. The ConfigMap goes on naming the running version
+// (configuredVersion), so no process ever restarts on the earlier one.
+func downgradeRefusal(cr *v1alpha1.Cluster, from string) *clusterStep {
+	to := cr.Spec.ForProvider.Version
+	return &clusterStep{
+		Step: step.Step{
+			Reason:  reasonDowngradeRefused,
+			Message: fmt.Sprintf("left every process on FoundationDB %s: it cannot be downgraded to %s, an earlier major.minor", from, to),
+			Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Reason: fmt.Sprintf("downgrade from %s to %s", from, to),
+				Details: map[string]any{policy.DetailFromVersion: from, policy.DetailToVersion: to, policy.DetailProtocolCompatible: false}},
+		},
+		Kind: kindWait,
+	}
+}
+
 // downCoordinators are the coordinators the status reports unreachable
 // whose process does not run on another protocol either (its pod's IP is
 // not among the incompatible connections): down, partitioned away or
@@ -209,7 +247,7 @@ func (o *observation) downCoordinators(cr *v1alpha1.Cluster) (down []string, kno
 // stagingStep waits while pods stage the binaries of an upgrade to another
 // protocol.
 func stagingStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if !upgrading(cr, o) || !incompatibleUpgrade(cr, o) {
+	if !upgrading(cr, o) || !incompatibleUpgrade(cr, o) || downgrade(cr, o) {
 		return nil
 	}
 	ids := o.unstaged(cr, cr.Spec.ForProvider.Version)

@@ -292,6 +292,20 @@ func TestPlanUpgrade(t *testing.T) {
 			mutate: []mutation{onNodes(), restarted(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded()},
 			want:   upgrade("7.4.1", everyStorage, all, 3600),
 		},
+		"MinorDowngradeRefused": {
+			reason: "FoundationDB cannot downgrade to an earlier major.minor: the ConfigMap goes on naming the running version, and the Upgrade is put to the policies only to be refused.",
+			mutate: []mutation{onNodes(), version("7.1.67"), sidecar(true, everyStorage...)},
+			want: &clusterStep{Step: step.Step{Reason: reasonDowngradeRefused,
+				Message: "left every process on FoundationDB 7.3.63: it cannot be downgraded to 7.1.67, an earlier major.minor",
+				Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Reason: "downgrade from 7.3.63 to 7.1.67",
+					Details: map[string]any{policy.DetailFromVersion: "7.3.63", policy.DetailToVersion: "7.1.67", policy.DetailProtocolCompatible: false}}},
+				Kind: kindWait},
+		},
+		"PatchDowngradeNamedAtOnce": {
+			reason: "An earlier patch of the same major.minor is a patch release like any other.",
+			mutate: []mutation{onNodes(), version("7.3.48")},
+			want:   configMapNaming("7.3.48"),
+		},
 		"NoUpgradeWhileUnavailable": {
 			reason: "Nothing restarts while the database is unavailable.",
 			mutate: []mutation{onNodes(), version("7.4.1"), sidecar(true, everyStorage...), currentConfigMap(), loaded(), unavailable()},
