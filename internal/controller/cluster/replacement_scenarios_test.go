@@ -19,9 +19,9 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
