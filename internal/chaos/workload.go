@@ -262,9 +262,12 @@ func replaceStorageGroup() Op {
 	}}
 }
 
-// upgrade moves to another version, a patch or a protocol-incompatible
-// minor release: every pod stages it in place, then every process restarts
-// on it in one kill; no pod is recreated.
+// upgrade moves to another version: a protocol-incompatible minor release
+// is staged in every pod in place, named in the ConfigMap, loaded by every
+// monitor and then every process restarts on it in one kill, no pod
+// recreated; a patch release rolls the pods zone by zone onto an image of
+// the new patch (the monitor runs its image's own fdbserver for any patch of
+// the image's protocol).
 func upgrade(version string) Op {
 	return Op{Name: "upgrade to " + version, Faults: faults, Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.Version = version })
