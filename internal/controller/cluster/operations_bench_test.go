@@ -24,11 +24,11 @@ import (
 //   - ScaleDown: storage from 5 groups to 4.
 //   - Replacement: storage-2 listed in processGroupsToReplace.
 //   - DensityMigration: storageServersPerPod from 1 to 2.
-//   - Upgrade: BenchmarkRollouts' patch upgrade in place, with DNS names.
+//   - Upgrade: BenchmarkRollouts' patch upgrade, a roll with DNS names.
 func BenchmarkOperations(b *testing.B) {
 	start(b)
 	b.Run("Bootstrap", func(b *testing.B) { benchmarkCost(b, func() opCost { return bootstrap(b) }) })
-	upgrade := patchInPlace.operation()
+	upgrade := patchUpgrade.operation()
 	upgrade.name = "Upgrade"
 	for _, op := range []operation{
 		{name: "ScaleDown", change: scaleStorageDown},

@@ -47,15 +47,17 @@ type rolloutCase struct {
 //     in the cluster file. That is how upgrades ran before binaries were
 //     staged in place (modelled by changing the version together with the
 //     pod template), and how a pod-template rollout runs without DNS names.
-//   - InPlaceDNS (upgrades): the new binaries are staged in the running
-//     pods and every process restarts in one kill; DNS names in the cluster
-//     file. RecreateDNS (pod template): pods recreated zone by zone, as they
-//     must be, with DNS names, so a recreated coordinator stays one.
+//   - As the provider runs them, with DNS names in the cluster file, so a
+//     recreated coordinator stays one: InPlaceDNS (a minor upgrade): the
+//     new binaries are staged in the running pods and every process
+//     restarts in one kill; RecreateDNS (a patch upgrade, which the
+//     monitor runs only from an image of the new patch, and the pod
+//     template): pods recreated zone by zone under maintenance.
 func BenchmarkRollouts(b *testing.B) {
 	start(b)
 	for _, c := range []rolloutCase{
-		{name: "PatchUpgrade/RecreateIPs", recreate: true, version: patchInPlace.version, template: true},
-		patchInPlace,
+		{name: "PatchUpgrade/RecreateIPs", recreate: true, version: patchUpgrade.version, template: true},
+		patchUpgrade,
 		{name: "MinorUpgrade/RecreateIPs", recreate: true, from: "7.1.67", version: "7.3.63", template: true},
 		{name: "MinorUpgrade/InPlaceDNS", dns: true, from: "7.1.67", version: "7.3.63"},
 		{name: "PodTemplate/RecreateIPs", recreate: true, template: true},
@@ -65,10 +67,11 @@ func BenchmarkRollouts(b *testing.B) {
 	}
 }
 
-// patchInPlace is the patch upgrade as the provider runs it by default:
-// staged in place, with DNS names in the cluster file. BenchmarkOperations
+// patchUpgrade is the patch upgrade as the provider runs it by default:
+// every pod rolls onto an image of the new patch, zone by zone under
+// maintenance, with DNS names in the cluster file. BenchmarkOperations
 // measures it too.
-var patchInPlace = rolloutCase{name: "PatchUpgrade/InPlaceDNS", dns: true, version: "7.3.69"}
+var patchUpgrade = rolloutCase{name: "PatchUpgrade/RecreateDNS", dns: true, recreate: true, version: "7.3.69"}
 
 // benchmarkCost runs op b.N times and reports the mean of what it cost;
 // ns/op is the wall time op timed.
