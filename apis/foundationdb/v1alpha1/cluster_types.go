@@ -326,10 +326,9 @@ type Routing struct {
 	// first IP of that family among the pod's IPs (status.podIPs). Unset,
 	// they take the pod's primary IP (status.podIP), of whichever family
 	// the cluster gives it. Either way an IPv6 address is written in
-	// brackets. Setting it needs fdb-kubernetes-monitor 7.1.60 or later
-	// (the first with the IPList argument): an older monitor refuses the
-	// configuration and starts no process. As the FoundationDB operator's
-	// spec.routing.podIPFamily.
+	// brackets. It relies on the monitor's IPList argument (7.1.60 and
+	// later), which every version the Cluster accepts has. As the
+	// FoundationDB operator's spec.routing.podIPFamily.
 	// +optional
 	// +kubebuilder:validation:Enum=4;6
 	PodIPFamily *int `json:"podIPFamily,omitempty"`
