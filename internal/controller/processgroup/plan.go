@@ -106,7 +106,7 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		// Not gated: the monitor restarts no process when it loads a
 		// configuration; its processes pick it up when they restart.
 		return groupStep{Kind: kindReload, Step: step.Step{Reason: reasonReload,
-			Message: fmt.Sprintf("asked the monitor of pod %s to read its configuration again: for %s it has reported another than the ConfigMap holds for it", o.pod.Name, reloadAfter)}}
+			Message: fmt.Sprintf("asked the monitor of pod %s to read its configuration again: it has reported another than the ConfigMap holds for it for more than %s", o.pod.Name, reloadAfter)}}
 	case pg.GetDeletionTimestamp() != nil && o.tearingDown(pg.Spec.ForProvider.ProcessClass.IsStateful()):
 		return groupStep{Kind: kindWait, Step: step.Wait(msgTearingDown)}
 	case pg.GetDeletionTimestamp() != nil && !o.at.Excluded:

@@ -165,6 +165,23 @@ func TestPlanPod(t *testing.T) {
 		o.drain = fdb.Drain{Complete: true, Reporting: true, Roles: roles}
 		return o
 	}
+	// onPatch makes the group's process report version, staged already.
+	onPatch := func(o *observation, version string) *observation {
+		o.procs = []fdb.Process{{Address: "10.0.0.9:4501", Version: version}}
+		return o
+	}
+	// unloaded makes the pod's monitor report another configuration than
+	// the ConfigMap's since ago, last asked to reload asked ago (none when
+	// zero).
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	unloaded := func(o *observation, ago, asked time.Duration) *observation {
+		o.now, o.configMap = now, workload.ConfigMap(c, "db:abc@10.0.0.1:4501", workload.Densities(c)).Data
+		o.at.ProcessGroupConditions = append(o.at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: v1alpha1.IncorrectConfigMap, Since: metav1.NewTime(now.Add(-ago))})
+		if asked > 0 {
+			o.pod.Annotations[workload.AnnotationOutdatedConfigMap] = workload.ReloadAnnotation(now.Add(-asked))
+		}
+		return o
+	}
 	withoutSidecar := func(p *corev1.Pod) { p.Spec.Containers = p.Spec.Containers[:1] }
 	deleting := func(p *corev1.Pod) { p.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)}) }
 	cases := map[string]struct {
@@ -259,6 +276,42 @@ func TestPlanPod(t *testing.T) {
 			reason: "A storage pod's data is on its volume, which outlives the pod.",
 			o:      serving(obs(c, nil, v1alpha1.IncorrectPodSpec), fdb.RoleStorage),
 			want:   want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 to recreate it with the new spec"},
+		},
+		"PatchRolls": {
+			reason: "A process on another patch of the protocol runs its image's fdbserver, which no restart changes: the pod is recreated, gated, on an image of the new patch, and says why.",
+			o:      onPatch(obs(upgraded, staged), "7.3.63"),
+			want: want{kindRecreate, apiv1alpha1.ActionDeletePod,
+				"deleted pod db-storage-1 to run FoundationDB 7.3.69: a patch release runs from the image of the pod's main container, so the pod rolls onto an image of 7.3.69"},
+		},
+		"PatchRolled": {
+			reason: "A process that reports the new patch wants nothing.",
+			o:      onPatch(obs(upgraded, staged), "7.3.69"),
+			want:   want{kind: kindUnchanged},
+		},
+		"OtherMinorNotRolled": {
+			reason: "A process of another protocol restarts on the staged binary in the upgrade's kill: no pod is recreated for it.",
+			o:      onPatch(obs(upgraded, staged), "7.1.67"),
+			want:   want{kind: kindUnchanged},
+		},
+		"MonitorOnAnotherConfiguration": {
+			reason: "The kubelet may still be delivering the ConfigMap: for a while nothing is asked of the monitor.",
+			o:      unloaded(obs(c, nil), 60*time.Second, 0),
+			want:   want{kind: kindUnchanged},
+		},
+		"MonitorAskedToReload": {
+			reason: "Past the kubelet's delivery, a monitor still on another configuration refused it (its binary was not staged) and reads it again only when asked: the pod is annotated, not gated.",
+			o:      unloaded(obs(c, nil), 2*time.Minute, 0),
+			want:   want{kind: kindReload, msg: "asked the monitor of pod db-storage-1 to read its configuration again: it has reported another than the ConfigMap holds for it for more than 1m30s"},
+		},
+		"MonitorAskedRecently": {
+			reason: "Asked within the interval: not asked again, the pod's updates make it look again.",
+			o:      unloaded(obs(c, nil), 5*time.Minute, 30*time.Second),
+			want:   want{kind: kindUnchanged},
+		},
+		"MonitorAskedAgain": {
+			reason: "Asked long ago and still on another configuration: asked again.",
+			o:      unloaded(obs(c, nil), 5*time.Minute, 2*time.Minute),
+			want:   want{kind: kindReload, msg: "asked the monitor of pod db-storage-1 to read its configuration again: it has reported another than the ConfigMap holds for it for more than 1m30s"},
 		},
 		"DriftedWithoutGrant": {
 			reason: "A drifted pod waits for its domain's grant.",
