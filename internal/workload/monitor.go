@@ -402,23 +402,15 @@ func monitorEnv(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) 
 // such key, the ConfigMap holds none (an optional volume then has no such
 // file), or it does not decode: the monitor has nothing to load.
 func MountedMonitorConfig(p *corev1.Pod, data map[string]string) (MonitorConfig, bool) {
-	for _, v := range p.Spec.Volumes {
-		if v.Name != configVolume || v.ConfigMap == nil {
-			continue
-		}
-		for _, item := range v.ConfigMap.Items {
-			raw, ok := data[item.Key]
-			if item.Path != monitorConfigFile || !ok {
-				continue
-			}
-			var m MonitorConfig
-			if err := json.Unmarshal([]byte(raw), &m); err != nil {
-				return MonitorConfig{}, false
-			}
-			return m, true
-		}
+	raw, ok := MountedMonitorConfigFile(p, data)
+	if !ok {
+		return MonitorConfig{}, false
 	}
-	return MonitorConfig{}, false
+	var m MonitorConfig
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return MonitorConfig{}, false
+	}
+	return m, true
 }
 
 // MonitorEnvironment is the environment the kubelet gives the main

@@ -254,19 +254,13 @@ func BinaryPath(version string) string { return binariesDir + "/bin/" + version 
 const imageBinaryPath = "/usr/bin/fdbserver"
 
 // ServerBinary is the fdbserver fdb-kubernetes-monitor starts for the
-// version its configuration names when its own image is of imageVersion:
-// the image's (/usr/bin/fdbserver) when the two speak the same protocol
-// (the same major.minor, so a patch release configured before the image
-// changes keeps running the image's binary), else the one the sidecar
-// staged for version (BinaryPath), as the monitor's readConfiguration
-// chooses. An unknown image version counts as another protocol; the same
-// version (a release candidate too) as the same.
-func ServerBinary(version, imageVersion string) string {
-	if version == imageVersion || fdb.ProtocolCompatible(version, imageVersion) {
-		return imageBinaryPath
-	}
-	return BinaryPath(version)
-}
+// version its configuration names when its own image is of imageVersion
+// (MonitorBinary): for every release the Cluster accepts, the image's
+// (/usr/bin/fdbserver) when the two speak the same protocol (the same
+// major.minor, so a patch release configured before the image changes
+// keeps running the image's binary), else the one the sidecar staged for
+// version (BinaryPath).
+func ServerBinary(version, imageVersion string) string { return MonitorBinary(imageVersion, version) }
 
 // ImageVersion is the FoundationDB version of the image pod p's main
 // container runs (the tag of the provider's images), which its monitor
