@@ -70,7 +70,7 @@ func TestQuickstart(t *testing.T) {
 	})
 
 	t.Run("StorageDensityMigratesByReplacement", func(t *testing.T) { densityMigration(ctx, t, r, p, key) })
-	t.Run("VersionUpgradesInPlace", func(t *testing.T) { upgradeInPlace(ctx, t, r, p, key) })
+	t.Run("PatchUpgradeRollsThePods", func(t *testing.T) { upgradePatch(ctx, t, r, p, key) })
 
 	cr := &v1alpha1.Cluster{}
 	patch := []byte(`{"spec":{"forProvider":{"processCounts":{"storage":3},"safety":{"params":{"minSecondsSinceRecoveryForExclude":0,"minSecondsSinceRecoveryForInclude":0}}}}}`)
