@@ -602,6 +602,45 @@ func TestUpgradeInPlace(t *testing.T) {
 	}
 }
 
+// TestMinorDowngradeRefused asks a 7.3 database for 7.1: FoundationDB cannot
+// run on an earlier major.minor's release. The default policy fdb-upgrade
+// denies the Upgrade, naming both versions, and nothing changes: the
+// ConfigMap goes on naming 7.3.63 and no process restarts.
+func TestMinorDowngradeRefused(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := smallCluster(namespace(t, "downgrade"), nil)
+	createReady(t, cr)
+	db := h.Sim(t, cr)
+	kills := h.AdminCalls(cr).Calls[sim.OpKill]
+	update(t, cr, func(cr *v1alpha1.Cluster) { cr.Spec.ForProvider.Version = "7.1.67" })
+	eventually(t, 60*time.Second, "the downgrade denied", func() (bool, string) {
+		get(t, cr)
+		d := cr.Status.AtProvider.LastPolicyDecision
+		return d != nil && d.Action == "Upgrade" && d.Result == "Denied" && d.Rule == "fdb-upgrade/no-minor-downgrade" &&
+			strings.Contains(d.Message, "7.3.63") && strings.Contains(d.Message, "7.1.67"), fmt.Sprintf("last decision %+v", d)
+	})
+	polls(t, cr, 3*(len(groupsOf(t, cr))+1))
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: workload.ConfigMapName(cr), Namespace: workload.Namespace(cr)}}
+	get(t, cm)
+	if v := workload.ConfiguredVersion(cm.Data); v != "7.3.63" {
+		t.Errorf("the ConfigMap names %s, want the running 7.3.63", v)
+	}
+	if n := h.AdminCalls(cr).Calls[sim.OpKill] - kills; n != 0 {
+		t.Errorf("%d kills for a refused downgrade", n)
+	}
+	st, err := db.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range st.Cluster.Processes {
+		if p.Version != "7.3.63" {
+			t.Errorf("process %s runs %s, want 7.3.63", p.Address, p.Version)
+		}
+	}
+}
+
 // TestUpgradeKillThatMissedSome: the upgrade's kill misses some processes
 // and times out. Whichever protocol the coordinators settle on, the upgrade
 // ends with every process reporting the new version. When it missed a

@@ -145,19 +145,28 @@ func upgradeKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	from := fdb.RunningVersion(o.status)
 	if downgrade(cr, o) {
-		return downgradeRefusal(cr, from)
+		return downgradeRefusal(cr, from, restartAll(cr, o, from))
 	}
 	if len(o.unstaged(cr, version)) > 0 {
 		return nil
 	}
-	down, known := o.downCoordinators(cr)
-	if len(down) > 0 {
+	if down, _ := o.downCoordinators(cr); len(down) > 0 {
 		// A coordinator that is down is replaced first, if it can be:
 		// the policy holds the kill until every coordinator runs.
 		if s := coordinatorsStep(cr, o); s != nil {
 			return s
 		}
 	}
+	return restartAll(cr, o, from)
+}
+
+// restartAll is the kill of every process of the database the status
+// reports, gated as the Upgrade from version from to the spec's, with what
+// the policies weigh: the shortest uptime, the coordinators that are down,
+// the clients that cannot speak the new version's protocol.
+func restartAll(cr *v1alpha1.Cluster, o *observation, from string) *clusterStep {
+	version := cr.Spec.ForProvider.Version
+	down, known := o.downCoordinators(cr)
 	var addrs []fdb.ProcessAddress
 	targets := map[string]bool{}
 	uptime := int64(-1)
@@ -195,21 +204,18 @@ func upgradeKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 }
 
 // downgradeRefusal is the step for a spec that names an earlier major.minor
-// than the database runs: the Upgrade it would be, put to the policies
-// (fdb-upgrade denies it, naming both versions), that changes nothing
-// whatever they decide. The ConfigMap goes on naming the running version
-// (configuredVersion), so no process ever restarts on the earlier one.
-func downgradeRefusal(cr *v1alpha1.Cluster, from string) *clusterStep {
+// than the database runs: kill, the Upgrade it would be, put to the
+// policies (fdb-upgrade denies it, naming both versions), that changes
+// nothing whatever they decide. The ConfigMap goes on naming the running
+// version (configuredVersion), so no process ever restarts on the earlier
+// one.
+func downgradeRefusal(cr *v1alpha1.Cluster, from string, kill *clusterStep) *clusterStep {
 	to := cr.Spec.ForProvider.Version
-	return &clusterStep{
-		Step: step.Step{
-			Reason:  reasonDowngradeRefused,
-			Message: fmt.Sprintf("left every process on FoundationDB %s: it cannot be downgraded to %s, an earlier major.minor", from, to),
-			Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Reason: fmt.Sprintf("downgrade from %s to %s", from, to),
-				Details: map[string]any{policy.DetailFromVersion: from, policy.DetailToVersion: to, policy.DetailProtocolCompatible: false}},
-		},
-		Kind: kindWait,
-	}
+	kill.Reason = reasonDowngradeRefused
+	kill.Message = fmt.Sprintf("left every process on FoundationDB %s: it cannot be downgraded to %s, an earlier major.minor", from, to)
+	kill.Action.Reason = fmt.Sprintf("downgrade from %s to %s", from, to)
+	kill.Kind, kill.Addresses = kindWait, nil
+	return kill
 }
 
 // downCoordinators are the coordinators the status reports unreachable

@@ -297,8 +297,9 @@ func TestPlanUpgrade(t *testing.T) {
 			mutate: []mutation{onNodes(), version("7.1.67"), sidecar(true, everyStorage...)},
 			want: &clusterStep{Step: step.Step{Reason: reasonDowngradeRefused,
 				Message: "left every process on FoundationDB 7.3.63: it cannot be downgraded to 7.1.67, an earlier major.minor",
-				Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Reason: "downgrade from 7.3.63 to 7.1.67",
-					Details: map[string]any{policy.DetailFromVersion: "7.3.63", policy.DetailToVersion: "7.1.67", policy.DetailProtocolCompatible: false}}},
+				Action: &policy.Action{Type: apiv1alpha1.ActionUpgrade, Targets: everyStorage, Reason: "downgrade from 7.3.63 to 7.1.67",
+					Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(3600), policy.DetailFromVersion: "7.3.63", policy.DetailToVersion: "7.1.67",
+						policy.DetailProtocolCompatible: false, policy.DetailClientsAcknowledged: false, policy.DetailDownCoordinators: []string{}}}},
 				Kind: kindWait},
 		},
 		"PatchDowngradeNamedAtOnce": {
