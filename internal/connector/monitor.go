@@ -240,13 +240,13 @@ func (st *podState) deliver(p *corev1.Pod, data map[string]string, now time.Time
 
 // kubeletDelay is how long after a change of file is first seen the
 // kubelet writes it into pod p's volume: drawn from the simulator's seed,
-// the pod's namespace and name (its UID differs from one run to the next)
-// and the content, more than nothing and at most one sync period and the
-// cache's time to live.
+// the pod's name and the content (not its UID nor its namespace, which
+// differ from one run of a seed to the next), more than nothing and at most
+// one sync period and the cache's time to live.
 func kubeletDelay(seed uint64, p *corev1.Pod, file configFile) time.Duration {
 	h := fnv.New64a()
 	_ = binary.Write(h, binary.LittleEndian, seed)
-	for _, s := range []string{p.Namespace, p.Name, file.raw} {
+	for _, s := range []string{p.Name, file.raw} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
