@@ -47,6 +47,8 @@ type rolloutCase struct {
 //     in the cluster file. That is how upgrades ran before binaries were
 //     staged in place (modelled by changing the version together with the
 //     pod template), and how a pod-template rollout runs without DNS names.
+//     The minor upgrade is not measured this way any more: under the real
+//     monitor's rules it stalls (docs/PERFORMANCE.md, Rollouts).
 //   - As the provider runs them, with DNS names in the cluster file, so a
 //     recreated coordinator stays one: InPlaceDNS (a minor upgrade): the
 //     new binaries are staged in the running pods and every process
@@ -58,7 +60,6 @@ func BenchmarkRollouts(b *testing.B) {
 	for _, c := range []rolloutCase{
 		{name: "PatchUpgrade/RecreateIPs", recreate: true, version: patchUpgrade.version, template: true},
 		patchUpgrade,
-		{name: "MinorUpgrade/RecreateIPs", recreate: true, from: "7.1.67", version: "7.3.63", template: true},
 		{name: "MinorUpgrade/InPlaceDNS", dns: true, from: "7.1.67", version: "7.3.63"},
 		{name: "PodTemplate/RecreateIPs", recreate: true, template: true},
 		{name: "PodTemplate/RecreateDNS", dns: true, recreate: true, template: true},
