@@ -25,8 +25,8 @@ var FoundationDBLines = []string{"7.1", "7.3"}
 // apple/foundationdb fdbkubernetesmonitor/monitor.go, 7.1.62 and 7.3.48).
 // Earlier monitors (7.1.61, 7.3.47 and before) take /usr/bin/fdbserver only
 // when the configured version equals the image's exactly and otherwise look
-// for the binary in the shared directory, so the command line the provider
-// expects of a process (workload.ServerBinary, which assumes the later
-// rule) would never match theirs and their processes would be bounced for
-// good.
+// for the binary in the shared directory. The provider's upgrades are made
+// for the later rule (a patch release rolls the pods onto its image), and
+// the simulator (workload.MonitorBinary) models both, so that the earlier
+// one shows where it differs.
 var MinimumPatch = map[string]int{"7.1": 62, "7.3": 48}

@@ -211,30 +211,50 @@ func monitorKnowsIPList(version string) bool {
 
 // CommandLine is the command line of the n-th process the monitor starts
 // with configuration m in environment env when its own image is of
-// imageVersion, as FoundationDB reports it in the process's command_line
-// (fdbserver's argv joined by single spaces, argv[0] included): the
-// fdbserver the monitor chooses (ServerBinary) and m's arguments in their
-// order. It fails, and no process runs, when the monitor refuses the
-// configuration (an argument refers to a variable env does not set, or is
-// of a type the monitor of imageVersion does not know), when m says
-// runServers false, and when fdbserver would refuse the command line and
-// exit at once: checked against the option table of the fdbserver release
-// of m's version (fdbserverFor).
+// imageVersion: CommandLineOf the fdbserver that monitor chooses for m's
+// version (MonitorBinary).
 func (m MonitorConfig) CommandLine(n int, env map[string]string, imageVersion string) (string, error) {
+	return m.CommandLineOf(MonitorBinary(imageVersion, m.Version), n, env, imageVersion)
+}
+
+// CommandLineOf is the command line of the n-th process a monitor of
+// release starts on binary with configuration m in environment env, as
+// FoundationDB reports it in the process's command_line (fdbserver's argv
+// joined by single spaces, argv[0] included): binary and m's arguments in
+// their order. It fails, and no process runs, when the monitor refuses the
+// configuration (RefusedArguments), when m says runServers false, and when
+// fdbserver would refuse the command line and exit at once: checked against
+// the option table of the fdbserver release of m's version (fdbserverFor).
+func (m MonitorConfig) CommandLineOf(binary string, n int, env map[string]string, release string) (string, error) {
 	if m.RunServers != nil && !*m.RunServers {
 		return "", errors.New(errRunServers)
 	}
-	if usesIPList(m.Arguments) && !monitorKnowsIPList(imageVersion) {
-		return "", errors.Errorf(errArgumentType, ArgumentIPList)
-	}
-	args, err := m.arguments(n, env)
+	args, err := m.generate(n, env, release)
 	if err != nil {
 		return "", err
 	}
 	if err := fdbserverFor(m.Version).check(args); err != nil {
 		return "", errors.Wrap(err, errStartServer)
 	}
-	return strings.Join(append([]string{ServerBinary(m.Version, imageVersion)}, args...), " "), nil
+	return strings.Join(append([]string{binary}, args...), " "), nil
+}
+
+// RefusedArguments is why a monitor of release refuses configuration m in
+// environment env, as readConfiguration generates the first process's
+// arguments before it accepts one (generate); nil when it generates them.
+func (m MonitorConfig) RefusedArguments(env map[string]string, release string) error {
+	_, err := m.generate(1, env, release)
+	return err
+}
+
+// generate is what the monitor of release generates as the n-th process's
+// arguments: an error when an argument refers to a variable env does not
+// set, or is of a type the monitor does not know.
+func (m MonitorConfig) generate(n int, env map[string]string, release string) ([]string, error) {
+	if usesIPList(m.Arguments) && !monitorKnowsIPList(release) {
+		return nil, errors.Errorf(errArgumentType, ArgumentIPList)
+	}
+	return m.arguments(n, env)
 }
 
 // arguments are the arguments of the n-th process, argv[0] not included.

@@ -1,9 +1,6 @@
 package workload
 
 import (
-	"strings"
-
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -43,33 +40,6 @@ func protocolRuleMonitor(release string) bool {
 		first = fdb.Version{Major: 7, Minor: 1, Patch: 62}
 	}
 	return !v.Less(first)
-}
-
-// RefusedArguments is why a monitor of release refuses configuration m in
-// environment env, as readConfiguration generates the first process's
-// arguments before it accepts one: an argument refers to a variable env
-// does not set, or is of a type the monitor does not know; nil when it
-// generates them.
-func (m MonitorConfig) RefusedArguments(env map[string]string, release string) error {
-	if usesIPList(m.Arguments) && !monitorKnowsIPList(release) {
-		return errors.Errorf(errArgumentType, ArgumentIPList)
-	}
-	_, err := m.arguments(1, env)
-	return err
-}
-
-// CommandLineOf is CommandLine on binary, the fdbserver the monitor chose
-// when it loaded m (MonitorBinary), rather than the one the current rule
-// would choose.
-func (m MonitorConfig) CommandLineOf(binary string, n int, env map[string]string, release string) (string, error) {
-	line, err := m.CommandLine(n, env, release)
-	if err != nil {
-		return "", err
-	}
-	if _, args, ok := strings.Cut(line, " "); ok {
-		return binary + " " + args, nil
-	}
-	return binary, nil
 }
 
 // MonitorComparesConfigurations reports whether the monitor of release

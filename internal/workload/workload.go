@@ -233,7 +233,7 @@ func imageOf(c *v1alpha1.Cluster, version string) string {
 // major.minor), when it is the running one. Such a pod's monitor then runs
 // its image's fdbserver for the version the ConfigMap names until every pod
 // staged the new one (the ConfigMap names the new version only then), and
-// the new version's staged fdbserver after (ServerBinary); a pod whose image
+// the new version's staged fdbserver after (MonitorBinary); a pod whose image
 // were of the new version would find no fdbserver of the old one and start
 // nothing. The spec hash is blind to the tag: no pod is recreated for it.
 func MainVersion(c *v1alpha1.Cluster) string {
@@ -253,19 +253,10 @@ func BinaryPath(version string) string { return binariesDir + "/bin/" + version 
 // one fdb-kubernetes-monitor runs by default (its --fdbserver-path).
 const imageBinaryPath = "/usr/bin/fdbserver"
 
-// ServerBinary is the fdbserver fdb-kubernetes-monitor starts for the
-// version its configuration names when its own image is of imageVersion
-// (MonitorBinary): for every release the Cluster accepts, the image's
-// (/usr/bin/fdbserver) when the two speak the same protocol (the same
-// major.minor, so a patch release configured before the image changes
-// keeps running the image's binary), else the one the sidecar staged for
-// version (BinaryPath).
-func ServerBinary(version, imageVersion string) string { return MonitorBinary(imageVersion, version) }
-
 // ImageVersion is the FoundationDB version of the image pod p's main
 // container runs (the tag of the provider's images), which its monitor
 // compares with the configured version to choose the fdbserver it starts
-// (ServerBinary); "" when unknown.
+// (MonitorBinary); "" when unknown.
 func ImageVersion(p *corev1.Pod) string {
 	if c := container(&p.Spec, containerName); c != nil {
 		return ImageTag(c.Image)

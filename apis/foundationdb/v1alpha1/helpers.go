@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "time"
+
 // SetLastPolicyDecision records the last safety-policy decision on the
 // Cluster's status.
 func (mg *Cluster) SetLastPolicyDecision(d *PolicyDecision) {
@@ -56,6 +58,17 @@ func (pg *ProcessGroup) Zone() string {
 		return z
 	}
 	return pg.Spec.ForProvider.FaultDomain
+}
+
+// ConditionSince is when the observed state first had condition t; false
+// when it does not have it.
+func (o *ProcessGroupObservation) ConditionSince(t ProcessGroupConditionType) (time.Time, bool) {
+	for _, c := range o.ProcessGroupConditions {
+		if c.Type == t {
+			return c.Since.Time, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // ProcessClasses are the classes of process groups, in a fixed order.

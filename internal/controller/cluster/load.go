@@ -54,7 +54,7 @@ func (o *observation) unconfirmed(cr *v1alpha1.Cluster) (waiting, overdue []stri
 			workload.ConfigurationLoaded(pod, o.configMap) {
 			continue
 		}
-		if since, ok := conditionSince(pg, v1alpha1.IncorrectConfigMap); ok && o.now.Sub(since) >= configurationLoadTimeout {
+		if since, ok := pg.Status.AtProvider.ConditionSince(v1alpha1.IncorrectConfigMap); ok && o.now.Sub(since) >= configurationLoadTimeout {
 			overdue = append(overdue, pod.Name)
 			continue
 		}
@@ -63,16 +63,6 @@ func (o *observation) unconfirmed(cr *v1alpha1.Cluster) (waiting, overdue []stri
 	slices.Sort(waiting)
 	slices.Sort(overdue)
 	return waiting, overdue
-}
-
-// conditionSince is when a group's recorded state first had condition t.
-func conditionSince(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditionType) (time.Time, bool) {
-	for _, c := range pg.Status.AtProvider.ProcessGroupConditions {
-		if c.Type == t {
-			return c.Since.Time, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // afterLoad is restart, a kill, once no monitor whose processes report is

@@ -69,22 +69,12 @@ func (o *observation) reloads() bool {
 	if !o.running() {
 		return false
 	}
-	since, ok := o.since(v1alpha1.IncorrectConfigMap)
+	since, ok := o.at.ConditionSince(v1alpha1.IncorrectConfigMap)
 	if !ok || o.now.Sub(since) < reloadAfter {
 		return false
 	}
 	asked, ok := workload.ReloadRequested(o.pod)
 	return !ok || o.now.Sub(asked) >= reloadAfter
-}
-
-// since is when the group's observed state first had condition t.
-func (o *observation) since(t v1alpha1.ProcessGroupConditionType) (time.Time, bool) {
-	for _, c := range o.at.ProcessGroupConditions {
-		if c.Type == t {
-			return c.Since.Time, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // recreates reports whether the group wants its pod recreated: its spec
