@@ -180,3 +180,6 @@ func (a ProcessAddress) IsHostname() bool {
 	host := a.Host()
 	return host != "" && net.ParseIP(host) == nil
 }
+
+// TLS reports whether a is a TLS address (it ends in ":tls").
+func (a ProcessAddress) TLS() bool { return strings.HasSuffix(string(a), tlsSuffix) }

@@ -36,6 +36,52 @@ func ProcessNumber(groupID, processID string) int {
 }
 
 // ProcessPort is the port the n-th process (1-based) of a pod listens on
-// without TLS: 4499+2n, so 4501, 4503, ... (with TLS it would be 4498+2n;
-// the provider runs no TLS).
+// without TLS: 4499+2n, so 4501, 4503, ... (TLSProcessPort with TLS).
 func ProcessPort(n int) int { return 4499 + 2*n }
+
+// TLSProcessPort is the port the n-th process (1-based) of a pod listens
+// on with TLS: 4498+2n, so 4500, 4502, ..., one below its plain port, as
+// the FoundationDB operator numbers them.
+func TLSProcessPort(n int) int { return ProcessPort(n) - 1 }
+
+// Listeners are the kinds of address a process listens on, its primary
+// address first: the one FoundationDB knows it by (its address in the
+// status) and by which it is chosen as a coordinator. A process listens on
+// one address of each kind at most.
+type Listeners string
+
+// The listeners a process may have.
+const (
+	// ListenPlain is a plain-text address only.
+	ListenPlain Listeners = "plain"
+	// ListenTLS is a TLS address only.
+	ListenTLS Listeners = "tls"
+	// ListenTLSAndPlain is a TLS address, then a plain one: a database
+	// moving to TLS, or one whose coordinators still use plain text.
+	ListenTLSAndPlain Listeners = "tls,plain"
+	// ListenPlainAndTLS is a plain address, then a TLS one: a database
+	// moving back to plain text.
+	ListenPlainAndTLS Listeners = "plain,tls"
+)
+
+// TLS reports whether l include a TLS address.
+func (l Listeners) TLS() bool { return l != ListenPlain && l != "" }
+
+// Plain reports whether l include a plain-text address.
+func (l Listeners) Plain() bool { return l != ListenTLS }
+
+// PrimaryTLS reports whether the primary address is a TLS one.
+func (l Listeners) PrimaryTLS() bool { return l == ListenTLS || l == ListenTLSAndPlain }
+
+// Kinds says, for each address of l in order, whether it is a TLS one.
+func (l Listeners) Kinds() []bool {
+	switch l {
+	case ListenTLS:
+		return []bool{true}
+	case ListenTLSAndPlain:
+		return []bool{true, false}
+	case ListenPlainAndTLS:
+		return []bool{false, true}
+	}
+	return []bool{false}
+}

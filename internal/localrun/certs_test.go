@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
 )
 
 // tlsConfig loads an mTLS certificate directory as both ends of Crossplane's
@@ -16,17 +18,17 @@ import (
 // only one trusted.
 func tlsConfig(t *testing.T, dir string) (tls.Certificate, *x509.CertPool) {
 	t.Helper()
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, fileCert), filepath.Join(dir, fileKey))
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, certs.KeyCert), filepath.Join(dir, certs.KeyKey))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, err := os.ReadFile(filepath.Join(dir, fileCA))
+	ca, err := os.ReadFile(filepath.Join(dir, certs.KeyCA))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(ca) {
-		t.Fatalf("%s holds no certificate", fileCA)
+		t.Fatalf("%s holds no certificate", certs.KeyCA)
 	}
 	return cert, pool
 }

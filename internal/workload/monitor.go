@@ -130,9 +130,34 @@ func concatenate(values ...Argument) Argument {
 // processNumber is n of the n-th process.
 var processNumber = Argument{Type: ArgumentProcessNumber}
 
-// processPort is fdb.ProcessPort of the n-th process: 2n plus the port of
-// a process numbered 0.
-var processPort = Argument{Type: ArgumentProcessNumber, Multiplier: 2, Offset: fdb.ProcessPort(0)}
+// processPort is fdb.ProcessPort of the n-th process, or with tls
+// fdb.TLSProcessPort: 2n plus the port of a process numbered 0.
+func processPort(tls bool) Argument {
+	offset := fdb.ProcessPort(0)
+	if tls {
+		offset = fdb.TLSProcessPort(0)
+	}
+	return Argument{Type: ArgumentProcessNumber, Multiplier: 2, Offset: offset}
+}
+
+// publicAddresses is the --public_address argument of listeners l: an
+// address of the pod's IP per listener, the primary first, a TLS one
+// marked ":tls", separated by commas (fdbserver takes at most one of each
+// kind).
+func publicAddresses(c *v1alpha1.Cluster, l fdb.Listeners) Argument {
+	var values []Argument
+	for i, tls := range l.Kinds() {
+		open := ",["
+		if i == 0 {
+			open = "--public_address=["
+		}
+		values = append(values, literal(open), publicIP(c), literal("]:"), processPort(tls))
+		if tls {
+			values = append(values, literal(":tls"))
+		}
+	}
+	return concatenate(values...)
+}
 
 // prefixed is text followed by values.
 func prefixed(text string, values ...Argument) Argument {
@@ -290,7 +315,7 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 	}
 	args := []Argument{
 		literal("--class=" + string(class)),
-		prefixed("--public_address=[", publicIP(c), literal("]:"), processPort),
+		publicAddresses(c, Listen(c)),
 		literal("--cluster_file=" + clusterFilePath),
 		literal("--seed_cluster_file=" + seedClusterFile),
 		prefixed("--datadir="+dataDir+"/", processNumber),
@@ -309,6 +334,9 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 	}
 	if hall := c.Spec.ForProvider.DataHall; hall != "" {
 		args = append(args, literal("--locality_"+fdb.LocalityDataHall+"="+hall))
+	}
+	if Listen(c).TLS() {
+		args = append(args, tlsArguments(c)...)
 	}
 	params := append([]string(nil), settings(c, class).CustomParameters...)
 	sort.Strings(params)

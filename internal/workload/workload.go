@@ -448,6 +448,18 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 	for i := 1; i <= n; i++ {
 		main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-%d", i), ContainerPort: int32(fdb.ProcessPort(i))})
 	}
+	configItems := []corev1.KeyToPath{
+		{Key: KeyClusterFile, Path: clusterFileName},
+		{Key: monitorConfigKey(class, n), Path: monitorConfigFile},
+	}
+	if v := tlsVolumeOf(c); v != nil {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, *v)
+		main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: TLSDir, ReadOnly: true})
+		configItems = append(configItems, corev1.KeyToPath{Key: KeyTLSCA, Path: tlsCAFileName})
+		for i := 1; i <= n; i++ {
+			main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-tls-%d", i), ContainerPort: int32(fdb.TLSProcessPort(i))})
+		}
+	}
 	data := corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 	if class.IsStateful() {
 		data = corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: PVCName(c, groupID)}}
@@ -459,11 +471,8 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		// coordinators are chosen, from pods that must run before.
 		corev1.Volume{Name: configVolume, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)},
-			Items: []corev1.KeyToPath{
-				{Key: KeyClusterFile, Path: clusterFileName},
-				{Key: monitorConfigKey(class, n), Path: monitorConfigFile},
-			},
-			Optional: ptr.To(true),
+			Items:                configItems,
+			Optional:             ptr.To(true),
 		}}},
 		corev1.Volume{Name: dataVolumeName, VolumeSource: data},
 	)

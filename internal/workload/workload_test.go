@@ -479,7 +479,7 @@ func TestMonitorConfigCommandLine(t *testing.T) {
 	}{
 		"Literals": {cfg: cfg(literal("--class=log"), Argument{Type: ArgumentLiteral, Value: "--knob_a=1"}),
 			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --class=log --knob_a=1"}},
-		"ProcessNumber": {cfg: cfg(prefixed("--datadir=/d/", processNumber), prefixed("--public_address=[10.0.0.1]:", processPort),
+		"ProcessNumber": {cfg: cfg(prefixed("--datadir=/d/", processNumber), prefixed("--public_address=[10.0.0.1]:", processPort(false)),
 			prefixed("--locality_x=", Argument{Type: ArgumentProcessNumber, Multiplier: 3, Offset: 1})),
 			want: result{Line: "/var/fdb/shared-binaries/bin/7.3.63/fdbserver --datadir=/d/2 --public_address=[10.0.0.1]:4503 --locality_x=7"}},
 		"IPList": {cfg: cfg(prefixed("--public_address=[", Argument{Type: ArgumentIPList, Source: EnvPublicIP, IPFamily: 6}, literal("]:4501"))),

@@ -339,6 +339,7 @@ type Routing struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.databaseConfiguration.regions) && !has(self.seedConnectionString) || has(self.dataCenter) || has(self.dataHall) && !has(self.databaseConfiguration.regions)",message="a Cluster that shares its database (regions or seedConnectionString) names its dataCenter (or, three_data_hall, its dataHall)"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.dataHall) || has(self.dataHall) && self.dataHall == oldSelf.dataHall",message="dataHall is immutable once set"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.dataCenter) || has(self.dataCenter) && self.dataCenter == oldSelf.dataCenter",message="dataCenter is immutable once set"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.tls) || has(self.tls)",message="tls cannot be removed once set: set tls.enabled to false to run the database in plain text"
 type ClusterParameters struct {
 	// Version of FoundationDB, MAJOR.MINOR.PATCH, of a release line the
 	// provider administers (internal/version.FoundationDBLines: its image
@@ -423,6 +424,10 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:MaxLength=4096
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_]+:[A-Za-z0-9]+@[^,\s]+(,[^,\s]+)*$`
 	SeedConnectionString string `json:"seedConnectionString,omitempty"`
+
+	// TLS runs the database with mutual TLS; see TLSSettings.
+	// +optional
+	TLS *TLSSettings `json:"tls,omitempty"`
 
 	// Locks configure the global lock.
 	// +optional
@@ -569,6 +574,10 @@ type ClusterObservation struct {
 	// would give up at least.
 	// +optional
 	DataCenterLag *DataCenterLagObservation `json:"dataCenterLag,omitempty"`
+
+	// TLS is what the provider last observed of the database's TLS.
+	// +optional
+	TLS *TLSObservation `json:"tls,omitempty"`
 }
 
 // DataCenterLagObservation is the data center lag a status reported.

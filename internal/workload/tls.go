@@ -1,0 +1,143 @@
+package workload
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// How a Cluster with tls settings gives its processes their certificates:
+// the pods mount the processes' Secret (spec.forProvider.tls.secretName)
+// at TLSDir, and the cluster's ConfigMap holds the CA file every process
+// trusts (KeyTLSCA: the Secret's ca.crt and the trusted CAs, made by the
+// provider), projected next to the monitor's configuration. The monitor
+// configuration passes the files to fdbserver with its TLS flags while
+// the processes listen with TLS (fdb.Listeners), so the certificates
+// FoundationDB reads are exactly these files.
+const (
+	// TLSDir is where a pod's main container mounts the processes'
+	// certificate Secret.
+	TLSDir = "/var/fdb-tls"
+	// KeyTLSCA is the key of the CA file in the cluster's ConfigMap.
+	KeyTLSCA = "tls-ca-file"
+	// TLSCAFile is where the main container finds the CA file.
+	TLSCAFile = configDir + "/" + tlsCAFileName
+	// TLSCertificateFile and TLSKeyFile are where the main container
+	// finds its certificate and key.
+	TLSCertificateFile = TLSDir + "/" + certs.KeyCert
+	TLSKeyFile         = TLSDir + "/" + certs.KeyKey
+
+	tlsVolume     = "fdb-tls"
+	tlsCAFileName = "tls-ca.pem"
+)
+
+// The flags of fdbserver (and of fdbcli, fdbbackup, fdbrestore and
+// backup_agent, which share them) that give a process its certificate,
+// its key, the CAs it trusts and what it demands of a peer's certificate.
+const (
+	FlagTLSCertificateFile = "--tls-certificate-file"
+	FlagTLSKeyFile         = "--tls-key-file"
+	FlagTLSCAFile          = "--tls-ca-file"
+	FlagTLSVerifyPeers     = "--tls-verify-peers"
+)
+
+// Listen is what the processes of Cluster c listen on now: the kind of
+// address its spec asks for first (TLS only once every pod mounts the
+// certificates: a process told to listen with TLS without them cannot
+// start), and the other kind as well while any coordinator the cluster
+// file names is of it, so that no coordinator is ever named by an address
+// nobody listens on. The coordinators are as the Cluster's status
+// recorded them (status.atProvider.tls), which the Cluster writes from
+// what each reconcile observed before it plans.
+func Listen(c *v1alpha1.Cluster) fdb.Listeners {
+	obs := c.Status.AtProvider.TLS
+	mounted := obs != nil && obs.Mounted
+	coords := ""
+	if obs != nil {
+		coords = obs.Coordinators
+	}
+	primaryTLS := c.Spec.ForProvider.TLSEnabled() && mounted
+	switch {
+	case primaryTLS && (coords == CoordinatorsPlain || coords == CoordinatorsMixed):
+		return fdb.ListenTLSAndPlain
+	case primaryTLS:
+		return fdb.ListenTLS
+	case coords == CoordinatorsTLS || coords == CoordinatorsMixed:
+		return fdb.ListenPlainAndTLS
+	}
+	return fdb.ListenPlain
+}
+
+// How the cluster file names the coordinators (TLSObservation.Coordinators).
+const (
+	CoordinatorsTLS   = "tls"
+	CoordinatorsPlain = "plain"
+	CoordinatorsMixed = "mixed"
+)
+
+// CoordinatorKinds says how connection string cs names its coordinators:
+// CoordinatorsTLS, CoordinatorsPlain, CoordinatorsMixed, or "" when it
+// names none.
+func CoordinatorKinds(cs fdb.ConnectionString) string {
+	tls, plain := false, false
+	for _, a := range cs.Coordinators {
+		if a.TLS() {
+			tls = true
+		} else {
+			plain = true
+		}
+	}
+	switch {
+	case tls && plain:
+		return CoordinatorsMixed
+	case tls:
+		return CoordinatorsTLS
+	case plain:
+		return CoordinatorsPlain
+	}
+	return ""
+}
+
+// tlsArguments are the arguments that give fdbserver its certificates,
+// when it listens with TLS.
+func tlsArguments(c *v1alpha1.Cluster) []Argument {
+	args := []Argument{
+		literal(FlagTLSCertificateFile + "=" + TLSCertificateFile),
+		literal(FlagTLSKeyFile + "=" + TLSKeyFile),
+		literal(FlagTLSCAFile + "=" + TLSCAFile),
+	}
+	if rules := c.Spec.ForProvider.TLS.PeerVerificationRules; rules != "" {
+		args = append(args, literal(FlagTLSVerifyPeers+"="+rules))
+	}
+	return args
+}
+
+// tlsVolumeOf is the volume of the processes' certificate Secret; nil for
+// a Cluster without tls settings.
+func tlsVolumeOf(c *v1alpha1.Cluster) *corev1.Volume {
+	t := c.Spec.ForProvider.TLS
+	if t == nil {
+		return nil
+	}
+	return &corev1.Volume{Name: tlsVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+		SecretName: t.SecretName,
+		Items:      []corev1.KeyToPath{{Key: certs.KeyCert, Path: certs.KeyCert}, {Key: certs.KeyKey, Path: certs.KeyKey}},
+	}}}
+}
+
+// MountsCertificates reports whether pod p mounts the certificate Secret
+// Cluster c names for its processes.
+func MountsCertificates(c *v1alpha1.Cluster, p *corev1.Pod) bool {
+	t := c.Spec.ForProvider.TLS
+	if t == nil {
+		return false
+	}
+	for _, v := range p.Spec.Volumes {
+		if v.Name == tlsVolume && v.Secret != nil && v.Secret.SecretName == t.SecretName {
+			return true
+		}
+	}
+	return false
+}
