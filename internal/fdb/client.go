@@ -239,3 +239,14 @@ func Tag(tag string) string {
 	}
 	return tag
 }
+
+// TLSCredentials are what a client presents to the processes of a
+// database that speaks TLS and what it trusts of theirs, as PEM: its
+// certificate (chain) and key, the CA certificates it trusts, and the peer
+// verification rules (--tls-verify-peers; empty for FoundationDB's
+// default). A client with credentials reaches plain-text addresses too; a
+// client without them reaches only those.
+type TLSCredentials struct {
+	Certificate, Key, CA []byte
+	VerifyPeers          string
+}
