@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -34,6 +35,7 @@ const (
 	errClusterFile        = "cannot write cluster file"
 	errCredentialsFile    = "cannot write blob credentials file"
 	errReadCredentials    = "cannot read blob credentials"
+	errTLSFile            = "cannot write TLS credentials file"
 	errGetStatus          = "cannot get status"
 	errConfigure          = "cannot configure database"
 	errExclude            = "cannot exclude processes"
@@ -98,6 +100,23 @@ type Config struct {
 	// Without it the tools find only the files FDB_BLOB_CREDENTIALS names
 	// in the provider's environment.
 	BlobCredentials func(ctx context.Context) ([]byte, error)
+	// TLS, when set, is what every fdbcli, fdbbackup and fdbrestore
+	// invocation presents to the processes and trusts of theirs: its
+	// certificate, key and CA certificates go to temporary files only the
+	// provider's user may read, written before and removed after each run,
+	// and the tool gets their paths, and the peer verification rules when
+	// there are any, by flag or, where the tool has no TLS flags, by
+	// environment setting (tlsArgs): never the PEM content itself, in an
+	// argument, an environment variable, a log or an error. A client with
+	// credentials reaches a database's plain addresses too: the tools speak
+	// TLS only to the addresses of the cluster file that end in :tls
+	// (Net2::connect, flow/Net2.actor.cpp at 7.1.67 and 7.3.63). Without
+	// credentials a tool has only what FDB_TLS_CERTIFICATE_FILE,
+	// FDB_TLS_KEY_FILE and FDB_TLS_CA_FILE name in the provider's
+	// environment or its default files under /etc/foundationdb, if any
+	// (TLSConfig::getCertificatePathSync and its siblings,
+	// flow/TLSConfig.actor.cpp).
+	TLS *fdb.TLSCredentials
 }
 
 // Client is an fdb.Client backed by the FoundationDB command line tools.
@@ -161,6 +180,47 @@ func (c *Client) credentialsFile(ctx context.Context) (name string, remove func(
 	return name, remove, errors.Wrap(err, errCredentialsFile)
 }
 
+// tlsFiles are what a tool is given of a client's TLS credentials: the
+// paths of the files that hold its certificate, key and CA certificates,
+// and its peer verification rules.
+type tlsFiles struct {
+	certificate, key, ca, verifyPeers string
+}
+
+// tlsFiles writes the client's TLS credentials to new temporary files
+// (os.CreateTemp: mode 0600); remove deletes them. Without credentials
+// there are none. An error names a file, never what it was to hold.
+func (c *Client) tlsFiles() (f tlsFiles, remove func(), err error) {
+	var removes []func()
+	remove = func() {
+		for _, r := range removes {
+			r()
+		}
+	}
+	if c.cfg.TLS == nil {
+		return tlsFiles{}, remove, nil
+	}
+	for _, file := range []struct {
+		path    *string
+		pattern string
+		content []byte
+	}{
+		{&f.certificate, "fdb-*.tls-certificate", c.cfg.TLS.Certificate},
+		{&f.key, "fdb-*.tls-key", c.cfg.TLS.Key},
+		{&f.ca, "fdb-*.tls-ca", c.cfg.TLS.CA},
+	} {
+		name, r, err := c.tempFile(file.pattern, file.content)
+		if err != nil {
+			remove()
+			return tlsFiles{}, nil, errors.Wrap(err, errTLSFile)
+		}
+		removes = append(removes, r)
+		*file.path = name
+	}
+	f.verifyPeers = c.cfg.TLS.VerifyPeers
+	return f, remove, nil
+}
+
 // tempFile writes content to a new temporary file that only its owner may
 // read; remove deletes it.
 func (c *Client) tempFile(pattern string, content []byte) (name string, remove func(), err error) {
@@ -181,13 +241,20 @@ func (c *Client) tempFile(pattern string, content []byte) (name string, remove f
 	return f.Name(), remove, nil
 }
 
-// run runs tool with args for at most timeout plus grace and checks the
-// result; description names the command in errors.
-func (c *Client) run(ctx context.Context, tool, description string, timeout time.Duration, errorLines bool, args []string) ([]byte, error) {
+// run runs tool (its subcommand, "" for fdbcli) with args and the client's
+// TLS credentials for at most timeout plus grace and checks the result;
+// description names the command in errors.
+func (c *Client) run(ctx context.Context, tool, subcommand, description string, timeout time.Duration, errorLines bool, args []string) ([]byte, error) {
+	files, remove, err := c.tlsFiles()
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	flags, env := tlsArgs(files, c.majorMinor, tool, subcommand)
 	ctx, cancel := context.WithTimeout(ctx, timeout+grace)
 	defer cancel()
 	binary := filepath.Join(c.cfg.BinaryDir, c.majorMinor, tool)
-	out, err := c.cfg.Runner.Run(ctx, binary, args...)
+	out, err := c.cfg.Runner.Run(ctx, binary, env, slices.Concat(args, flags)...)
 	return out, check(ctx, description, redact(out), err, errorLines)
 }
 
@@ -204,7 +271,7 @@ func (c *Client) cli(ctx context.Context, timeout time.Duration, command string)
 // cliWith runs fdbcli commands against an existing cluster file. Only
 // status output is data; for other commands an ERROR: line is a failure.
 func (c *Client) cliWith(ctx context.Context, clusterFile string, timeout time.Duration, command string) ([]byte, error) {
-	return c.run(ctx, toolCLI, toolCLI+" --exec '"+command+"'", timeout, command != statusCommand,
+	return c.run(ctx, toolCLI, "", toolCLI+" --exec '"+command+"'", timeout, command != statusCommand,
 		cliArgs(clusterFile, command, timeout, c.cfg.LogDir))
 }
 
@@ -218,7 +285,7 @@ func (c *Client) tool(ctx context.Context, tool string, args func(clusterFile st
 	defer remove()
 	argv := args(file)
 	argv = append(argv, toolLogArgs(c.cfg.LogDir, argv[0])...)
-	return c.run(ctx, tool, tool+" "+argv[0], MaxTimeout, true, argv)
+	return c.run(ctx, tool, argv[0], tool+" "+argv[0], MaxTimeout, true, argv)
 }
 
 // cliArgs renders the fdbcli command line for one --exec. fdbcli applies
@@ -247,6 +314,40 @@ func toolLogArgs(logDir, subcommand string) []string {
 		args = append(args, "--trace_format", "json")
 	}
 	return args
+}
+
+// tlsArgs renders how tool's subcommand ("" for fdbcli) of release
+// majorMinor is given the TLS files f: nothing without files. fdbcli, each
+// fdbbackup subcommand and fdbrestore take them by the flags of
+// TLS_OPTION_FLAGS (flow/TLSConfig.actor.h at 7.1.67 and 7.3.63), spelled
+// with dashes as there (the tools match '-' and '_' alike,
+// SO_O_HYPHEN_TO_UNDERSCORE), the rules only when there are any: without
+// them the tools check only that a peer's certificate is valid
+// (LoadedTLSConfig::getVerifyPeers, flow/TLSConfig.actor.cpp). 7.1's
+// `fdbbackup modify` has no TLS flags (g_rgBackupModifyOptions in
+// fdbbackup/backup.actor.cpp at 7.1.67 lacks TLS_OPTION_FLAGS; 7.3.63's
+// has them), and an unknown option fails it: it gets the same paths and
+// rules by FDB_TLS_CERTIFICATE_FILE, FDB_TLS_KEY_FILE, FDB_TLS_CA_FILE and
+// FDB_TLS_VERIFY_PEERS, which every tool reads where no flag says
+// otherwise (TLSConfig::getCertificatePathSync and its siblings,
+// flow/TLSConfig.actor.cpp). Paths and rules are no secret; the files'
+// content never leaves them.
+func tlsArgs(f tlsFiles, majorMinor, tool, subcommand string) (args, env []string) {
+	if f == (tlsFiles{}) {
+		return nil, nil
+	}
+	if tool == toolBackup && subcommand == "modify" && majorMinor == "7.1" {
+		env = []string{"FDB_TLS_CERTIFICATE_FILE=" + f.certificate, "FDB_TLS_KEY_FILE=" + f.key, "FDB_TLS_CA_FILE=" + f.ca}
+		if f.verifyPeers != "" {
+			env = append(env, "FDB_TLS_VERIFY_PEERS="+f.verifyPeers)
+		}
+		return nil, env
+	}
+	args = []string{"--tls-certificate-file", f.certificate, "--tls-key-file", f.key, "--tls-ca-file", f.ca}
+	if f.verifyPeers != "" {
+		args = append(args, "--tls-verify-peers", f.verifyPeers)
+	}
+	return args, nil
 }
 
 // blobCredentials matches the credentials of a blobstore URL.

@@ -24,15 +24,26 @@ type recorder struct {
 	// rewrite, when set, replaces the cluster file content like fdbcli
 	// does after a coordinator change.
 	rewrite string
-	calls   [][]string
+	// tls, when set, is what the TLS files the tools are given must hold.
+	tls   *fdb.TLSCredentials
+	calls [][]string
+	// envs are the settings of each invocation, the paths of TLS files
+	// replaced as in calls.
+	envs [][]string
+	// files are the paths of every file an invocation was given.
+	files []string
 }
 
-func (r *recorder) Run(_ context.Context, binary string, args ...string) ([]byte, error) {
+func (r *recorder) Run(_ context.Context, binary string, env []string, args ...string) ([]byte, error) {
 	call := []string{binary}
 	for i, a := range args {
 		if i > 0 && args[i-1] == "--blob_credentials" {
 			checkCredentialsFile(r.t, a)
+			r.files = append(r.files, a)
 			a = "<credentials-file>"
+		}
+		if i > 0 && strings.HasPrefix(args[i-1], "--tls-") && args[i-1] != "--tls-verify-peers" {
+			a = r.tlsFile(args[i-1], a)
 		}
 		if i > 0 && (args[i-1] == "-C" || args[i-1] == "--dest_cluster_file") {
 			content, err := os.ReadFile(a)
@@ -44,12 +55,59 @@ func (r *recorder) Run(_ context.Context, binary string, args ...string) ([]byte
 					r.t.Error(err)
 				}
 			}
+			r.files = append(r.files, a)
 			a = "<cluster-file>"
 		}
 		call = append(call, a)
 	}
+	var settings []string
+	for _, e := range env {
+		name, value, _ := strings.Cut(e, "=")
+		if name != "FDB_TLS_VERIFY_PEERS" {
+			value = r.tlsFile(name, value)
+		}
+		settings = append(settings, name+"="+value)
+	}
 	r.calls = append(r.calls, call)
+	r.envs = append(r.envs, settings)
 	return []byte(r.output), r.err
+}
+
+// tlsFilesGiven name the TLS files by the flag or environment setting that
+// passes them, with the placeholder calls and envs record, and what of the
+// credentials each holds.
+var tlsFilesGiven = map[string]struct {
+	placeholder string
+	content     func(*fdb.TLSCredentials) []byte
+}{
+	"--tls-certificate-file":   {"<certificate-file>", func(c *fdb.TLSCredentials) []byte { return c.Certificate }},
+	"FDB_TLS_CERTIFICATE_FILE": {"<certificate-file>", func(c *fdb.TLSCredentials) []byte { return c.Certificate }},
+	"--tls-key-file":           {"<key-file>", func(c *fdb.TLSCredentials) []byte { return c.Key }},
+	"FDB_TLS_KEY_FILE":         {"<key-file>", func(c *fdb.TLSCredentials) []byte { return c.Key }},
+	"--tls-ca-file":            {"<ca-file>", func(c *fdb.TLSCredentials) []byte { return c.CA }},
+	"FDB_TLS_CA_FILE":          {"<ca-file>", func(c *fdb.TLSCredentials) []byte { return c.CA }},
+}
+
+// tlsFile checks that the file passed by flag or setting name holds what
+// of the credentials it should and that only its owner may read it, and
+// returns its placeholder.
+func (r *recorder) tlsFile(name, path string) string {
+	r.t.Helper()
+	f, ok := tlsFilesGiven[name]
+	if !ok || r.tls == nil {
+		r.t.Errorf("unexpected TLS file %s %s", name, path)
+		return path
+	}
+	r.files = append(r.files, path)
+	content, err := os.ReadFile(path)
+	var mode os.FileMode
+	if info, statErr := os.Stat(path); statErr == nil {
+		mode = info.Mode().Perm()
+	}
+	if err != nil || string(content) != string(f.content(r.tls)) || mode != 0o600 {
+		r.t.Errorf("%s %s: error %v, content %q, want %q, mode %v", name, path, err, content, f.content(r.tls), mode)
+	}
+	return f.placeholder
 }
 
 // testCredentials is the blob credentials file of the test clients.

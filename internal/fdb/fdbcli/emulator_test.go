@@ -92,7 +92,7 @@ type emulator struct {
 	sim *sim.Sim
 }
 
-func (e *emulator) Run(ctx context.Context, binary string, args ...string) ([]byte, error) {
+func (e *emulator) Run(ctx context.Context, binary string, _ []string, args ...string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

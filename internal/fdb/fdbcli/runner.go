@@ -9,14 +9,17 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
 // A Runner runs one tool invocation and returns its combined output. A
-// non-zero exit status is an error; the output is returned with it.
+// non-zero exit status is an error; the output is returned with it. env
+// holds settings (NAME=value) the tool gets in its environment for this
+// invocation alone, beyond those every invocation gets.
 type Runner interface {
-	Run(ctx context.Context, binary string, args ...string) ([]byte, error)
+	Run(ctx context.Context, binary string, env []string, args ...string) ([]byte, error)
 }
 
 // EnvLogGroup is the environment setting that names the tools' trace log
@@ -27,18 +30,19 @@ type Runner interface {
 const EnvLogGroup = "FDB_NETWORK_OPTION_TRACE_LOG_GROUP=" + fdb.ToolsLogGroup
 
 // ExecRunner runs binaries with os/exec, in the provider's environment
-// plus Env (EnvLogGroup when nil).
+// plus Env (EnvLogGroup when nil) plus the invocation's own settings, which
+// win over both.
 type ExecRunner struct {
 	Env []string
 }
 
 // Run implements Runner.
-func (r ExecRunner) Run(ctx context.Context, binary string, args ...string) ([]byte, error) {
+func (r ExecRunner) Run(ctx context.Context, binary string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, binary, args...)
-	env := r.Env
-	if env == nil {
-		env = []string{EnvLogGroup}
+	common := r.Env
+	if common == nil {
+		common = []string{EnvLogGroup}
 	}
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = slices.Concat(os.Environ(), common, env)
 	return cmd.CombinedOutput()
 }

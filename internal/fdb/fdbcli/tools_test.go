@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -164,11 +166,31 @@ func normalizeOption(o string) string {
 	return o[:len(o)-len(rest)] + strings.ReplaceAll(rest, "_", "-")
 }
 
+// tlsOptionFlags are the options of TLS_OPTION_FLAGS (flow/TLSConfig.actor.h
+// at 7.1.67 and 7.3.63), each with a value, which the extraction of
+// options.json left out of the tables that hold them: those of fdbcli, of
+// every fdbbackup subcommand the client runs and of fdbrestore, but for
+// 7.1's `fdbbackup modify` (g_rgBackupModifyOptions in
+// fdbbackup/backup.actor.cpp at 7.1.67 lacks the macro; 7.3's has it).
+// withTLSOptions adds them to the table of key in release.
+var tlsOptionFlags = []string{"--tls-plugin", "--tls-certificate-file", "--tls-key-file", "--tls-verify-peers", "--tls-password", "--tls-ca-file"}
+
+func withTLSOptions(release, key string, table map[string]bool) map[string]bool {
+	if release == "7.1.67" && key == toolBackup+" modify" {
+		return table
+	}
+	with := maps.Clone(table)
+	for _, o := range tlsOptionFlags {
+		with[o] = true
+	}
+	return with
+}
+
 // TestInvocationsParse renders every invocation the client makes, with and
-// without logging, and parses it with the option tables of the real tools
-// of 7.1 and 7.3: every option exists for that tool and subcommand, those
-// that take a value have one, and each fdbcli --exec command is a command
-// fdbcli knows.
+// without logging and TLS credentials, and parses it with the option
+// tables of the real tools of 7.1 and 7.3: every option exists for that
+// tool and subcommand, those that take a value have one, and each fdbcli
+// --exec command is a command fdbcli knows.
 func TestInvocationsParse(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "real", "tools", "options.json"))
 	if err != nil {
@@ -182,43 +204,48 @@ func TestInvocationsParse(t *testing.T) {
 		tables := real.Options[release]
 		for op, call := range clientOps {
 			for _, logDir := range []string{"", "/var/log/fdb"} {
-				t.Run(release+"/"+op+"/logs="+logDir, func(t *testing.T) {
-					r := &recorder{t: t, output: "RESTORE_ABORT Tag: r  State: aborted\nState: running\n{\"Status\": {\"Name\": \"Running\"}}"}
-					_ = call(context.Background(), newTestClient(t, r, logDir))
-					if len(r.calls) != 1 {
-						t.Fatalf("%d invocations, want 1", len(r.calls))
-					}
-					tool, args := filepath.Base(r.calls[0][0]), r.calls[0][1:]
-					key := tool
-					if tool != toolCLI {
-						key, args = tool+" "+args[0], args[1:]
-					}
-					table, ok := tables[key]
-					if !ok {
-						t.Fatalf("%s has no %s", release, key)
-					}
-					known := map[string]bool{}
-					for o, value := range table {
-						known[normalizeOption(o)] = value
-					}
-					for i := 0; i < len(args); i++ {
-						a := args[i]
-						value, ok := known[normalizeOption(a)]
-						switch {
-						case !strings.HasPrefix(a, "-"):
-							t.Errorf("%s: unexpected argument %q", key, a)
-						case !ok:
-							t.Errorf("%s %s does not take %s", key, release, a)
-						case value && i+1 == len(args):
-							t.Errorf("%s: %s needs a value", key, a)
-						case value:
-							if a == "--exec" {
-								checkCommands(t, real.Commands[release], release, args[i+1])
-							}
-							i++
+				for _, tls := range []*fdb.TLSCredentials{nil, testTLS} {
+					t.Run(release+"/"+op+"/logs="+logDir+"/tls="+strconv.FormatBool(tls != nil), func(t *testing.T) {
+						r := &recorder{t: t, tls: tls, output: "RESTORE_ABORT Tag: r  State: aborted\nState: running\n{\"Status\": {\"Name\": \"Running\"}}"}
+						c := newTestClient(t, r, logDir)
+						c.cfg.TLS, c.majorMinor = tls, release[:3]
+						_ = call(context.Background(), c)
+						if len(r.calls) != 1 {
+							t.Fatalf("%d invocations, want 1", len(r.calls))
 						}
-					}
-				})
+						tool, args := filepath.Base(r.calls[0][0]), r.calls[0][1:]
+						key := tool
+						if tool != toolCLI {
+							key, args = tool+" "+args[0], args[1:]
+						}
+						table, ok := tables[key]
+						if !ok {
+							t.Fatalf("%s has no %s", release, key)
+						}
+						table = withTLSOptions(release, key, table)
+						known := map[string]bool{}
+						for o, value := range table {
+							known[normalizeOption(o)] = value
+						}
+						for i := 0; i < len(args); i++ {
+							a := args[i]
+							value, ok := known[normalizeOption(a)]
+							switch {
+							case !strings.HasPrefix(a, "-"):
+								t.Errorf("%s: unexpected argument %q", key, a)
+							case !ok:
+								t.Errorf("%s %s does not take %s", key, release, a)
+							case value && i+1 == len(args):
+								t.Errorf("%s: %s needs a value", key, a)
+							case value:
+								if a == "--exec" {
+									checkCommands(t, real.Commands[release], release, args[i+1])
+								}
+								i++
+							}
+						}
+					})
+				}
 			}
 		}
 	}
@@ -242,7 +269,7 @@ func checkCommands(t *testing.T, commands []string, release, line string) {
 // TestExecRunnerLogGroup: the tools run with the provider's log group in
 // their environment, where fdbcli reads it without --log.
 func TestExecRunnerLogGroup(t *testing.T) {
-	out, err := ExecRunner{}.Run(context.Background(), "/bin/sh", "-c", "echo $FDB_NETWORK_OPTION_TRACE_LOG_GROUP")
+	out, err := ExecRunner{}.Run(context.Background(), "/bin/sh", nil, "-c", "echo $FDB_NETWORK_OPTION_TRACE_LOG_GROUP")
 	if err != nil {
 		t.Skipf("no shell: %v", err)
 	}
