@@ -264,13 +264,19 @@ type ToolsFDB struct {
 // then serve the session (toolsAcrossUpgrade). The backups and restores
 // it starts reach blob with the credentials of blob's Secret, which the
 // backup agents mount too, read from the target namespace when a start
-// needs them (blobCredentials).
-func (t ToolsFDB) Client(_ context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error) {
+// needs them (blobCredentials). The tools of both versions present the
+// Cluster's client certificate and trust its CA file (clientTLS), read
+// once per client: a Cluster whose Secret cannot be read gets none.
+func (t ToolsFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error) {
 	version := c.Status.AtProvider.RunningVersion
 	if version == "" {
 		version = c.Spec.ForProvider.Version
 	}
-	cfg := fdbcli.Config{ConnectionString: cm.Data[workload.KeyClusterFile], Version: version, BinaryDir: t.BinaryDir}
+	tls, err := clientTLS(ctx, target, c, cm)
+	if err != nil {
+		return nil, err
+	}
+	cfg := fdbcli.Config{ConnectionString: cm.Data[workload.KeyClusterFile], Version: version, BinaryDir: t.BinaryDir, TLS: tls}
 	if blob != nil && blob.CredentialsSecretRef != nil {
 		cfg.BlobCredentials = blobCredentials(target, workload.Namespace(c), *blob.CredentialsSecretRef)
 	}
