@@ -115,7 +115,7 @@ func TestSimZonesFromPodEnvironment(t *testing.T) {
 			for _, p := range st.Cluster.Processes {
 				got.Zones[p.Locality.InstanceID] = p.Locality.ZoneID
 			}
-			if _, err := plan.ChooseCoordinators(plan.Processes(st), plan.RulesFor(fdb.RedundancyDouble, 0), nil, false); err != nil {
+			if _, err := plan.ChooseCoordinators(plan.Processes(st), plan.RulesFor(fdb.RedundancyDouble, 0), nil, plan.Form{}); err != nil {
 				got.CoordinatorsErr = err.Error()
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -3,6 +3,7 @@ package fdb
 import (
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -147,10 +148,71 @@ func HostAddress(host, address string) ProcessAddress {
 }
 
 // Names returns the addresses a coordinator serving on process p may be
-// named by in a connection string: its IP address and, when it reports a
-// dns_name locality, its DNS address.
+// named by in a connection string: the addresses it listens on (its
+// command line's, ListenAddresses, else its status address) and, when it
+// reports a dns_name locality, the same at its DNS name.
 func (p Process) Names() []string {
-	return AddressNames(p.Locality.DNSName, p.Address)
+	return AddressNames(p.Locality.DNSName, ListenAddresses(p.CommandLine, p.Address)...)
+}
+
+// ListenAddresses are the addresses the process of commandLine listens on,
+// as FoundationDB prints them (an IPv4 address without brackets, ":tls"
+// for a TLS one), primary first: its --public_address (or
+// --public-address) values, comma separated. A process listens on up to
+// two, one of each kind; its status address is one of them, whichever the
+// cluster controller prefers (a TLS one when it listens on both:
+// Endpoint::choosePrimaryAddress, fdbrpc/FlowTransport.h at 7.1.67 and
+// 7.3.63), so the status address alone does not tell a process that
+// listens on both. Without such a flag it is fallback alone.
+func ListenAddresses(commandLine, fallback string) []string {
+	var out []string
+	for _, arg := range strings.Fields(commandLine) {
+		v, ok := strings.CutPrefix(arg, "--public_address=")
+		if !ok {
+			v, ok = strings.CutPrefix(arg, "--public-address=")
+		}
+		if !ok {
+			continue
+		}
+		for a := range strings.SplitSeq(v, ",") {
+			out = append(out, printedAddress(a))
+		}
+	}
+	if len(out) == 0 && fallback != "" {
+		return []string{fallback}
+	}
+	return out
+}
+
+// printedAddress is address a as FoundationDB prints it: an IPv4 address
+// without the brackets a command line may give it.
+func printedAddress(a string) string {
+	tls := strings.HasSuffix(a, tlsSuffix)
+	host, port := splitAddress(a)
+	if host == "" || port == "" {
+		return a
+	}
+	out := net.JoinHostPort(host, port)
+	if tls {
+		out += tlsSuffix
+	}
+	return out
+}
+
+// OtherKind is the address of the same process's listener of the other
+// kind: its plain-text address for a TLS one and the reverse (the ports
+// of fdb.ProcessPort and fdb.TLSProcessPort); a itself when it names no
+// port.
+func OtherKind(a ProcessAddress) ProcessAddress {
+	host, port := splitAddress(string(a))
+	n, err := strconv.Atoi(port)
+	if host == "" || err != nil {
+		return a
+	}
+	if a.TLS() {
+		return ProcessAddress(net.JoinHostPort(host, strconv.Itoa(n+1)))
+	}
+	return ProcessAddress(net.JoinHostPort(host, strconv.Itoa(n-1)) + tlsSuffix)
 }
 
 // AddressNames returns addresses (IP:port) followed, when dnsName is set,

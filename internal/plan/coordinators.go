@@ -83,11 +83,41 @@ type Process struct {
 	InstanceID string
 	ProcessID  string
 	Excluded   bool
+	// Listens are the addresses it listens on, primary first, as its
+	// command line says (fdb.ListenAddresses); empty when only Address is
+	// known.
+	Listens []string
 }
 
 // Names returns the addresses a coordinator on p may be named by in a
-// connection string: its IP address and, with a DNS name, its DNS address.
-func (p Process) Names() []string { return fdb.AddressNames(p.DNSName, string(p.Address)) }
+// connection string: the addresses it listens on (Listens, else Address)
+// and, with a DNS name, the same at its DNS name.
+func (p Process) Names() []string { return fdb.AddressNames(p.DNSName, p.listens()...) }
+
+// listens are the addresses p listens on: Listens, else its Address.
+func (p Process) listens() []string {
+	if len(p.Listens) > 0 {
+		return p.Listens
+	}
+	return []string{string(p.Address)}
+}
+
+// listening is the address of the kind tls (a TLS one or a plain-text one)
+// p listens on; false when it listens on none of that kind.
+func (p Process) listening(tls bool) (fdb.ProcessAddress, bool) {
+	for _, a := range p.listens() {
+		if fdb.ProcessAddress(a).TLS() == tls {
+			return fdb.ProcessAddress(a), true
+		}
+	}
+	return "", false
+}
+
+// Form is how a connection string names its coordinators: by DNS name or
+// IP address, and by TLS or plain-text address.
+type Form struct {
+	DNS, TLS bool
+}
 
 // Processes returns the processes a status reports.
 func Processes(s *fdb.Status) []Process {
@@ -96,6 +126,7 @@ func Processes(s *fdb.Status) []Process {
 		out = append(out, Process{
 			Address: fdb.ProcessAddress(p.Address), DNSName: p.Locality.DNSName, Class: p.ClassType, Zone: p.Locality.ZoneID, DataHall: p.Locality.DataHall, DataCenter: p.Locality.DCID,
 			InstanceID: p.Locality.InstanceID, ProcessID: p.Locality.ProcessID, Excluded: p.Excluded,
+			Listens: fdb.ListenAddresses(p.CommandLine, p.Address),
 		})
 	}
 	return out
@@ -180,25 +211,27 @@ type candidate struct {
 	priority int
 }
 
-// eligible returns the processes that may be coordinators: of an eligible
-// class, reporting, not excluded, with a zone, and not in a group being
-// removed; with dns, only those that report their DNS name, by which they
-// are named.
-func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
+// eligible returns the processes that may be coordinators in form: of an
+// eligible class, reporting, not excluded, with a zone, not in a group
+// being removed, and listening on an address of the form's kind (TLS or
+// plain text), by which they are named; with form.DNS, only those that
+// report their DNS name, which then names them.
+func eligible(procs []Process, removing map[string]bool, form Form) []candidate {
 	var out []candidate
 	for _, p := range procs {
 		prio, ok := coordinatorPriority(p.Class)
-		if !ok || p.Excluded || p.Zone == "" || p.Address == "" || removing[p.InstanceID] || dns && p.DNSName == "" {
+		address, listening := p.listening(form.TLS)
+		if !ok || p.Excluded || p.Zone == "" || !listening || removing[p.InstanceID] || form.DNS && p.DNSName == "" {
 			continue
 		}
 		zone := p.Zone
 		if p.DataCenter != "" || p.DataHall != "" {
 			zone = p.DataCenter + "/" + p.DataHall + "/" + p.Zone // zone names may repeat across data centers and halls
 		}
-		c := candidate{address: p.Address, names: p.Names(), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter,
+		c := candidate{address: address, names: p.Names(), zone: zone, dataHall: p.DataHall, dataCenter: p.DataCenter,
 			id: p.ProcessID, instance: p.InstanceID, priority: prio}
-		if dns {
-			c.address = fdb.HostAddress(p.DNSName, string(p.Address))
+		if form.DNS {
+			c.address = fdb.HostAddress(p.DNSName, string(address))
 		}
 		out = append(out, c)
 	}
@@ -214,11 +247,11 @@ func eligible(procs []Process, removing map[string]bool, dns bool) []candidate {
 // ChooseCoordinators picks rules.Count processes in distinct zones, at most
 // rules.PerDataHall in a data hall and rules.PerDataCenter in a data
 // center (a process that reports none is in the empty one), logs before
-// storage, skipping groups being removed, named by DNS name with dns and by
-// IP address otherwise. It fails rather than put two coordinators in one
+// storage, skipping groups being removed, named in form: by DNS name or
+// IP address, by TLS or plain-text address. It fails rather than put two coordinators in one
 // zone or too many in one data hall or data center.
-func ChooseCoordinators(procs []Process, rules CoordinatorRules, removing map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
-	return choose(eligible(procs, removing, dns), rules)
+func ChooseCoordinators(procs []Process, rules CoordinatorRules, removing map[string]bool, form Form) ([]fdb.ProcessAddress, error) {
+	return choose(eligible(procs, removing, form), rules)
 }
 
 // ChooseCoordinatorsAnew picks coordinators to replace current, some of
@@ -229,17 +262,17 @@ func ChooseCoordinators(procs []Process, rules CoordinatorRules, removing map[st
 // first current coordinator not blank that can move last in line: a
 // coordinator change writes the state to every coordinator it names, the
 // blank ones among them. It fails when the only valid set is current.
-func ChooseCoordinatorsAnew(procs []Process, current []fdb.ProcessAddress, rules CoordinatorRules, removing, blank map[string]bool, dns bool) ([]fdb.ProcessAddress, error) {
+func ChooseCoordinatorsAnew(procs []Process, current []fdb.ProcessAddress, rules CoordinatorRules, removing, blank map[string]bool, form Form) ([]fdb.ProcessAddress, error) {
 	avoid := maps.Clone(removing)
 	if avoid == nil {
 		avoid = map[string]bool{}
 	}
 	maps.Copy(avoid, blank)
-	chosen, err := ChooseCoordinators(procs, rules, avoid, dns)
+	chosen, err := ChooseCoordinators(procs, rules, avoid, form)
 	if err == nil || len(blank) == 0 {
 		return chosen, err
 	}
-	candidates, now := eligible(procs, removing, dns), fdb.SortedAddresses(slices.Clone(current))
+	candidates, now := eligible(procs, removing, form), fdb.SortedAddresses(slices.Clone(current))
 	for _, a := range now {
 		i := slices.IndexFunc(candidates, func(c candidate) bool { return slices.Contains(c.names, string(a)) })
 		if i < 0 || blank[candidates[i].instance] {
@@ -297,7 +330,7 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, rules Coo
 		return "the cluster has " + itoa(len(current)) + " coordinators and needs " + itoa(rules.Count)
 	}
 	ok := map[fdb.ProcessAddress]candidate{}
-	for _, c := range eligible(procs, removing, false) {
+	for _, c := range slices.Concat(eligible(procs, removing, Form{}), eligible(procs, removing, Form{TLS: true})) {
 		for _, n := range c.names {
 			ok[fdb.ProcessAddress(n)] = c
 		}
@@ -344,15 +377,32 @@ func StatelessCoordinatorProblem(procs []Process, current []fdb.ProcessAddress, 
 }
 
 // CoordinatorFormProblem says why the current coordinators must be named
-// anew, or returns "": with dns every one must be named by DNS name, without
-// it by IP address.
-func CoordinatorFormProblem(current []fdb.ProcessAddress, dns bool) string {
+// anew, or returns "": with form.DNS every one must be named by DNS name,
+// without it by IP address; with form.TLS by a TLS address, without it by
+// a plain-text one. A change of kind waits until every reporting process
+// of a coordinator-eligible class listens on an address of the new kind
+// (procs): until then a new set could not be chosen from all of them, and
+// the restart that gives them their listeners is under way.
+func CoordinatorFormProblem(procs []Process, current []fdb.ProcessAddress, form Form) string {
 	for _, a := range current {
 		switch {
-		case dns && !a.IsHostname():
+		case form.DNS && !a.IsHostname():
 			return "coordinator " + string(a) + " is named by IP address and the cluster file uses DNS names"
-		case !dns && a.IsHostname():
+		case !form.DNS && a.IsHostname():
 			return "coordinator " + string(a) + " is named by DNS name and the cluster file uses IP addresses"
+		}
+	}
+	for _, p := range procs {
+		if _, ok := p.listening(form.TLS); CoordinatorEligible(p.Class) && !ok {
+			return ""
+		}
+	}
+	for _, a := range current {
+		switch {
+		case form.TLS && !a.TLS():
+			return "coordinator " + string(a) + " is a plain-text address and the database moves to TLS"
+		case !form.TLS && a.TLS():
+			return "coordinator " + string(a) + " is a TLS address and the database moves to plain text"
 		}
 	}
 	return ""

@@ -192,7 +192,7 @@ func TestChooseCoordinators(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ChooseCoordinators(Processes(tc.status), RulesFor(tc.mode, tc.dataCenters), tc.removing, tc.dns)
+			got, err := ChooseCoordinators(Processes(tc.status), RulesFor(tc.mode, tc.dataCenters), tc.removing, Form{DNS: tc.dns})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -248,7 +248,7 @@ func TestChooseCoordinatorsAnew(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ChooseCoordinatorsAnew(Processes(tc.status), current, RulesFor(fdb.RedundancyDouble, 0), nil, tc.blank, false)
+			got, err := ChooseCoordinatorsAnew(Processes(tc.status), current, RulesFor(fdb.RedundancyDouble, 0), nil, tc.blank, Form{})
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
@@ -385,23 +385,40 @@ func TestRulesFor(t *testing.T) {
 	}
 }
 
+// TestCoordinatorFormProblem: coordinators are renamed when the cluster
+// file's form changes, and move between TLS and plain-text addresses only
+// once every eligible process listens on the new kind (the operator's
+// coordinator change waits for the same, operator-facts in
+// /work/shared/reference/tls-sources.md §6.5).
 func TestCoordinatorFormProblem(t *testing.T) {
-	ips := []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501:tls"}
-	names := []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501:tls"}
+	ips := []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501"}
+	names := []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501"}
+	tlsIPs := []fdb.ProcessAddress{"10.0.0.1:4500:tls", "10.0.0.2:4500:tls"}
+	proc := func(ip string, listens ...string) Process {
+		return Process{Address: fdb.ProcessAddress(listens[0]), Class: "log", Zone: ip, Listens: listens}
+	}
+	plainOnly := []Process{proc("a", "10.0.0.1:4501"), proc("b", "10.0.0.2:4501")}
+	both := []Process{proc("a", "10.0.0.1:4500:tls", "10.0.0.1:4501"), proc("b", "10.0.0.2:4500:tls", "10.0.0.2:4501")}
+	halfway := []Process{both[0], plainOnly[1]}
 	cases := map[string]struct {
+		procs   []Process
 		current []fdb.ProcessAddress
-		dns     bool
+		form    Form
 		want    string
 	}{
-		"IPsWithoutDNS":   {current: ips},
-		"NamesWithDNS":    {current: names, dns: true},
-		"IPsWithDNS":      {current: ips, dns: true, want: "coordinator 10.0.0.1:4501 is named by IP address and the cluster file uses DNS names"},
-		"NamesWithoutDNS": {current: names, want: "coordinator log-1.db:4501 is named by DNS name and the cluster file uses IP addresses"},
-		"OneIPWithDNS":    {current: []fdb.ProcessAddress{names[0], ips[1]}, dns: true, want: "coordinator 10.0.0.2:4501:tls is named by IP address"},
+		"IPsWithoutDNS":                         {current: ips},
+		"NamesWithDNS":                          {current: names, form: Form{DNS: true}},
+		"IPsWithDNS":                            {current: ips, form: Form{DNS: true}, want: "coordinator 10.0.0.1:4501 is named by IP address and the cluster file uses DNS names"},
+		"NamesWithoutDNS":                       {current: names, want: "coordinator log-1.db:4501 is named by DNS name and the cluster file uses IP addresses"},
+		"OneIPWithDNS":                          {current: []fdb.ProcessAddress{names[0], ips[1]}, form: Form{DNS: true}, want: "coordinator 10.0.0.2:4501 is named by IP address"},
+		"ToTLSBeforeEveryProcessListensWithTLS": {procs: halfway, current: ips, form: Form{TLS: true}},
+		"ToTLSOnceEveryProcessListensWithTLS":   {procs: both, current: ips, form: Form{TLS: true}, want: "coordinator 10.0.0.1:4501 is a plain-text address and the database moves to TLS"},
+		"TLSAsWanted":                           {procs: both, current: tlsIPs, form: Form{TLS: true}},
+		"BackToPlain":                           {procs: both, current: tlsIPs, want: "coordinator 10.0.0.1:4500:tls is a TLS address and the database moves to plain text"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := CoordinatorFormProblem(tc.current, tc.dns)
+			got := CoordinatorFormProblem(tc.procs, tc.current, tc.form)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("CoordinatorFormProblem() = %q, want %q", got, tc.want)
 			}

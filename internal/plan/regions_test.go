@@ -104,7 +104,7 @@ func TestCoordinatorsAcrossDataCenters(t *testing.T) {
 				InstanceID: dc + "-log-" + itoa(n+1), ProcessID: dc + "-log-" + itoa(n+1)})
 		}
 	}
-	got, err := ChooseCoordinators(procs, RulesFor(fdb.RedundancyDouble, 3), nil, false)
+	got, err := ChooseCoordinators(procs, RulesFor(fdb.RedundancyDouble, 3), nil, Form{})
 	if err != nil || len(got) != 9 {
 		t.Errorf("ChooseCoordinators(...) = %v, %v; want nine", got, err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -49,6 +50,7 @@ func NewInput(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, status
 	for class, n := range fp.ProcessCounts.ByClass() {
 		in.Cluster.DesiredCounts[string(class)] = int64(n)
 	}
+	in.Cluster.TLS = tlsFacts(cr.Status.AtProvider.TLS, now)
 	if status != nil {
 		in.observe(status)
 	}
@@ -125,4 +127,23 @@ func (in *Input) observe(s *fdb.Status) {
 			c.Coordinators = append(c.Coordinators, string(a))
 		}
 	}
+}
+
+// tlsFacts are the TLS facts of what a Cluster observed this reconcile
+// (status.atProvider.tls, which its Observe writes before it plans).
+func tlsFacts(at *fdbv1alpha1.TLSObservation, now time.Time) TLS {
+	var out TLS
+	if at == nil {
+		return out
+	}
+	out.Coordinators, out.Listeners = at.Coordinators, at.Listeners
+	for _, t := range []*metav1.Time{at.CertificateNotAfter, at.ClientCertificateNotAfter} {
+		if t == nil {
+			continue
+		}
+		if left := int64(t.Sub(now).Seconds()); !out.Certificates || left < out.CertificateSecondsLeft {
+			out.Certificates, out.CertificateSecondsLeft = true, left
+		}
+	}
+	return out
 }

@@ -237,6 +237,26 @@ type Cluster struct {
 	DataMovement          DataMovement `json:"dataMovement"`
 	// Coordinators are the coordinator addresses.
 	Coordinators []string `json:"coordinators,omitempty"`
+	// TLS is what the Cluster observed of its TLS this reconcile; empty
+	// for a database that runs without.
+	TLS TLS `json:"tls"`
+}
+
+// TLS is what a Cluster observed of its database's TLS.
+type TLS struct {
+	// Coordinators says how the cluster file names the coordinators:
+	// "tls", "plain" or "mixed".
+	Coordinators string `json:"coordinators"`
+	// Listeners are the kinds of address a process listens on once it
+	// restarts, primary first: "plain", "tls", "tls,plain" or
+	// "plain,tls".
+	Listeners string `json:"listeners"`
+	// Certificates is true when the Cluster read the certificates its
+	// processes and the provider's clients present.
+	Certificates bool `json:"certificates"`
+	// CertificateSecondsLeft is how long the earliest of them stays valid,
+	// negative once it expired; 0 without Certificates.
+	CertificateSecondsLeft int64 `json:"certificateSecondsLeft"`
 }
 
 // DataMovement is the state of FoundationDB's data distribution.
@@ -430,6 +450,7 @@ var clusterFields = fields[Cluster]{
 	"desiredFaultTolerance":         func(c *Cluster) any { return c.DesiredFaultTolerance },
 	"dataMovement":                  func(c *Cluster) any { return objectOf(&c.DataMovement) },
 	"coordinators":                  func(c *Cluster) any { return nonNil(c.Coordinators) },
+	"tls":                           func(c *Cluster) any { return objectOf(&c.TLS) },
 }
 
 func (*Cluster) fields() fields[Cluster] { return clusterFields }
@@ -443,6 +464,15 @@ var dataMovementFields = fields[DataMovement]{
 }
 
 func (*DataMovement) fields() fields[DataMovement] { return dataMovementFields }
+
+var tlsFields = fields[TLS]{
+	"coordinators":           func(t *TLS) any { return t.Coordinators },
+	"listeners":              func(t *TLS) any { return t.Listeners },
+	"certificates":           func(t *TLS) any { return t.Certificates },
+	"certificateSecondsLeft": func(t *TLS) any { return t.CertificateSecondsLeft },
+}
+
+func (*TLS) fields() fields[TLS] { return tlsFields }
 
 var processGroupFields = fields[ProcessGroup]{
 	"id":            func(g *ProcessGroup) any { return g.ID },

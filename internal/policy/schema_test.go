@@ -21,6 +21,7 @@ func TestValuesMatchSchema(t *testing.T) {
 		"Action":       fieldMap(&Action{}),
 		"Cluster":      fieldMap(&Cluster{}),
 		"DataMovement": fieldMap(&DataMovement{}),
+		"TLS":          fieldMap(&TLS{}),
 		"ProcessGroup": fieldMap(&ProcessGroup{}),
 		"Condition":    fieldMap(&Condition{}),
 		"Targets":      fieldMap(&Targets{}),

@@ -1,6 +1,9 @@
 package workload
 
 import (
+	"net"
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -140,4 +143,15 @@ func MountsCertificates(c *v1alpha1.Cluster, p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// PrimaryAddress is the primary address of the n-th process of a pod of
+// Cluster c on ip, as FoundationDB prints it: its TLS port with ":tls"
+// while the processes listen first with TLS (Listen), its plain port
+// otherwise.
+func PrimaryAddress(c *v1alpha1.Cluster, ip string, n int) string {
+	if Listen(c).PrimaryTLS() {
+		return net.JoinHostPort(ip, strconv.Itoa(fdb.TLSProcessPort(n))) + ":tls"
+	}
+	return net.JoinHostPort(ip, strconv.Itoa(fdb.ProcessPort(n)))
 }

@@ -54,8 +54,19 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 		return managed.ExternalObservation{}, nil
 	}
 	e.obs = obs
+	// What the processes listen on follows the coordinators and pods this
+	// reconcile observed (workload.Listen reads them from the status).
+	tls := obs.tlsStatus(cr)
+	cr.Status.AtProvider.TLS = tls
 	e.step = next(cr, obs)
 	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, metav1.NewTime(e.Clock.Now()))
+	cr.Status.AtProvider.TLS = tls
+	if c, ok := obs.certificateCondition(); ok {
+		if ev, changed := certificateEvent(cr.GetCondition(TypeCertificate), c); changed {
+			e.Record.Event(cr, ev)
+		}
+		cr.SetConditions(c)
+	}
 	// Locks asked for again are taken at once: enabling them needs no gate.
 	cr.Status.AtProvider.LocksDisabled = cr.Status.AtProvider.LocksDisabled && cr.Spec.ForProvider.Locks.DisableLocks
 	// The lock last seen has expired: nobody holds it as far as this

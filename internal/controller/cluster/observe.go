@@ -95,6 +95,9 @@ type observation struct {
 	// members are the groups as the grant sees them (disruptionMembers),
 	// computed once per reconcile with the grant.
 	members []disruption.Member
+	// tls is what the Cluster's certificate Secrets hold, checked; nil
+	// for a Cluster without tls settings.
+	tls *tlsSecrets
 }
 
 // groupID is the process group ID of a ProcessGroup.
@@ -152,6 +155,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 		return nil, err
 	}
 	if err := o.observeStranded(ctx, e.session.Target, cr); err != nil {
+		return nil, err
+	}
+	if err := o.observeTLS(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
 	if o.database {

@@ -192,7 +192,11 @@ func densities(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) map[workloa
 // monitor configurations naming the version they must now
 // (configuredVersion).
 func configMapData(cr *v1alpha1.Cluster, o *observation, cs string) map[string]string {
-	return workload.ConfigMapAt(cr, cs, densities(cr, o.groups), configuredVersion(cr, o)).Data
+	data := workload.ConfigMapAt(cr, cs, densities(cr, o.groups), configuredVersion(cr, o)).Data
+	if o.tls != nil {
+		data[workload.KeyTLSCA] = o.tls.ca
+	}
+	return data
 }
 
 // configMapStep puts back what of the ConfigMap differs from what it must
@@ -445,7 +449,7 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if cr.Spec.ForProvider.SeedConnectionString != "" {
 		return joinStep(cr, o)
 	}
-	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), workload.UseDNS(cr))
+	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), coordinatorForm(cr))
 	if err != nil {
 		return wait("waiting for pods to run before choosing coordinators: %v", err)
 	}
@@ -699,12 +703,12 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	rename := problem == ""
 	if rename {
-		problem = plan.CoordinatorFormProblem(cs.Coordinators, workload.UseDNS(cr))
+		problem = plan.CoordinatorFormProblem(procs, cs.Coordinators, coordinatorForm(cr))
 	}
 	if problem == "" {
 		return nil
 	}
-	coords, err := plan.ChooseCoordinatorsAnew(procs, cs.Coordinators, rules, o.removing(), blank, workload.UseDNS(cr))
+	coords, err := plan.ChooseCoordinatorsAnew(procs, cs.Coordinators, rules, o.removing(), blank, coordinatorForm(cr))
 	switch {
 	case err != nil && rename:
 		return nil
@@ -915,6 +919,14 @@ func disruptionStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		return wait("%s", o.holdWhy)
 	}
 	return nil
+}
+
+// coordinatorForm is how the cluster file names the coordinators: by DNS
+// name or IP address as spec.forProvider.routing says, by the kind of
+// address the processes listen on first (workload.Listen): a TLS one
+// once they listen with TLS as the spec asks, a plain-text one otherwise.
+func coordinatorForm(cr *v1alpha1.Cluster) plan.Form {
+	return plan.Form{DNS: workload.UseDNS(cr), TLS: workload.Listen(cr).PrimaryTLS()}
 }
 
 // coordinatorRules are the coordinator rules of the Cluster's database as

@@ -2,7 +2,6 @@ package processgroup
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -245,14 +244,17 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		// Before the database reports them, the processes are where the
 		// pod says they listen.
 		for n := 1; n <= max(pg.Spec.ForProvider.ProcessesPerPod, 1); n++ {
-			at.Addresses = append(at.Addresses, fmt.Sprintf("%s:%d", o.pod.Status.PodIP, fdb.ProcessPort(n)))
+			at.Addresses = append(at.Addresses, workload.PrimaryAddress(e.cluster, o.pod.Status.PodIP, n))
 			at.ProcessIDs = append(at.ProcessIDs, fdb.ProcessID(o.id, n, pg.Spec.ForProvider.ProcessesPerPod))
 		}
 	}
 	if o.status != nil {
 		// Addresses it had before count too: a group whose pod is gone may
 		// still be a coordinator.
-		o.drain = fdb.DrainOf(o.status, o.id, pg.Spec.ForProvider.ProcessesPerPod, fdb.AddressNames(at.DNSName, append(slices.Clone(at.Addresses), prev.Addresses...)...))
+		// So do the addresses of the other kind (TLS or plain text) on the
+		// same ports: while the processes listen on both, a coordinator
+		// may be named by either.
+		o.drain = fdb.DrainOf(o.status, o.id, pg.Spec.ForProvider.ProcessesPerPod, fdb.AddressNames(at.DNSName, eitherKind(append(slices.Clone(at.Addresses), prev.Addresses...))...))
 		at.Excluded, at.Roles = o.drain.Excluded, o.drain.Roles
 	}
 	stamp := metav1.NewTime(now)
@@ -277,4 +279,14 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		at.ProcessGroupConditions = append(at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: t, Since: since})
 	}
 	return at
+}
+
+// eitherKind are addresses, each followed by the address of the other kind
+// (TLS or plain text) of the same process (fdb.OtherKind).
+func eitherKind(addresses []string) []string {
+	out := make([]string, 0, 2*len(addresses))
+	for _, a := range addresses {
+		out = append(out, a, string(fdb.OtherKind(fdb.ProcessAddress(a))))
+	}
+	return out
 }
