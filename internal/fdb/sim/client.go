@@ -211,7 +211,7 @@ func (s *Sim) applyExclusions(recovers func(p *process) bool) {
 // Kill implements fdb.Client: the processes restart at once with their
 // group's current version and command line (a version the pod has not
 // staged does not start). Like fdbcli's kill it knows processes by IP:port
-// only: a DNS name is not found. Killing a process of the
+// only (killTarget): a DNS name, or an address with ":tls", is not found. Killing a process of the
 // transaction system causes one recovery per call. A kill injected with
 // PartialKillNext restarts only half of them and fails.
 func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
@@ -227,8 +227,8 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 		if _, _, ok := t.Locality(); ok {
 			return errors.Errorf("%s: %s %q", errKill, reasonKillLocality, t)
 		}
-		p, ok := s.processAt(t)
-		if !ok || t.IsHostname() {
+		p, ok := s.killTarget(t)
+		if !ok {
 			return errors.Wrapf(fdb.ErrNotFound, "%s: %s %s", errKill, reasonUnreachable, t)
 		}
 		victims = append(victims, p)
@@ -244,6 +244,19 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	}
 	s.evaluate()
 	return errors.Wrap(err, errKill)
+}
+
+// killTarget is the up process kill target t names: fdbcli knows a
+// process by the IP:port of each address it listens on, without ":tls"
+// (addInterfacesFromKVs, fdbcli/Util.actor.cpp at 7.1.67 and 7.3.63), so
+// an address with the suffix, like a DNS name, names none.
+func (s *Sim) killTarget(t fdb.ProcessAddress) (*process, bool) {
+	for _, id := range s.procIDs {
+		if p := s.procs[id]; p.up && slices.ContainsFunc(p.listeners, func(l listener) bool { return l.hostPort == string(t) }) {
+			return p, true
+		}
+	}
+	return nil, false
 }
 
 // ChangeCoordinators implements fdb.Client. Each address, IP:port or DNS
@@ -391,7 +404,7 @@ func (s *Sim) coordinatorReachable(a fdb.ProcessAddress) bool {
 	if _, cut := s.partitions[a]; cut {
 		return false
 	}
-	_, ok := s.processAt(a)
+	_, ok := s.listening[string(a)]
 	return ok
 }
 

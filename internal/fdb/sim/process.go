@@ -89,6 +89,13 @@ type ProcessGroup struct {
 	// load (its ConfigMap holds none for it): the processes it runs keep
 	// running on the configuration they started with, and none starts.
 	Unconfigured bool
+	// Files are the files the pod's processes can read, by path: those
+	// the TLS flags of their command lines name (certificate, key and CA
+	// file). A process reads them when it starts and, as fdbserver does,
+	// again when they changed at one of its periodic looks (see
+	// docs/SIMULATOR.md, TLS); a change here is a change on the pod's
+	// disk.
+	Files map[string][]byte
 }
 
 // commandLine is the command line of the group's n-th process.
@@ -125,8 +132,9 @@ type process struct {
 	index int
 
 	// Values taken from the group when the process last started.
-	address     string
-	dnsName     string // the pod's DNS name; see names
+	address     string     // the primary listener, as FoundationDB prints it
+	listeners   []listener // what it listens on, primary first
+	dnsName     string     // the pod's DNS name; see names
 	class       string
 	zone        string
 	machine     string // the machineid locality: commandLine's, else zone
@@ -144,6 +152,8 @@ type process struct {
 	downUntil time.Time // an injected fault keeps the process down until then
 	excluded  bool
 	disk      int // incarnation of the data volume, bumped by LoseDisk
+
+	tls tlsState
 }
 
 func processAddress(ip string, index int) string {
@@ -169,10 +179,15 @@ func commandLineLocality(commandLine, key string) (string, bool) {
 // names it last had, so that its volume is still known to hold what it
 // held as a coordinator.
 func (p *process) names() []string {
-	return fdb.AddressNames(p.dnsName, p.address)
+	addrs := make([]string, len(p.listeners))
+	for i, l := range p.listeners {
+		addrs[i] = l.String()
+	}
+	return fdb.AddressNames(p.dnsName, addrs...)
 }
 
-// view returns the fields exclusion targets match against.
+// view returns the fields exclusion targets match against, with its
+// primary address.
 func (p *process) view() fdb.Process {
 	return fdb.Process{Address: p.address, Locality: fdb.Locality{
 		InstanceID: p.group,
@@ -187,12 +202,14 @@ func (p *process) view() fdb.Process {
 
 // start (re)starts p with the group's current settings.
 func (p *process) start(now time.Time, g ProcessGroup) {
-	p.address = processAddress(g.IP, p.index)
 	p.dnsName = g.DNSName
 	p.class = cmp.Or(g.Class, ClassUnset)
 	p.zone = g.zone(p.index)
 	p.version = g.Version
 	p.commandLine = g.commandLine(p.index)
+	p.listeners = listenersOf(p.commandLine, g.IP, p.index)
+	p.address = p.listeners[0].String()
+	p.tls.start(now, p.commandLine, g)
 	machine, ok := commandLineLocality(p.commandLine, fdb.LocalityMachineID)
 	if !ok {
 		machine = p.zone
@@ -393,10 +410,21 @@ func (s *Sim) refreshProcesses() {
 		p.running = running
 	}
 	s.settleProtocol()
+	clear(s.listening)
+	for _, id := range s.procIDs {
+		if p := s.procs[id]; p.running && majorMinor(p.version) == s.protocol {
+			p.tls.look(s.now, s.groups[p.group])
+			for _, name := range p.names() {
+				s.listening[name] = p
+			}
+		}
+	}
+	quorum := s.quorumReachable()
 	clear(s.upByAddress)
 	for _, id := range s.procIDs {
 		p := s.procs[id]
-		up := p.running && majorMinor(p.version) == s.protocol
+		listens := p.running && majorMinor(p.version) == s.protocol
+		up := listens && (!quorum || s.joins(p))
 		if p.up && !up {
 			p.downSince = s.now
 		}
@@ -445,10 +473,20 @@ func majorMinor(version string) string {
 	return v.MajorMinor()
 }
 
-// isExcluded reports whether an exclusion selects p.
+// isExcluded reports whether an exclusion selects p: by locality, or by
+// IP or IP:port of any address it listens on, whatever its kind (an
+// exclusion names no ":tls"; FoundationDB checks a process's secondary
+// address too: fdbclient/ManagementAPI.actor.cpp at 7.3.63).
 func (s *Sim) isExcluded(p *process) bool {
 	v := p.view()
-	return slices.ContainsFunc(s.exclusions, func(t fdb.ProcessAddress) bool { return t.Matches(v) })
+	views := []fdb.Process{v}
+	for _, l := range p.listeners[min(1, len(p.listeners)):] {
+		v.Address = l.String()
+		views = append(views, v)
+	}
+	return slices.ContainsFunc(s.exclusions, func(t fdb.ProcessAddress) bool {
+		return slices.ContainsFunc(views, t.Matches)
+	})
 }
 
 // upProcesses returns the processes that are part of the cluster, sorted.

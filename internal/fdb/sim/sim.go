@@ -93,7 +93,11 @@ type Sim struct {
 	// upByAddress indexes the up processes by each of their names: IP
 	// address and, when their pod has one, DNS address.
 	upByAddress map[string]*process
-	conn        fdb.ConnectionString
+	// listening indexes the processes that run and speak the cluster's
+	// protocol, up or not, by the same names: they serve as coordinators
+	// whether or not they joined the database.
+	listening map[string]*process
+	conn      fdb.ConnectionString
 	// forwarded are the connection strings the coordinators had before:
 	// a client holding one is forwarded to the current coordinators while
 	// one of its coordinators still runs.
@@ -179,6 +183,7 @@ func New(clk clock.PassiveClock, opts Options) *Sim {
 		groups:      map[string]ProcessGroup{},
 		procs:       map[string]*process{},
 		upByAddress: map[string]*process{},
+		listening:   map[string]*process{},
 		rec:         recovery{phase: phaseNeverCreated},
 		moveRate:    opts.MovementRate,
 		partitions:  map[fdb.ProcessAddress]time.Time{},
@@ -249,6 +254,9 @@ func (s *Sim) nextEvent() (time.Time, bool) {
 	for _, id := range s.procIDs {
 		p := s.procs[id]
 		consider(p.downUntil)
+		if p.running {
+			consider(p.tls.nextLook)
+		}
 		if !p.up {
 			consider(p.downSince.Add(s.opts.FailureDetection))
 		}

@@ -54,16 +54,28 @@ func (s *Sim) StatusJSON(ctx context.Context) ([]byte, error) {
 	return out, errors.Wrap(err, errMarshalStatus)
 }
 
-// status renders the model. Slices are built in sorted order; maps are
-// sorted by encoding/json.
+// status renders the model as a client that reaches every coordinator
+// that runs sees it.
 func (s *Sim) status() *fdb.Status {
+	return s.statusFor(s.conn.Coordinators, s.coordinatorReachable)
+}
+
+// statusFor renders the model as a client sees it that talks to
+// coordinators and reaches those reach accepts: without a quorum of them
+// it learns nothing of the cluster. Slices are built in sorted order; maps
+// are sorted by encoding/json.
+func (s *Sim) statusFor(coordinators []fdb.ProcessAddress, reach func(fdb.ProcessAddress) bool) *fdb.Status {
 	st := &fdb.Status{}
 	st.Client.Timestamp = s.now.Unix()
-	for _, c := range s.conn.Coordinators {
-		st.Client.Coordinators.Coordinators = append(st.Client.Coordinators.Coordinators,
-			fdb.CoordinatorStatus{Address: c, Reachable: s.coordinatorReachable(c)})
+	reached := 0
+	for _, c := range coordinators {
+		r := reach(c)
+		if r {
+			reached++
+		}
+		st.Client.Coordinators.Coordinators = append(st.Client.Coordinators.Coordinators, fdb.CoordinatorStatus{Address: c, Reachable: r})
 	}
-	st.Client.Coordinators.QuorumReachable = s.quorumReachable()
+	st.Client.Coordinators.QuorumReachable = len(coordinators) > 0 && reached >= quorum(len(coordinators))
 	// FoundationDB writes these lists empty, never null or left out.
 	st.Client.Messages, st.Cluster.Messages, st.Cluster.IncompatibleConnections = []fdb.Message{}, []fdb.Message{}, []string{}
 	if !st.Client.Coordinators.QuorumReachable {
@@ -181,7 +193,7 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 		slices.SortFunc(r, func(a, b fdb.ProcessRole) int { return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.ID, b.ID)) })
 		view := p.view()
 		out[p.id] = fdb.Process{
-			Address:       p.address,
+			Address:       s.statusAddress(p),
 			ClassType:     p.class,
 			ClassSource:   classSourceCommandLine,
 			Locality:      view.Locality,
@@ -324,7 +336,7 @@ func (s *Sim) logSet(out *fdb.LogGeneration, g *logGeneration, ids []string, rep
 		}
 		address := ""
 		if p != nil {
-			address = p.address
+			address = s.statusAddress(p)
 		}
 		out.LogInterfaces = append(out.LogInterfaces, fdb.LogInterface{ID: logID(g.epoch, id), Address: address, Healthy: healthy})
 	}
