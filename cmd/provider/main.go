@@ -4,6 +4,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -37,6 +38,8 @@ import (
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/bindings"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
@@ -60,7 +63,9 @@ type flags struct {
 	changeLogsSocketPath string
 	fdbBackend           string
 	fdbBinaryDir         string
-	printVersion         bool
+	// fdbTLS is what the native client presents to every database.
+	fdbTLS       bindings.TLS
+	printVersion bool
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -80,9 +85,16 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.changeLogsSocketPath, "changelogs-socket-path", "/var/run/changelogs/changelogs.sock", "Unix socket of the change-logs sidecar, with --enable-changelogs.")
 	fs.StringVar(&f.fdbBackend, "fdb-backend", "real", "How FoundationDB is reached: real (fdbcli, fdbbackup, fdbrestore) or sim (the deterministic simulator).")
 	fs.StringVar(&f.fdbBinaryDir, "fdb-binary-dir", envOr("FDB_BINARY_DIR", "/usr/bin/fdb"), "Directory with one sub-directory of fdbcli, fdbbackup and fdbrestore per major.minor version (real backend).")
+	fs.StringVar(&f.fdbTLS.CertificateFile, "fdb-tls-certificate-file", os.Getenv("PROVIDER_FDB_TLS_CERTIFICATE_FILE"), "Certificate (chain) the native client that holds the global lock presents to every database (real backend, build tag fdb); with --fdb-tls-key-file and --fdb-tls-ca-file.")
+	fs.StringVar(&f.fdbTLS.KeyFile, "fdb-tls-key-file", os.Getenv("PROVIDER_FDB_TLS_KEY_FILE"), "Key of --fdb-tls-certificate-file.")
+	fs.StringVar(&f.fdbTLS.CAFile, "fdb-tls-ca-file", os.Getenv("PROVIDER_FDB_TLS_CA_FILE"), "CA certificates the native client trusts: those of every cluster that speaks TLS.")
+	fs.StringVar(&f.fdbTLS.VerifyPeers, "fdb-tls-verify-peers", os.Getenv("PROVIDER_FDB_TLS_VERIFY_PEERS"), "Peer verification rules of the native client, in FoundationDB's syntax (--tls-verify-peers); FoundationDB's default when empty.")
 	fs.BoolVar(&f.printVersion, "version", false, "Print the version and exit.")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	if err := f.fdbTLS.Check(); err != nil {
+		return f, fmt.Errorf("--fdb-tls-certificate-file, --fdb-tls-key-file, --fdb-tls-ca-file: %w", err)
 	}
 	if f.fdbBackend != "real" && f.fdbBackend != "sim" {
 		return f, fmt.Errorf("--fdb-backend must be real or sim, not %q", f.fdbBackend)
@@ -216,7 +228,11 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 	stateMetrics := statemetrics.NewMRStateMetrics()
 	metrics.Registry.MustRegister(mrMetrics, stateMetrics)
 
-	var backend connector.FDB = connector.ToolsFDB{BinaryDir: f.fdbBinaryDir, Locker: nativeLocker}
+	locker, err := nativeLocker(f)
+	if err != nil {
+		return nil, err
+	}
+	var backend connector.FDB = connector.ToolsFDB{BinaryDir: f.fdbBinaryDir, Locker: locker}
 	if f.fdbBackend == "sim" {
 		// Simulated databases live as long as this process: a restart
 		// starts them afresh (see docs/SIMULATOR.md).
@@ -257,6 +273,17 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// nativeLocker returns what holds the global lock through the native
+// client library (openNativeLocker), nil in a provider built without it;
+// there, TLS settings for it are an error rather than ignored.
+func nativeLocker(f flags) (func(connectionString string) (fdb.Locker, error), error) {
+	l := openNativeLocker(f)
+	if l == nil && f.fdbTLS != (bindings.TLS{}) {
+		return nil, errors.New("--fdb-tls-certificate-file, --fdb-tls-key-file, --fdb-tls-ca-file: this provider is built without the native client (build tag fdb)")
+	}
+	return l, nil
+}
 
 func envOr(key, fallback string) string {
 	if v := os.Getenv(key); v != "" {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/bindings"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -66,6 +70,76 @@ func TestParseFlags(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(flags{})); diff != "" {
 				t.Errorf("parseFlags(%v): -want, +got:\n%s", tc.args, diff)
+			}
+		})
+	}
+}
+
+// TestNativeClientTLSFlags: --fdb-tls-certificate-file, --fdb-tls-key-file,
+// --fdb-tls-ca-file and --fdb-tls-verify-peers, each also from its
+// PROVIDER_FDB_TLS_ environment setting, are the one identity the native
+// client presents to every database (bindings.TLS): all three files or
+// none, each readable when the provider starts, and only in a provider
+// built with the native client (the build tag fdb).
+func TestNativeClientTLSFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"tls.crt", "tls.key", "ca.crt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("-----BEGIN CERTIFICATE-----\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cert, key, ca := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), filepath.Join(dir, "ca.crt")
+	all := bindings.TLS{CertificateFile: cert, KeyFile: key, CAFile: ca, VerifyPeers: "Check.Valid=1,S.CN=db"}
+	withoutClient := "this provider is built without the native client (build tag fdb)"
+	cases := map[string]struct {
+		args    []string
+		env     map[string]string
+		want    bindings.TLS
+		wantErr string
+	}{
+		"None": {},
+		"Flags": {
+			args: []string{"--fdb-tls-certificate-file=" + cert, "--fdb-tls-key-file=" + key, "--fdb-tls-ca-file=" + ca, "--fdb-tls-verify-peers=Check.Valid=1,S.CN=db"},
+			want: all,
+		},
+		"Environment": {
+			env: map[string]string{"PROVIDER_FDB_TLS_CERTIFICATE_FILE": cert, "PROVIDER_FDB_TLS_KEY_FILE": key, "PROVIDER_FDB_TLS_CA_FILE": ca,
+				"PROVIDER_FDB_TLS_VERIFY_PEERS": "Check.Valid=1,S.CN=db"},
+			want: all,
+		},
+		"FlagOverEnvironment": {
+			args: []string{"--fdb-tls-verify-peers=Check.Valid=1,S.CN=db"},
+			env:  map[string]string{"PROVIDER_FDB_TLS_CERTIFICATE_FILE": cert, "PROVIDER_FDB_TLS_KEY_FILE": key, "PROVIDER_FDB_TLS_CA_FILE": ca, "PROVIDER_FDB_TLS_VERIFY_PEERS": "Check.Valid=0"},
+			want: all,
+		},
+		"NoKey":          {args: []string{"--fdb-tls-certificate-file=" + cert, "--fdb-tls-ca-file=" + ca}, wantErr: "they need a certificate, key and CA file"},
+		"UnreadableFile": {args: []string{"--fdb-tls-certificate-file=" + cert, "--fdb-tls-key-file=" + filepath.Join(dir, "gone.key"), "--fdb-tls-ca-file=" + ca}, wantErr: "gone.key"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, k := range []string{"PROVIDER_FDB_TLS_CERTIFICATE_FILE", "PROVIDER_FDB_TLS_KEY_FILE", "PROVIDER_FDB_TLS_CA_FILE", "PROVIDER_FDB_TLS_VERIFY_PEERS"} {
+				t.Setenv(k, tc.env[k])
+			}
+			got, err := parseFlags(tc.args)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("parseFlags(%v): error %v, want one containing %q", tc.args, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.fdbTLS); diff != "" {
+				t.Errorf("parseFlags(%v): the native client's TLS: -want, +got:\n%s", tc.args, diff)
+			}
+			_, err = nativeLocker(got)
+			if tc.want != (bindings.TLS{}) && openNativeLocker(got) == nil {
+				if err == nil || !strings.Contains(err.Error(), withoutClient) {
+					t.Errorf("nativeLocker(...) with TLS settings, without the native client: %v, want an error containing %q", err, withoutClient)
+				}
+			} else if err != nil {
+				t.Errorf("nativeLocker(...): %v", err)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ package bindings
 import (
 	"context"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/apple/foundationdb/bindings/go/src/fdb"
@@ -32,18 +31,19 @@ const Timeout = 10 * time.Second
 const transactionTimedOut = 1031
 
 const (
-	errAPIVersion     = "cannot select the FoundationDB API version"
-	errLogGroup       = "cannot set the client's trace log group"
-	errClientDir      = "cannot set the client's external client directory"
-	errOpen           = "cannot open database"
-	errReadStatus     = "cannot read status"
-	errExclude        = "cannot exclude processes"
-	errInclude        = "cannot include processes"
-	errTakeLock       = "cannot take the global lock"
-	errReleaseLock    = "cannot release the global lock"
-	errUpdateDenyList = "cannot update the lock's deny list"
-	reasonBadLock     = "the lock's key holds no (holder, start, end) tuple"
-	reasonBadDenyKey  = "the lock's deny list holds a key that names no instance"
+	errAPIVersion       = "cannot select the FoundationDB API version"
+	errLogGroup         = "cannot set the client's trace log group"
+	errClientDir        = "cannot set the client's external client directory"
+	errNetworkOptionTLS = "cannot set the client's TLS settings"
+	errOpen             = "cannot open database"
+	errReadStatus       = "cannot read status"
+	errExclude          = "cannot exclude processes"
+	errInclude          = "cannot include processes"
+	errTakeLock         = "cannot take the global lock"
+	errReleaseLock      = "cannot release the global lock"
+	errUpdateDenyList   = "cannot update the lock's deny list"
+	reasonBadLock       = "the lock's key holds no (holder, start, end) tuple"
+	reasonBadDenyKey    = "the lock's deny list holds a key that names no instance"
 )
 
 var (
@@ -67,21 +67,46 @@ const (
 // network): the trace log group names the provider among the database's
 // clients (cluster.clients in the status; the client is "default" without
 // one, NativeAPI.actor.cpp@7.3.63:162 and 2464-2471), as the tools'
-// --log-group does; and the external client directory of
+// --log-group does; the external client directory of
 // EnvExternalClientDirectory, when set, gives the client the libraries of
-// the older lines.
-var network = sync.OnceValue(func() error {
+// the older lines; and the TLS settings of the first Open, when set, are
+// what the client presents to every database (see TLS), which the
+// multi-version client passes on to every library it loads
+// (MultiVersionApi::setNetworkOptionInternal,
+// fdbclient/MultiVersionTransaction.actor.cpp at 7.3.63).
+var network = &networkOnce{setup: func(tls TLS) error {
 	if err := fdb.APIVersion(APIVersion); err != nil {
 		return errors.Wrap(err, errAPIVersion)
 	}
-	if err := fdb.Options().SetTraceLogGroup(model.ToolsLogGroup); err != nil {
+	o := fdb.Options()
+	if err := o.SetTraceLogGroup(model.ToolsLogGroup); err != nil {
 		return errors.Wrap(err, errLogGroup)
 	}
 	if dir := os.Getenv(EnvExternalClientDirectory); dir != "" {
-		return errors.Wrap(fdb.Options().SetExternalClientDirectory(dir), errClientDir)
+		if err := o.SetExternalClientDirectory(dir); err != nil {
+			return errors.Wrap(err, errClientDir)
+		}
+	}
+	if tls == (TLS{}) {
+		return nil
+	}
+	for _, set := range []func() error{
+		func() error { return o.SetTLSCertPath(tls.CertificateFile) },
+		func() error { return o.SetTLSKeyPath(tls.KeyFile) },
+		func() error { return o.SetTLSCaPath(tls.CAFile) },
+		func() error {
+			if tls.VerifyPeers == "" {
+				return nil
+			}
+			return o.SetTLSVerifyPeers([]byte(tls.VerifyPeers))
+		},
+	} {
+		if err := set(); err != nil {
+			return errors.Wrap(err, errNetworkOptionTLS)
+		}
 	}
 	return nil
-})
+}}
 
 // databases are the process's open databases, one per cluster file.
 var databases = newPool(openDatabase, fdb.Database.Close, time.Now, idleAfter)
@@ -115,9 +140,10 @@ type Client struct {
 var _ model.Locker = &Client{}
 
 // Open returns the client of the cluster named by clusterFile, opening its
-// database when it is not open.
-func Open(clusterFile string) (*Client, error) {
-	if err := network(); err != nil {
+// database when it is not open, with the client's network started with
+// tls: every Open of a process must pass the same settings (see TLS).
+func Open(clusterFile string, tls TLS) (*Client, error) {
+	if err := network.start(tls); err != nil {
 		return nil, err
 	}
 	_, release, err := databases.acquire(clusterFile)
