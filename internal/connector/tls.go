@@ -29,10 +29,7 @@ func clientTLS(ctx context.Context, target client.Reader, c *v1alpha1.Cluster, c
 	if t == nil {
 		return nil, nil
 	}
-	name := t.ClientSecretName
-	if name == "" {
-		name = t.SecretName
-	}
+	name := workload.ClientSecretName(c)
 	ns := workload.Namespace(c)
 	s := &corev1.Secret{}
 	if err := target.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {

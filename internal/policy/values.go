@@ -84,3 +84,22 @@ func normalize(v any) any {
 		return v
 	}
 }
+
+// Param is the value of parameter key of the policy named name among
+// policies for input in: the Cluster's params (in.Params) over the
+// policy's own, as its rules see them; false when the policy is not among
+// them or neither sets the key.
+func Param(policies []Policy, name, key string, in Input) (any, bool) {
+	for _, p := range policies {
+		if p.Name != name || p.missing != "" {
+			continue
+		}
+		own, err := DecodeParams(p.Spec.Params)
+		if err != nil {
+			return nil, false
+		}
+		v, ok := overlay(own, in.Params)[key]
+		return v, ok
+	}
+	return nil, false
+}

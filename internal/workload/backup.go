@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
 )
 
 // Labels of a Backup's agents Deployment and its pods, besides the cluster
@@ -95,7 +96,8 @@ func SnapshotPeriodSeconds(b *v1alpha1.Backup) int {
 // but the replica count is recorded in an annotation, so drift is found by
 // comparing hashes. The agents run as the image's fdb user, ask for a
 // stateless process's resources and pass the "restricted" Pod Security
-// Standard, like the cluster's pods.
+// Standard, like the cluster's pods. With tls settings they present the
+// clients' certificate (ClientSecretName) and trust the processes' CA file.
 func BackupAgents(c *v1alpha1.Cluster, b *v1alpha1.Backup) *appsv1.Deployment {
 	labels := BackupAgentLabels(c, b)
 	args := []string{
@@ -119,6 +121,22 @@ func BackupAgents(c *v1alpha1.Cluster, b *v1alpha1.Backup) *appsv1.Deployment {
 		volumes = append(volumes, corev1.Volume{Name: blobCredentialsVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 			SecretName: ref.Name,
 			Items:      []corev1.KeyToPath{{Key: ref.Key, Path: blobCredentialsFile}},
+		}}})
+	}
+	if t := c.Spec.ForProvider.TLS; t != nil {
+		// The agents present the clients' certificate and trust the CA
+		// file of the processes: a client with TLS credentials reaches
+		// plain-text listeners too, so they carry them whenever the
+		// Cluster has tls settings, through every step of a migration.
+		args = append(args, FlagTLSCertificateFile, TLSCertificateFile, FlagTLSKeyFile, TLSKeyFile, FlagTLSCAFile, TLSCAFile)
+		if t.PeerVerificationRules != "" {
+			args = append(args, FlagTLSVerifyPeers, t.PeerVerificationRules)
+		}
+		volumes[0].ConfigMap.Items = append(volumes[0].ConfigMap.Items, corev1.KeyToPath{Key: KeyTLSCA, Path: tlsCAFileName})
+		mounts = append(mounts, corev1.VolumeMount{Name: tlsVolume, MountPath: TLSDir, ReadOnly: true})
+		volumes = append(volumes, corev1.Volume{Name: tlsVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName: ClientSecretName(c),
+			Items:      []corev1.KeyToPath{{Key: certs.KeyCert, Path: certs.KeyCert}, {Key: certs.KeyKey, Path: certs.KeyKey}},
 		}}})
 	}
 	replicas := int32(AgentCount(b)) //nolint:gosec // admission caps agentCount at 100

@@ -130,6 +130,20 @@ func tlsVolumeOf(c *v1alpha1.Cluster) *corev1.Volume {
 	}}}
 }
 
+// ClientSecretName is the certificate Secret the clients the provider runs
+// for Cluster c present: spec.forProvider.tls.clientSecretName, else
+// secretName; "" without tls settings.
+func ClientSecretName(c *v1alpha1.Cluster) string {
+	t := c.Spec.ForProvider.TLS
+	switch {
+	case t == nil:
+		return ""
+	case t.ClientSecretName != "":
+		return t.ClientSecretName
+	}
+	return t.SecretName
+}
+
 // MountsCertificates reports whether pod p mounts the certificate Secret
 // Cluster c names for its processes.
 func MountsCertificates(c *v1alpha1.Cluster, p *corev1.Pod) bool {

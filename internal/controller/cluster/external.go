@@ -61,7 +61,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	e.step = next(cr, obs)
 	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, metav1.NewTime(e.Clock.Now()))
 	cr.Status.AtProvider.TLS = tls
-	if c, ok := obs.certificateCondition(); ok {
+	if c, ok := obs.certificateCondition(e.certificateWarning(ctx, cr)); ok {
 		if ev, changed := certificateEvent(cr.GetCondition(TypeCertificate), c); changed {
 			e.Record.Event(cr, ev)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -40,13 +41,35 @@ const (
 	reasonCertificateUntrusted xpv2.ConditionReason = "CertificateUntrusted"
 )
 
-// certificateWarning is how long before a certificate expires the
-// Certificate condition warns of it. It exceeds what a renewed
+// How many days before a certificate expires the Certificate condition
+// warns of it: parameter certificateWarningDays of the fdb-tls policy in
+// effect for the Cluster (its safety.params over the policy's), else
+// defaultCertificateWarningDays. Either should exceed what a renewed
 // certificate takes to reach every process: the kubelet's sync of the
 // mounted Secret (about a minute) and fdbserver's check for changed
 // files, every TLS_CERT_REFRESH_DELAY_SECONDS (12 hours by default,
 // flow/Knobs.cpp at 7.1.67 and 7.3.63).
-const certificateWarning = 30 * 24 * time.Hour
+const (
+	policyTLS                     = "fdb-tls"
+	paramCertificateWarningDays   = "certificateWarningDays"
+	defaultCertificateWarningDays = 30
+)
+
+// certificateWarning is how long before a certificate expires Cluster cr
+// warns of it.
+func (e *external) certificateWarning(ctx context.Context, cr *v1alpha1.Cluster) time.Duration {
+	days := int64(defaultCertificateWarningDays)
+	params, err := policy.DecodeParams(cr.Spec.ForProvider.Safety.Params)
+	if err == nil && e.Gate != nil {
+		in := policy.Input{Params: params, Policies: cr.Spec.ForProvider.Safety.Policies}
+		if v, ok := e.Gate.Param(ctx, in, policyTLS, paramCertificateWarningDays); ok {
+			if d, ok := v.(int64); ok && d >= 0 {
+				days = d
+			}
+		}
+	}
+	return time.Duration(days) * 24 * time.Hour
+}
 
 // tlsSecrets is what one reconcile read of a Cluster's certificate
 // Secrets: the CA file its processes trust, and each Secret's
@@ -144,7 +167,7 @@ func timeOrNil(t time.Time) *metav1.Time {
 // certificateCondition is the Certificate condition of a Cluster whose
 // certificates o checked; false when the Cluster has no tls settings.
 // The processes' certificate is judged first, then the clients'.
-func (o *observation) certificateCondition() (xpv2.Condition, bool) {
+func (o *observation) certificateCondition(warning time.Duration) (xpv2.Condition, bool) {
 	if o.tls == nil {
 		return xpv2.Condition{}, false
 	}
@@ -155,8 +178,8 @@ func (o *observation) certificateCondition() (xpv2.Condition, bool) {
 			return certificateFalse(reasonCertificateExpired, fmt.Sprintf("%s is not valid now, so TLS connections that present it fail: %v", where, c.err)), true
 		case c.err != nil:
 			return certificateFalse(reasonCertificateUntrusted, fmt.Sprintf("%s cannot serve, so TLS connections that present it fail: %v", where, c.err)), true
-		case c.notAfter.Sub(o.now) < certificateWarning:
-			return certificateFalse(reasonCertificateExpiring, fmt.Sprintf("%s expires at %s, in less than %d days: renew it", where, c.notAfter.UTC().Format(time.RFC3339), int(certificateWarning.Hours()/24))), true
+		case c.notAfter.Sub(o.now) < warning:
+			return certificateFalse(reasonCertificateExpiring, fmt.Sprintf("%s expires at %s, in less than %d days (fdb-tls parameter %s): renew it", where, c.notAfter.UTC().Format(time.RFC3339), int(warning.Hours()/24), paramCertificateWarningDays)), true
 		}
 	}
 	return xpv2.Condition{Type: TypeCertificate, Status: corev1.ConditionTrue, Reason: reasonCertificateValid,

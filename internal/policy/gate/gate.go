@@ -203,3 +203,20 @@ func count(d policy.Decision) {
 		decisions.WithLabelValues(d.Policy, string(d.Action), string(d.Result)).Inc()
 	}
 }
+
+// Param is the value of parameter key of policy name in effect for the
+// cluster of in (the defaults, replaced or joined by SafetyPolicy objects
+// as Check assembles them; the Cluster's params over the policy's): for a
+// step that is not a mutation but follows a policy's parameter, e.g. how
+// early a certificate's expiry is warned of. False when the policies
+// cannot be listed, or the policy or its parameter is not there.
+func (g *Gate) Param(ctx context.Context, in policy.Input, name, key string) (any, bool) {
+	objects, err := g.source.List(ctx)
+	switch {
+	case errors.Is(err, policy.ErrKindInactive):
+		return policy.Param(policy.AssembleInactive(g.defaults, in.Policies), name, key, in)
+	case err != nil:
+		return nil, false
+	}
+	return policy.Param(policy.Assemble(g.defaults, objects, in.Policies), name, key, in)
+}

@@ -271,3 +271,48 @@ type deciding struct {
 }
 
 func (d *deciding) GetLastPolicyDecision() *fdbv1alpha1.PolicyDecision { return d.last }
+
+// TestParam: a parameter a Cluster follows outside a decision is the one
+// its rules would see: the Cluster's params over the policy's, of the
+// policy in effect (a SafetyPolicy object replaces the default of its
+// name), and unknown while the policies cannot be listed.
+func TestParam(t *testing.T) {
+	replaced := manifest(t, `apiVersion: foundationdb.crossplane.io/v1alpha1
+kind: SafetyPolicy
+metadata: {name: fdb-tls}
+spec:
+  actions: [Kill]
+  params: {certificateWarningDays: 7}
+  validations: [{name: ok, expression: "true"}]`)
+	type result struct {
+		Value any
+		OK    bool
+	}
+	cases := map[string]struct {
+		source Source
+		params map[string]any
+		want   result
+	}{
+		"TheDefault":          {source: policy.Static{}, want: result{Value: int64(30), OK: true}},
+		"TheClustersOverride": {source: policy.Static{}, params: map[string]any{"certificateWarningDays": int64(60)}, want: result{Value: int64(60), OK: true}},
+		"AReplacedPolicys":    {source: policy.Static{replaced}, want: result{Value: int64(7), OK: true}},
+		"KindInactive":        {source: inactive{}, want: result{Value: int64(30), OK: true}},
+		"Unlisted":            {source: unlisted{}, want: result{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e, err := policy.NewEngine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := New(&recorder{}, e, tc.source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := g.Param(context.Background(), policy.Input{Params: tc.params}, "fdb-tls", "certificateWarningDays")
+			if diff := cmp.Diff(tc.want, result{Value: v, OK: ok}); diff != "" {
+				t.Errorf("Param(...): -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
