@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -70,9 +71,18 @@ func NewSimFDB(registry *sim.Registry) SimFDB {
 }
 
 // Client returns the simulator of c after syncing its processes with the
-// cluster's pods and volume claims, and its backup agents with the
-// cluster's backup-agent Deployments.
+// cluster's pods and volume claims (and the TLS files the pods hold), and
+// its backup agents with the cluster's backup-agent Deployments. A Cluster
+// with tls settings, or whose cluster file names a TLS coordinator, gets
+// the database as the provider's tools see it (sim.Client): they hold the
+// cluster file of cm and the Cluster's client certificate (clientTLS),
+// and reach the database only if that reaches a quorum of its
+// coordinators; any other gets the simulator itself, as before TLS.
 func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore) (fdb.Client, error) {
+	tls, err := clientTLS(ctx, target, c, cm)
+	if err != nil {
+		return nil, err
+	}
 	groups, err := s.simGroups(ctx, target, c, cm)
 	if err != nil {
 		return nil, err
@@ -96,7 +106,17 @@ func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cl
 			return nil, errors.Wrap(err, errSeedCoords)
 		}
 	}
-	return db, nil
+	if tls == nil && !tlsCoordinators(connectionString) {
+		return db, nil
+	}
+	return db.As(connectionString, tls), nil
+}
+
+// tlsCoordinators reports whether connection string cs names a TLS
+// coordinator.
+func tlsCoordinators(cs string) bool {
+	parsed, err := fdb.ParseConnectionString(cs)
+	return err == nil && slices.ContainsFunc(parsed.Coordinators, fdb.ProcessAddress.TLS)
 }
 
 // Sim returns the simulated database whose ConfigMap is cm, for tests and
@@ -126,8 +146,12 @@ func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1
 	if err := target.List(ctx, nodes); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
+	certs, err := certificateFiles(ctx, target, c, pods.Items, cm.Data)
+	if err != nil {
+		return nil, err
+	}
 	clk, seed := s.Registry.ClockAndSeed()
-	runs, err := s.monitors.Look(ctx, target, c.GetNamespace()+"/"+c.GetName(), pods.Items, cm.Data, clk.Now(), seed)
+	runs, err := s.monitors.Look(ctx, target, c.GetNamespace()+"/"+c.GetName(), pods.Items, cm.Data, certs, clk.Now(), seed)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +211,7 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 			byID[id] = g
 			continue
 		}
-		g.IP, g.DNSName, g.CommandLines = p.Status.PodIP, workload.PodDNSName(c, &p), lines
+		g.IP, g.DNSName, g.CommandLines, g.Files = p.Status.PodIP, workload.PodDNSName(c, &p), lines, run.files
 		// A Cluster that names no version (one that is gone, seen through
 		// its ConfigMap) stands in with the image's.
 		g.Version = cmp.Or(active.config.Version, run.release)

@@ -79,12 +79,17 @@ type clusterPods struct {
 
 // podState is what lives in one running pod: its configuration file, a
 // change to it the kubelet has yet to write, the binaries its sidecar
-// staged and its main container's monitor, nil until it starts.
+// staged, its main container's monitor, nil until it starts, and its TLS
+// files.
 type podState struct {
 	file    configFile
 	pending *delivery
 	staged  map[string]bool
 	monitor *monitor
+	// files are the pod's TLS files and filesPending a change to them
+	// the kubelet has yet to write (deliverFiles).
+	files        podFiles
+	filesPending *filesDelivery
 }
 
 // configFile is the content of a pod's monitor configuration file; absent
@@ -124,19 +129,22 @@ type loaded struct {
 }
 
 // monitorRun is what a started monitor runs: its release and the
-// configuration it accepted (nil when none).
+// configuration it accepted (nil when none), and the TLS files its pod
+// holds.
 type monitorRun struct {
 	release string
 	active  *loaded
+	files   podFiles
 }
 
 // Look brings the kubelet's files and the monitors of the cluster named key
 // up to time now: pods are all of the cluster's pods and data its
-// ConfigMap's data, as the API server holds them; seed draws the kubelet's
-// delays. It annotates the pods whose monitor accepted a load through
+// ConfigMap's data, as the API server holds them, and certs the TLS files
+// their volumes would hold now, by UID (certificateFiles); seed draws the
+// kubelet's delays. It annotates the pods whose monitor accepted a load through
 // target, and returns what the started monitors run, by pod UID. A pod
 // that does not run (running) has no monitor and forgets its state.
-func (m *monitors) Look(ctx context.Context, target client.Client, key string, pods []corev1.Pod, data map[string]string, now time.Time, seed uint64) (map[types.UID]monitorRun, error) {
+func (m *monitors) Look(ctx context.Context, target client.Client, key string, pods []corev1.Pod, data map[string]string, certs map[types.UID]podFiles, now time.Time, seed uint64) (map[types.UID]monitorRun, error) {
 	m.mu.Lock()
 	if m.clusters == nil {
 		m.clusters = map[string]*clusterPods{}
@@ -159,8 +167,9 @@ func (m *monitors) Look(ctx context.Context, target client.Client, key string, p
 		st, ok := cp.pods[p.UID]
 		if !ok {
 			// The kubelet fills the volume before the containers start.
-			st = &podState{file: mountedFile(p, data), staged: map[string]bool{}}
+			st = &podState{file: mountedFile(p, data), staged: map[string]bool{}, files: certs[p.UID]}
 		}
+		st.deliverFiles(p, certs[p.UID], now, seed)
 		next[p.UID] = st
 		run, err := st.look(ctx, target, p, data, now, seed)
 		if err != nil {
@@ -211,7 +220,7 @@ func (st *podState) look(ctx context.Context, target client.Client, p *corev1.Po
 			return nil, err
 		}
 	}
-	return &monitorRun{release: st.monitor.release, active: st.monitor.active}, nil
+	return &monitorRun{release: st.monitor.release, active: st.monitor.active, files: st.files}, nil
 }
 
 // deliver plays the kubelet's part in pod p's volume at time now: a
@@ -227,7 +236,7 @@ func (st *podState) deliver(p *corev1.Pod, data map[string]string, now time.Time
 		st.pending = nil
 		return false
 	case st.pending == nil:
-		st.pending = &delivery{file: current, at: now.Add(kubeletDelay(seed, p, current))}
+		st.pending = &delivery{file: current, at: now.Add(kubeletDelay(seed, p, current.raw))}
 	default:
 		st.pending.file = current
 	}
@@ -238,15 +247,15 @@ func (st *podState) deliver(p *corev1.Pod, data map[string]string, now time.Time
 	return true
 }
 
-// kubeletDelay is how long after a change of file is first seen the
-// kubelet writes it into pod p's volume: drawn from the simulator's seed,
-// the pod's name and the content (not its UID nor its namespace, which
-// differ from one run of a seed to the next), more than nothing and at most
-// one sync period and the cache's time to live.
-func kubeletDelay(seed uint64, p *corev1.Pod, file configFile) time.Duration {
+// kubeletDelay is how long after a change of a file's content is first
+// seen the kubelet writes it into pod p's volume: drawn from the
+// simulator's seed, the pod's name and the content (not its UID nor its
+// namespace, which differ from one run of a seed to the next), more than
+// nothing and at most one sync period and the cache's time to live.
+func kubeletDelay(seed uint64, p *corev1.Pod, content string) time.Duration {
 	h := fnv.New64a()
 	_ = binary.Write(h, binary.LittleEndian, seed)
-	for _, s := range []string{p.Name, file.raw} {
+	for _, s := range []string{p.Name, content} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
