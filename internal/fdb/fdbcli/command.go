@@ -144,7 +144,20 @@ func includeCommand(targets []fdb.ProcessAddress) []string {
 // killCommands kill a batch at once: the first kill fills fdbcli's address
 // cache, the sleep lets the kills land before fdbcli exits.
 func killCommands(targets []fdb.ProcessAddress) [][]string {
-	return [][]string{{"kill"}, append([]string{"kill"}, targetWords(targets)...), killSettle}
+	return [][]string{{"kill"}, append([]string{"kill"}, killTargets(targets)...), killSettle}
+}
+
+// killTargets are the words of kill targets: IP:port without the TLS
+// suffix. fdbcli's kill finds a process by the addresses of its worker
+// interface, every one it listens on, each with ":tls" removed
+// (addInterfacesFromKVs, fdbcli/Util.actor.cpp at 7.1.67 and 7.3.63): a
+// target that keeps the suffix is "not recognized".
+func killTargets(targets []fdb.ProcessAddress) []string {
+	out := targetWords(targets)
+	for i := range out {
+		out[i] = strings.TrimSuffix(out[i], tlsSuffix)
+	}
+	return out
 }
 
 // maintenanceCommand puts zone under maintenance for seconds.
