@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,26 +165,6 @@ func normalizeOption(o string) string {
 	return o[:len(o)-len(rest)] + strings.ReplaceAll(rest, "_", "-")
 }
 
-// tlsOptionFlags are the options of TLS_OPTION_FLAGS (flow/TLSConfig.actor.h
-// at 7.1.67 and 7.3.63), each with a value, which the extraction of
-// options.json left out of the tables that hold them: those of fdbcli, of
-// every fdbbackup subcommand the client runs and of fdbrestore, but for
-// 7.1's `fdbbackup modify` (g_rgBackupModifyOptions in
-// fdbbackup/backup.actor.cpp at 7.1.67 lacks the macro; 7.3's has it).
-// withTLSOptions adds them to the table of key in release.
-var tlsOptionFlags = []string{"--tls-plugin", "--tls-certificate-file", "--tls-key-file", "--tls-verify-peers", "--tls-password", "--tls-ca-file"}
-
-func withTLSOptions(release, key string, table map[string]bool) map[string]bool {
-	if release == "7.1.67" && key == toolBackup+" modify" {
-		return table
-	}
-	with := maps.Clone(table)
-	for _, o := range tlsOptionFlags {
-		with[o] = true
-	}
-	return with
-}
-
 // TestInvocationsParse renders every invocation the client makes, with and
 // without logging and TLS credentials, and parses it with the option
 // tables of the real tools of 7.1 and 7.3: every option exists for that
@@ -222,7 +201,6 @@ func TestInvocationsParse(t *testing.T) {
 						if !ok {
 							t.Fatalf("%s has no %s", release, key)
 						}
-						table = withTLSOptions(release, key, table)
 						known := map[string]bool{}
 						for o, value := range table {
 							known[normalizeOption(o)] = value
