@@ -411,3 +411,47 @@ func TestMigrationKeepsDatabaseAvailableWhileListeningOnBoth(t *testing.T) {
 		})
 	}
 }
+
+// TestPeerVerificationRulesSelectPeers: a side accepts a peer whose chain
+// verifies and that satisfies any of its --tls-verify-peers rules
+// (subject, issuer or root fields matched exactly, by prefix with >= or by
+// suffix with <=); Check.Valid=0 accepts anything; rules that do not parse
+// leave no usable TLS settings.
+func TestPeerVerificationRulesSelectPeers(t *testing.T) {
+	ca := testCA(t, "ca")
+	none := map[fdb.ProcessAddress]bool{"10.2.0.2:4500:tls": false, "10.2.0.3:4500:tls": false, "10.2.0.4:4500:tls": false}
+	only := func(ips ...string) map[fdb.ProcessAddress]bool {
+		out := map[fdb.ProcessAddress]bool{}
+		for a := range none {
+			out[a] = slices.Contains(ips, a.Host())
+		}
+		return out
+	}
+	cases := map[string]struct {
+		rules string
+		want  map[fdb.ProcessAddress]bool
+	}{
+		"Default":             {want: only("10.2.0.2", "10.2.0.3", "10.2.0.4")},
+		"SubjectExact":        {rules: "S.CN=log-1", want: only("10.2.0.2")},
+		"SubjectPrefix":       {rules: "CN>=log-", want: only("10.2.0.2", "10.2.0.3", "10.2.0.4")},
+		"SubjectSuffix":       {rules: "Subject.CN<=-3", want: only("10.2.0.4")},
+		"AnyRule":             {rules: "S.CN=log-1|S.CN=log-2", want: only("10.2.0.2", "10.2.0.3")},
+		"EveryCondition":      {rules: "S.CN=log-1,I.CN=other", want: none},
+		"IssuerAndRoot":       {rules: "I.CN=ca,R.CN=ca", want: only("10.2.0.2", "10.2.0.3", "10.2.0.4")},
+		"AbsentField":         {rules: "S.O=Example", want: none},
+		"CheckValidOff":       {rules: "Check.Valid=0,S.CN=nobody", want: only("10.2.0.2", "10.2.0.3", "10.2.0.4")},
+		"UnparsableIsRefused": {rules: "Check.Valid=2", want: none},
+		"UnknownScope":        {rules: "X.CN=log-1", want: none},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newTLSCluster(t, "", ca, nil)
+			client := credentialsOf(issue(t, ca, "client", year))
+			client.VerifyPeers = tc.rules
+			got := look(c.Sim.As(c.Sim.ConnectionString(), client)).Reachable
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("coordinators the client accepts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
