@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -211,7 +212,7 @@ func (s *Sim) applyExclusions(recovers func(p *process) bool) {
 // Kill implements fdb.Client: the processes restart at once with their
 // group's current version and command line (a version the pod has not
 // staged does not start). Like fdbcli's kill it knows processes by IP:port
-// only (killTarget): a DNS name, or an address with ":tls", is not found. Killing a process of the
+// only (killTarget): a DNS name is not found. Killing a process of the
 // transaction system causes one recovery per call. A kill injected with
 // PartialKillNext restarts only half of them and fails.
 func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
@@ -248,11 +249,14 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 
 // killTarget is the up process kill target t names: fdbcli knows a
 // process by the IP:port of each address it listens on, without ":tls"
-// (addInterfacesFromKVs, fdbcli/Util.actor.cpp at 7.1.67 and 7.3.63), so
-// an address with the suffix, like a DNS name, names none.
+// (addInterfacesFromKVs, fdbcli/Util.actor.cpp at 7.1.67 and 7.3.63),
+// and fdb.Client's Kill drops the suffix of a target before it asks
+// (fdbcli.Client does so), so either spelling of a TLS address names its
+// process; a DNS name names none.
 func (s *Sim) killTarget(t fdb.ProcessAddress) (*process, bool) {
+	hostPort := strings.TrimSuffix(string(t), tlsSuffix)
 	for _, id := range s.procIDs {
-		if p := s.procs[id]; p.up && slices.ContainsFunc(p.listeners, func(l listener) bool { return l.hostPort == string(t) }) {
+		if p := s.procs[id]; p.up && slices.ContainsFunc(p.listeners, func(l listener) bool { return l.hostPort == hostPort }) {
 			return p, true
 		}
 	}
