@@ -127,8 +127,12 @@ func (s *Sim) statusFor(coordinators []fdb.ProcessAddress, reach func(fdb.Proces
 	if s.underMaintenance(s.maintenanceZone) {
 		c.MaintenanceZone, c.MaintenanceSecondsRemaining = s.maintenanceZone, s.maintenanceUntil.Sub(s.now).Seconds()
 	}
+	// Processes of another protocol; not those the others' certificates
+	// keep out, which FoundationDB does not list there (it fills the list
+	// from connections refused for their protocol version,
+	// fdbrpc/FlowTransport.actor.cpp).
 	for _, id := range s.procIDs {
-		if p := s.procs[id]; p.running && !p.up {
+		if p := s.procs[id]; p.running && majorMinor(p.version) != s.protocol {
 			c.IncompatibleConnections = append(c.IncompatibleConnections, p.address)
 		}
 	}
