@@ -362,24 +362,37 @@ func TestRenewedCertificateIsReloadedWithoutRestart(t *testing.T) {
 }
 
 // TestMigrationKeepsDatabaseAvailableWhileListeningOnBoth: a plain
-// database moves to TLS without losing availability when every process
-// listens on both before the coordinators move to their TLS addresses,
-// and the plain listeners go last; dropping them first leaves the
-// coordinators' plain addresses without a listener.
+// database moves to TLS, and back, without losing availability when every
+// process listens on both before the coordinators move to addresses of
+// the other kind, and the old listeners go last (FoundationDB's
+// documented procedure, documentation/sphinx/source/tls.rst at 7.3.63);
+// dropping them first leaves the coordinators' addresses without a
+// listener.
 func TestMigrationKeepsDatabaseAvailableWhileListeningOnBoth(t *testing.T) {
 	ca := testCA(t, "ca")
 	client := credentialsOf(issue(t, ca, "client", year))
 	type step struct {
 		listeners fdb.Listeners // restart every process listening so
-		moveToTLS bool          // move the coordinators to TLS addresses
+		move      string        // move the coordinators to "tls" or "plain" addresses
 	}
 	cases := map[string]struct {
 		steps []step
 		want  []bool
 	}{
 		"ListenOnBothFirst": {
-			steps: []step{{listeners: fdb.ListenTLSAndPlain}, {moveToTLS: true}, {listeners: fdb.ListenTLS}},
+			steps: []step{{listeners: fdb.ListenTLSAndPlain}, {move: "tls"}, {listeners: fdb.ListenTLS}},
 			want:  []bool{true, true, true},
+		},
+		"ThereAndBack": {
+			steps: []step{
+				{listeners: fdb.ListenTLSAndPlain}, {move: "tls"}, {listeners: fdb.ListenTLS},
+				{listeners: fdb.ListenPlainAndTLS}, {move: "plain"}, {listeners: fdb.ListenPlain},
+			},
+			want: []bool{true, true, true, true, true, true},
+		},
+		"DropTLSBeforeCoordinatorsMoveBack": {
+			steps: []step{{listeners: fdb.ListenTLSAndPlain}, {move: "tls"}, {listeners: fdb.ListenPlain}},
+			want:  []bool{true, true, false},
 		},
 		"DropPlainBeforeCoordinatorsMove": {
 			steps: []step{{listeners: fdb.ListenTLS}},
@@ -393,9 +406,12 @@ func TestMigrationKeepsDatabaseAvailableWhileListeningOnBoth(t *testing.T) {
 			ctx := context.Background()
 			var got []bool
 			for _, s := range tc.steps {
-				if s.moveToTLS {
-					db := c.Sim.As(c.Sim.ConnectionString(), client)
-					_, err := db.ChangeCoordinators(ctx, tlsCoordinators(c, "log-1", "log-2", "log-3"))
+				if s.move != "" {
+					to := tlsCoordinators(c, "log-1", "log-2", "log-3")
+					if s.move == "plain" {
+						to = []fdb.ProcessAddress{c.Address(t, "log-1"), c.Address(t, "log-2"), c.Address(t, "log-3")}
+					}
+					_, err := c.Sim.As(c.Sim.ConnectionString(), client).ChangeCoordinators(ctx, to)
 					must(t, err)
 				} else {
 					listenAll(t, c, s.listeners, ca, nil)
