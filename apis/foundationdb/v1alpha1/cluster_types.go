@@ -429,6 +429,11 @@ type ClusterParameters struct {
 	// +optional
 	TLS *TLSSettings `json:"tls,omitempty"`
 
+	// NetworkPolicy admits connections to the database's ports only from
+	// who belongs; see NetworkPolicySettings.
+	// +optional
+	NetworkPolicy *NetworkPolicySettings `json:"networkPolicy,omitempty"`
+
 	// Locks configure the global lock.
 	// +optional
 	// +kubebuilder:default={}
