@@ -29,6 +29,8 @@ type Parameters struct {
 	// Sites are the data centers (multi-region) or data halls
 	// (three-data-hall).
 	Sites []Site `json:"sites,omitempty"`
+	// TLS runs the database with mutual TLS; nil runs it in plain text.
+	TLS *TLSParameters `json:"tls,omitempty"`
 }
 
 // BackupParameters switch the backup.
@@ -44,6 +46,10 @@ type Database struct {
 	// Usage keeps the Cluster from being deleted before its Backup is gone;
 	// nil unless backups are on.
 	Usage *protectionv1beta1.Usage
+	// Certificate and ClientCertificate are cert-manager's Certificates
+	// of the processes and of the clients; nil unless the function issues
+	// them.
+	Certificate, ClientCertificate *Certificate
 }
 
 // SecretName is the Secret the cluster file of a database is written to.
@@ -72,11 +78,13 @@ func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.Redun
 				Processes:             map[string]v1alpha1.ProcessSettings{"general": {VolumeSize: &sh.VolumeSize}},
 				Safety:                v1alpha1.SafetySettings{Policies: in.SafetyPolicies},
 				DeletionProtection:    p.DeletionProtection,
+				TLS:                   clusterTLS(name, p.TLS, in.TLS),
 			},
 		},
 	}
 	c.Spec.WriteConnectionSecretToReference = &xpv2.LocalSecretReference{Name: SecretName(name)}
 	db := Database{Cluster: c}
+	db.Certificate, db.ClientCertificate = certificates(c, p, in.TLS)
 	if !p.Backup.Enabled {
 		return db
 	}

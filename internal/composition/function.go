@@ -1,6 +1,7 @@
 package composition
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,11 @@ const (
 	ResourceCluster = resource.Name("cluster")
 	ResourceBackup  = resource.Name("backup")
 	ResourceUsage   = resource.Name("backup-uses-cluster")
-	RequiredNodes   = "nodes"
+	// ResourceCertificate and ResourceClientCertificate are cert-manager's
+	// Certificates of the processes and of the clients.
+	ResourceCertificate       = resource.Name("certificate")
+	ResourceClientCertificate = resource.Name("client-certificate")
+	RequiredNodes             = "nodes"
 )
 
 // Function is the composition function: Crossplane calls RunFunction once
@@ -37,7 +42,7 @@ type Function struct {
 // Kubernetes JSON conventions (omitempty leaves out zero numbers, which the
 // CRDs' defaults then fill in) and without what is not the function's to
 // say: status and the creation timestamp.
-func toComposed(o runtime.Object) (*composed.Unstructured, error) {
+func toComposed(o any) (*composed.Unstructured, error) {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {
 		return nil, err
@@ -95,6 +100,9 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if err := ValidateSites(p.Topology, p.Sites); err != nil {
 		return err
 	}
+	if err := ValidateTLS(p.TLS, in.TLS); err != nil {
+		return err
+	}
 	sh, err := ShapeOf(p.Size)
 	if err != nil {
 		return err
@@ -105,6 +113,9 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	}
 	running, err := runningRedundancy(observed)
 	if err != nil {
+		return err
+	}
+	if err := keepsTLS(observed, p.TLS); err != nil {
 		return err
 	}
 	zones := CountZones(nodes, in.ZoneLabel)
@@ -130,7 +141,7 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	// connection string is known.
 	seed, _ := observedClusterString(observed, "status.atProvider.connectionString")
 	members := Members(db.Cluster, p, seed)
-	objs := map[resource.Name]runtime.Object{}
+	objs := map[resource.Name]any{}
 	for _, m := range members {
 		objs[m.Name] = m.Cluster
 	}
@@ -138,6 +149,9 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 		db.Backup.Spec.ForProvider.ClusterRef.Name = members[0].Cluster.GetName()
 		db.Usage = usage(db.Usage.GetNamespace(), db.Usage.GetName(), members[0].Cluster, db.Backup)
 		objs[ResourceBackup], objs[ResourceUsage] = db.Backup, db.Usage
+	}
+	if db.Certificate != nil {
+		objs[ResourceCertificate], objs[ResourceClientCertificate] = db.Certificate, db.ClientCertificate
 	}
 	for name, o := range objs {
 		cd, err := toComposed(o)
@@ -168,6 +182,14 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if zones >= 0 {
 		status["status.zones"] = int64(zones)
 	}
+	if t := db.Cluster.Spec.ForProvider.TLS; t != nil {
+		status["status.tls.enabled"] = db.Cluster.Spec.ForProvider.TLSEnabled()
+		status["status.tls.secretName"] = t.SecretName
+		status["status.tls.clientSecretName"] = cmp.Or(t.ClientSecretName, t.SecretName)
+		if db.Certificate != nil {
+			status["status.tls.issuer"] = db.Certificate.Spec.IssuerRef.String()
+		}
+	}
 	for path, v := range status {
 		if err := dxr.Resource.SetValue(path, v); err != nil {
 			return fmt.Errorf("cannot set %s: %w", path, err)
@@ -176,7 +198,23 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
 		return fmt.Errorf("cannot set the desired composite resource: %w", err)
 	}
-	response.Normalf(rsp, "composed a %s %s database over %d zones, %d of %d Clusters (backup %t)", p.Size, mode, zones, len(members), max(len(p.Sites), 1), p.Backup.Enabled)
+	response.Normalf(rsp, "composed a %s %s database over %d zones, %d of %d Clusters (backup %t, tls %t)", p.Size, mode, zones, len(members), max(len(p.Sites), 1), p.Backup.Enabled, db.Cluster.Spec.ForProvider.TLSEnabled())
+	return nil
+}
+
+// keepsTLS refuses to compose a database without tls whose Cluster has
+// tls settings: its pods need the certificates for as long as any process
+// or coordinator speaks TLS, so the Cluster keeps them once set (its CRD
+// refuses to drop them) and the way back to plain text is
+// spec.tls.enabled false.
+func keepsTLS(observed map[resource.Name]resource.ObservedComposed, t *TLSParameters) error {
+	oc, ok := observed[ResourceCluster]
+	if !ok || t != nil {
+		return nil
+	}
+	if _, err := oc.Resource.GetValue("spec.forProvider.tls"); err == nil {
+		return errors.New("spec.tls: cannot be removed once the database has it; set spec.tls.enabled to false to run the database in plain text")
+	}
 	return nil
 }
 

@@ -1,13 +1,14 @@
 package composition_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
 
 	fnv1 "github.com/crossplane/function-sdk-go/proto/v1"
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"google.golang.org/protobuf/types/known/structpb"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -67,6 +68,7 @@ func nodes(t *testing.T, n int) *fnv1.Resources {
 
 // call is one RunFunction request.
 type call struct {
+	xr       string         // the examples/composition file of the FDBDatabase; fdbdatabase.yaml when empty
 	spec     map[string]any // merged into the example FDBDatabase's spec
 	input    map[string]any // nil: the example Composition's
 	zones    int            // -1: the nodes are not fetched yet
@@ -75,7 +77,7 @@ type call struct {
 
 func (c call) request(t *testing.T) *fnv1.RunFunctionRequest {
 	t.Helper()
-	xr := example(t, "fdbdatabase.yaml", "FDBDatabase")
+	xr := example(t, cmp.Or(c.xr, "fdbdatabase.yaml"), "FDBDatabase")
 	for k, v := range c.spec {
 		if err := unstructured.SetNestedField(xr.Object, v, "spec", k); err != nil {
 			t.Fatal(err)
@@ -277,7 +279,7 @@ func TestRunFunction(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, outcomeOf(tc.call.run(t))); diff != "" {
+			if diff := gocmp.Diff(tc.want, outcomeOf(tc.call.run(t))); diff != "" {
 				t.Errorf("RunFunction (-want +got):\n%s", diff)
 			}
 		})
@@ -379,8 +381,207 @@ func TestRunFunctionTopologies(t *testing.T) {
 			if got := outcomeOf(rsp).Fatal; got != tc.fatal {
 				t.Fatalf("fatal %q, want %q", got, tc.fatal)
 			}
-			if diff := cmp.Diff(tc.want, membersOf(rsp), cmpopts.EquateEmpty()); tc.fatal == "" && diff != "" {
+			if diff := gocmp.Diff(tc.want, membersOf(rsp), cmpopts.EquateEmpty()); tc.fatal == "" && diff != "" {
 				t.Errorf("composed Clusters (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// tlsOutcome is what TestRunFunctionTLS looks at in a response: the
+// Clusters' tls, the Certificates composed, whether each is ready, and
+// the XR's status.tls.
+type tlsOutcome struct {
+	Fatal        string
+	ClusterTLS   map[string]any            // composed resource name → spec.forProvider.tls
+	Certificates map[string]map[string]any // composed resource name → the whole object
+	Ready        map[string]fnv1.Ready     // of the Certificates
+	Status       map[string]any
+}
+
+func tlsOutcomeOf(rsp *fnv1.RunFunctionResponse) tlsOutcome {
+	o := tlsOutcome{Fatal: outcomeOf(rsp).Fatal}
+	for name, r := range rsp.GetDesired().GetResources() {
+		m := r.GetResource().AsMap()
+		switch kind, _, _ := unstructured.NestedString(m, "kind"); kind {
+		case "Cluster":
+			if tls, ok, _ := unstructured.NestedMap(m, "spec", "forProvider", "tls"); ok {
+				if o.ClusterTLS == nil {
+					o.ClusterTLS = map[string]any{}
+				}
+				o.ClusterTLS[name] = tls
+			}
+		case "Certificate":
+			if o.Certificates == nil {
+				o.Certificates, o.Ready = map[string]map[string]any{}, map[string]fnv1.Ready{}
+			}
+			o.Certificates[name], o.Ready[name] = m, r.GetReady()
+		}
+	}
+	o.Status, _, _ = unstructured.NestedMap(rsp.GetDesired().GetComposite().GetResource().AsMap(), "status", "tls")
+	return o
+}
+
+// certificate is a Certificate the function composes for FDBDatabase db
+// in namespace default, issued by issuer.
+func certificate(db, secret string, issuer map[string]any, dnsNames ...any) map[string]any {
+	spec := map[string]any{
+		"secretName": secret, "commonName": db, "issuerRef": issuer,
+		"duration": "2160h0m0s", "renewBefore": "1080h0m0s",
+		"usages":     []any{"digital signature", "key encipherment", "server auth", "client auth"},
+		"privateKey": map[string]any{"rotationPolicy": "Always"},
+	}
+	if len(dnsNames) > 0 {
+		spec["dnsNames"] = dnsNames
+	}
+	return map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Certificate",
+		"metadata": map[string]any{"name": secret, "namespace": "default"}, "spec": spec}
+}
+
+// TestRunFunctionTLS: an FDBDatabase with tls gets a Cluster with tls; when
+// an issuer is named, by the FDBDatabase or the platform, the function
+// composes cert-manager Certificates of the processes and of the clients,
+// whose Secrets the Cluster names, ready once cert-manager says so; tls
+// cannot be dropped from a database that has it.
+func TestRunFunctionTLS(t *testing.T) {
+	noBackup := map[string]any{"enabled": false}
+	clusterIssuer := map[string]any{"name": "fdb-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}
+	platformInput := func() map[string]any {
+		in := exampleInput(t)
+		in["tls"] = map[string]any{"issuerRef": map[string]any{"name": "platform-ca", "kind": "ClusterIssuer"}}
+		return in
+	}
+	issued := map[string]any{"secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls"}
+	ordersDNS := []any{"orders.default.svc.cluster.local", "*.orders.default.svc.cluster.local"}
+	readyCertificate := certificate("orders", "orders-fdb-tls", clusterIssuer)
+	readyCertificate["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
+	withTLS := observedCluster("triple")
+	_ = unstructured.SetNestedField(withTLS, map[string]any{"secretName": "orders-certs"}, "spec", "forProvider", "tls")
+
+	cases := map[string]struct {
+		call call
+		want tlsOutcome
+	}{
+		"NoTLS": {
+			call: call{zones: 5, spec: map[string]any{"backup": noBackup}},
+			want: tlsOutcome{},
+		},
+		"IssuerOfTheDatabase": {
+			call: call{zones: 5, spec: map[string]any{"backup": noBackup, "tls": map[string]any{"issuerRef": clusterIssuer, "peerVerificationRules": "S.CN=orders"}}},
+			want: tlsOutcome{
+				ClusterTLS: map[string]any{"cluster": map[string]any{"secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls", "peerVerificationRules": "S.CN=orders"}},
+				Certificates: map[string]map[string]any{
+					"certificate":        certificate("orders", "orders-fdb-tls", clusterIssuer, ordersDNS...),
+					"client-certificate": certificate("orders", "orders-fdb-client-tls", clusterIssuer),
+				},
+				Ready:  map[string]fnv1.Ready{"certificate": fnv1.Ready_READY_FALSE, "client-certificate": fnv1.Ready_READY_FALSE},
+				Status: map[string]any{"enabled": true, "secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls", "issuer": "ClusterIssuer/fdb-ca"},
+			},
+		},
+		"IssuerInTheNamespace": {
+			call: call{zones: 5, spec: map[string]any{"backup": noBackup, "tls": map[string]any{"issuerRef": map[string]any{"name": "team-ca"}}}},
+			want: tlsOutcome{
+				ClusterTLS: map[string]any{"cluster": issued},
+				Certificates: map[string]map[string]any{
+					"certificate":        certificate("orders", "orders-fdb-tls", map[string]any{"name": "team-ca", "kind": "Issuer", "group": "cert-manager.io"}, ordersDNS...),
+					"client-certificate": certificate("orders", "orders-fdb-client-tls", map[string]any{"name": "team-ca", "kind": "Issuer", "group": "cert-manager.io"}),
+				},
+				Ready:  map[string]fnv1.Ready{"certificate": fnv1.Ready_READY_FALSE, "client-certificate": fnv1.Ready_READY_FALSE},
+				Status: map[string]any{"enabled": true, "secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls", "issuer": "Issuer/team-ca"},
+			},
+		},
+		"PlatformIssuer": {
+			call: call{zones: 5, input: platformInput(), spec: map[string]any{"backup": noBackup, "tls": map[string]any{}}},
+			want: tlsOutcome{
+				ClusterTLS: map[string]any{"cluster": issued},
+				Certificates: map[string]map[string]any{
+					"certificate":        certificate("orders", "orders-fdb-tls", map[string]any{"name": "platform-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}, ordersDNS...),
+					"client-certificate": certificate("orders", "orders-fdb-client-tls", map[string]any{"name": "platform-ca", "kind": "ClusterIssuer", "group": "cert-manager.io"}),
+				},
+				Ready:  map[string]fnv1.Ready{"certificate": fnv1.Ready_READY_FALSE, "client-certificate": fnv1.Ready_READY_FALSE},
+				Status: map[string]any{"enabled": true, "secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls", "issuer": "ClusterIssuer/platform-ca"},
+			},
+		},
+		"OwnSecretOverThePlatformIssuer": {
+			call: call{zones: 5, input: platformInput(), spec: map[string]any{"backup": noBackup, "tls": map[string]any{
+				"secretName": "orders-certs", "trustedCAs": []any{"-----BEGIN CERTIFICATE-----\nnext\n-----END CERTIFICATE-----\n"}}}},
+			want: tlsOutcome{
+				ClusterTLS: map[string]any{"cluster": map[string]any{"secretName": "orders-certs", "trustedCAs": []any{"-----BEGIN CERTIFICATE-----\nnext\n-----END CERTIFICATE-----\n"}}},
+				Status:     map[string]any{"enabled": true, "secretName": "orders-certs", "clientSecretName": "orders-certs"},
+			},
+		},
+		"DisabledKeepsTheCertificates": {
+			call: call{zones: 5, spec: map[string]any{"backup": noBackup, "tls": map[string]any{"enabled": false, "issuerRef": clusterIssuer}},
+				observed: map[string]map[string]any{"certificate": readyCertificate}},
+			want: tlsOutcome{
+				ClusterTLS: map[string]any{"cluster": map[string]any{"enabled": false, "secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls"}},
+				Certificates: map[string]map[string]any{
+					"certificate":        certificate("orders", "orders-fdb-tls", clusterIssuer, ordersDNS...),
+					"client-certificate": certificate("orders", "orders-fdb-client-tls", clusterIssuer),
+				},
+				Ready:  map[string]fnv1.Ready{"certificate": fnv1.Ready_READY_TRUE, "client-certificate": fnv1.Ready_READY_FALSE},
+				Status: map[string]any{"enabled": false, "secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls", "issuer": "ClusterIssuer/fdb-ca"},
+			},
+		},
+		"OneCertificateForEverySite": {
+			call: call{zones: 5, spec: func() map[string]any {
+				s := map[string]any{"tls": map[string]any{"issuerRef": clusterIssuer}}
+				for k, v := range multiRegion {
+					s[k] = v
+				}
+				return s
+			}()},
+			want: tlsOutcome{
+				ClusterTLS: map[string]any{"cluster": issued},
+				Certificates: map[string]map[string]any{
+					"certificate": certificate("orders", "orders-fdb-tls", clusterIssuer,
+						"orders-east.default.svc.cluster.local", "*.orders-east.default.svc.cluster.local",
+						"orders-east-sat.default.svc.cluster.local", "*.orders-east-sat.default.svc.cluster.local",
+						"orders-west.default.svc.cluster.local", "*.orders-west.default.svc.cluster.local"),
+					"client-certificate": certificate("orders", "orders-fdb-client-tls", clusterIssuer),
+				},
+				Ready:  map[string]fnv1.Ready{"certificate": fnv1.Ready_READY_FALSE, "client-certificate": fnv1.Ready_READY_FALSE},
+				Status: map[string]any{"enabled": true, "secretName": "orders-fdb-tls", "clientSecretName": "orders-fdb-client-tls", "issuer": "ClusterIssuer/fdb-ca"},
+			},
+		},
+		"TheExample": {
+			call: call{zones: 5, xr: "fdbdatabase-tls.yaml"},
+			want: tlsOutcome{
+				ClusterTLS: map[string]any{"cluster": map[string]any{"secretName": "payments-fdb-tls", "clientSecretName": "payments-fdb-client-tls", "peerVerificationRules": "S.CN=payments"}},
+				Certificates: map[string]map[string]any{
+					"certificate":        certificate("payments", "payments-fdb-tls", clusterIssuer, "payments.default.svc.cluster.local", "*.payments.default.svc.cluster.local"),
+					"client-certificate": certificate("payments", "payments-fdb-client-tls", clusterIssuer),
+				},
+				Ready:  map[string]fnv1.Ready{"certificate": fnv1.Ready_READY_FALSE, "client-certificate": fnv1.Ready_READY_FALSE},
+				Status: map[string]any{"enabled": true, "secretName": "payments-fdb-tls", "clientSecretName": "payments-fdb-client-tls", "issuer": "ClusterIssuer/fdb-ca"},
+			},
+		},
+		"NoIssuerAnywhere": {
+			call: call{zones: 5, input: map[string]any{"apiVersion": composition.InputAPIVersion, "kind": composition.InputKind},
+				spec: map[string]any{"tls": map[string]any{"enabled": true}}},
+			want: tlsOutcome{Fatal: "spec.tls: names neither secretName nor issuerRef, and the platform has no default issuer (the function input's tls.issuerRef)"},
+		},
+		"SecretAndIssuer": {
+			call: call{zones: 5, spec: map[string]any{"tls": map[string]any{"secretName": "orders-certs", "issuerRef": clusterIssuer}}},
+			want: tlsOutcome{Fatal: "spec.tls: set secretName (a Secret you provide) or issuerRef (cert-manager issues the certificates), not both"},
+		},
+		"TLSCannotBeDropped": {
+			call: call{zones: 5, spec: map[string]any{"backup": noBackup}, observed: map[string]map[string]any{"cluster": withTLS}},
+			want: tlsOutcome{Fatal: "spec.tls: cannot be removed once the database has it; set spec.tls.enabled to false to run the database in plain text"},
+		},
+		"RenewedTooLate": {
+			call: call{zones: 5, input: func() map[string]any {
+				in := exampleInput(t)
+				in["tls"] = map[string]any{"renewBefore": "1h"}
+				return in
+			}()},
+			want: tlsOutcome{Fatal: "cannot read function input: tls.renewBefore: 1h0m0s is less than 12h5m0s, the 12 hours FoundationDB may take to load a renewed certificate (TLS_CERT_REFRESH_DELAY_SECONDS) plus the kubelet's sync"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := gocmp.Diff(tc.want, tlsOutcomeOf(tc.call.run(t))); diff != "" {
+				t.Errorf("RunFunction (-want +got):\n%s", diff)
 			}
 		})
 	}

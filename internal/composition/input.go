@@ -31,6 +31,9 @@ type Input struct {
 	SafetyPolicies []string `json:"safetyPolicies,omitempty"`
 	// BlobStore is where backups go; backupName is set per database.
 	BlobStore *v1alpha1.BlobStore `json:"blobStore,omitempty"`
+	// TLS is the platform's default issuer and the lifetime of the
+	// certificates the function has cert-manager issue.
+	TLS TLSDefaults `json:"tls,omitempty"`
 }
 
 // Input defaults.
@@ -63,6 +66,9 @@ func ParseInput(s *structpb.Struct) (Input, error) {
 	}
 	if in.ZoneLabel == "" {
 		in.ZoneLabel = DefaultZoneLabel
+	}
+	if err := DefaultTLS(&in.TLS); err != nil {
+		return in, fmt.Errorf("cannot read function input: %w", err)
 	}
 	return in, nil
 }

@@ -98,7 +98,7 @@ func Members(first *v1alpha1.Cluster, p Parameters, seed string) []Member {
 	var out []Member
 	for i, s := range sites {
 		c := first.DeepCopy()
-		c.SetName(first.GetName() + "-" + s.ID)
+		c.SetName(siteClusterName(first.GetName(), s))
 		if s.ProviderConfigRef != nil {
 			c.Spec.ProviderConfigReference = s.ProviderConfigRef
 		}
@@ -124,6 +124,22 @@ func Members(first *v1alpha1.Cluster, p Parameters, seed string) []Member {
 			name = resource.Name(string(ResourceCluster) + "-" + s.ID)
 		}
 		out = append(out, Member{Name: name, Cluster: c})
+	}
+	return out
+}
+
+// siteClusterName is the name of the Cluster of site s of database name.
+func siteClusterName(name string, s Site) string { return name + "-" + s.ID }
+
+// clusterNames are the names of every Cluster of database name: its own
+// without sites, else one per site.
+func clusterNames(name string, sites []Site) []string {
+	if len(sites) == 0 {
+		return []string{name}
+	}
+	out := make([]string, 0, len(sites))
+	for _, s := range sites {
+		out = append(out, siteClusterName(name, s))
 	}
 	return out
 }

@@ -169,6 +169,51 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 	if err := manifest.Apply(ctx, env.Client, clusters, client.DryRunAll); err != nil {
 		t.Errorf("the CRDs reject the Clusters of a multi-region database: %v", err)
 	}
+
+	checkTLSExample(ctx, t)
+}
+
+// checkTLSExample checks the TLS example against the XRD's schema, which
+// refuses a Secret and an issuer at once and the removal of tls, naming
+// the field, and the Cluster the function composes for it against the
+// provider's CRD. (The Certificates are checked field by field in
+// TestRunFunctionTLS: cert-manager's CRDs are not installed here.)
+func checkTLSExample(ctx context.Context, t *testing.T) {
+	t.Helper()
+	xr := example(t, "fdbdatabase-tls.yaml", "FDBDatabase")
+	if err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{xr.DeepCopy()}); err != nil {
+		t.Fatalf("the FDBDatabase %v does not fit the XRD: %v", xr.Object["spec"], err)
+	}
+	both := xr.DeepCopy()
+	_ = unstructured.SetNestedField(both.Object, "payments-certs", "spec", "tls", "secretName")
+	cert := xr.DeepCopy()
+	_ = unstructured.SetNestedField(cert.Object, "Issuers", "spec", "tls", "issuerRef", "kind")
+	dropped := xr.DeepCopy()
+	unstructured.RemoveNestedField(dropped.Object, "spec", "tls")
+	for o, want := range map[*unstructured.Unstructured]string{
+		both:    "spec.tls: set secretName (a Secret you provide) or issuerRef (cert-manager issues the certificates), not both",
+		cert:    "spec.tls.issuerRef.kind: cert-manager.io issuers are Issuer (this namespace) or ClusterIssuer",
+		dropped: "spec.tls: cannot be removed once set; set spec.tls.enabled to false to run the database in plain text",
+	} {
+		err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{o}, client.DryRunAll)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the XRD takes spec %v with error %v, want %q", o.Object["spec"], err, want)
+		}
+	}
+
+	rsp := call{zones: 5, xr: "fdbdatabase-tls.yaml"}.run(t)
+	var clusters []*unstructured.Unstructured
+	for _, r := range rsp.GetDesired().GetResources() {
+		if o := (&unstructured.Unstructured{Object: r.GetResource().AsMap()}); o.GetKind() == "Cluster" {
+			clusters = append(clusters, o)
+		}
+	}
+	if len(clusters) != 1 {
+		t.Fatalf("composed %d Clusters of the TLS example, results %v; want 1", len(clusters), rsp.GetResults())
+	}
+	if err := manifest.Apply(ctx, env.Client, clusters, client.DryRunAll); err != nil {
+		t.Errorf("the CRDs reject the Cluster of the TLS example: %v", err)
+	}
 }
 
 // multiRegion is the spec of a multi-region FDBDatabase: east with its
