@@ -63,11 +63,12 @@ func (b *backend) sync(ctx context.Context, c *v1alpha1.Cluster, cm *corev1.Conf
 	}
 	keyed := cm.DeepCopy()
 	keyed.UID = types.UID(b.key(cm))
-	db, err := b.sims.Client(ctx, b.live, c, keyed, nil)
-	if err != nil {
+	// The client syncs the database; a TLS Cluster's is the database as
+	// the provider's client sees it, the database itself is the same.
+	if _, err := b.sims.Client(ctx, b.live, c, keyed, nil); err != nil {
 		return nil, err
 	}
-	return db.(*sim.Sim), nil
+	return b.sims.Sim(keyed), nil
 }
 
 // key returns the simulator key of cm: the key of the database its

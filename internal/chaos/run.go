@@ -37,6 +37,7 @@ import (
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -114,8 +115,10 @@ type run struct {
 	armed []*armed
 	// stalledUntil is when stalled exclusions resume.
 	stalledUntil time.Time
-	nodes        *testenv.Nodes
-	hist         *history
+	// ca issues the run's certificates (the tls workload).
+	ca    *certs.CA
+	nodes *testenv.Nodes
+	hist  *history
 	// instances are the provider's deployments that act on the run's
 	// world: one, or one per data center of a multi-region database;
 	// owners names the instance of each Cluster (0 when absent).

@@ -75,6 +75,7 @@ var Workloads = []Workload{
 	{"rollout", []Op{bootstrap(false), rollout()}, nil},
 	{"platform-policy", []Op{bootstrapUnderPlatformPolicy(), storageDensity(2)}, nil},
 	multiRegion,
+	tlsWorkload,
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three

@@ -1,8 +1,14 @@
 package localrun
 
 import (
+	"context"
 	"crypto/x509"
+	"fmt"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
 )
@@ -35,4 +41,35 @@ func writeCertificates(coreDir, fnDir string) error {
 		return err
 	}
 	return certs.WriteDir(fnDir, fn)
+}
+
+// quickstartTLS is the certificate Secret the quickstart Cluster names
+// (examples/cluster.yaml, spec.forProvider.tls.secretName).
+const quickstartTLS = "quickstart-tls"
+
+// tlsValidity is how long the quickstart's certificates are valid: longer
+// than any run, shorter than a real certificate's.
+const tlsValidity = 90 * 24 * time.Hour
+
+// CreateTLSSecret creates the certificate Secret the quickstart Cluster
+// names, in the shape cert-manager writes for a Certificate: a CA made for
+// the run, and a certificate it issued for the database's processes and
+// clients (server and client authentication, as each side of a
+// FoundationDB connection verifies the other) with its key. An existing
+// Secret is kept.
+func (r *Run) CreateTLSSecret(ctx context.Context) error {
+	v := certs.For(time.Now(), tlsValidity)
+	ca, err := certs.NewCA("provider-foundationdb quickstart CA", v)
+	if err != nil {
+		return err
+	}
+	data, err := ca.Issue(ClusterName, v, certs.Peer)
+	if err != nil {
+		return err
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: quickstartTLS, Namespace: Namespace}, Type: corev1.SecretTypeTLS, Data: data}
+	if err := r.Client.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
+		return fmt.Errorf("cannot create secret %s: %w", quickstartTLS, err)
+	}
+	return nil
 }

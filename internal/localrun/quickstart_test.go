@@ -64,6 +64,7 @@ func TestQuickstart(t *testing.T) {
 	}
 	t.Logf("Ready %s after the start", time.Since(start).Round(time.Second))
 	key := client.ObjectKey{Namespace: localrun.Namespace, Name: localrun.ClusterName}
+	t.Run("RunsWithTLSAlone", func(t *testing.T) { tlsAlone(ctx, t, r, key) })
 	t.Run("PodsCanStartOnARealCluster", func(t *testing.T) { podsCanStart(ctx, t, r, key) })
 	t.Run("FailedNodeIsNotReadyUntilHealed", func(t *testing.T) {
 		nodeFailure(ctx, t, r, p, key)
@@ -633,4 +634,26 @@ func eventsOf(ctx context.Context, c client.Client, o client.Object) ([]corev1.E
 	}
 	slices.SortFunc(out, func(a, b corev1.Event) int { return a.LastTimestamp.Compare(b.LastTimestamp.Time) })
 	return out, nil
+}
+
+// tlsAlone checks that the quickstart Cluster runs with TLS alone: its
+// cluster file names TLS addresses only, and its processes listen with
+// TLS only. (That a plain-text client is refused by such a database is
+// TestTLSFromTheStart's, in internal/controller/cluster: the simulated
+// database lives in the provider's process here.)
+func tlsAlone(ctx context.Context, t *testing.T, r *localrun.Run, key client.ObjectKey) {
+	cr := &v1alpha1.Cluster{}
+	if err := r.Client.Get(ctx, key, cr); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := fdb.ParseConnectionString(cr.Status.AtProvider.ConnectionString)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds := workload.CoordinatorKinds(cs); kinds != workload.CoordinatorsTLS {
+		t.Errorf("the cluster file %s names %s addresses, want tls", cs, kinds)
+	}
+	if at := cr.Status.AtProvider.TLS; at == nil || at.Listeners != string(fdb.ListenTLS) {
+		t.Errorf("status.atProvider.tls = %+v, want the processes listening with TLS only", at)
+	}
 }

@@ -283,7 +283,8 @@ func (r *Run) CreateBlobCredentials(ctx context.Context) error {
 // Pod Security Standard, as a hardened cluster's namespaces do (the API
 // server's own admission then refuses a pod of the cluster or of its backup
 // agents that does not pass it), and applies the example Cluster and
-// Backup, and the Secret the Backup names.
+// Backup, the certificate Secret the Cluster names and the Secret the
+// Backup names.
 func (r *Run) applyQuickstart(ctx context.Context) error {
 	ns := &corev1.Namespace{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: Namespace}, ns); err != nil {
@@ -294,6 +295,9 @@ func (r *Run) applyQuickstart(ctx context.Context) error {
 		return fmt.Errorf("cannot label namespace %s: %w", Namespace, err)
 	}
 	if err := r.CreateBlobCredentials(ctx); err != nil {
+		return err
+	}
+	if err := r.CreateTLSSecret(ctx); err != nil {
 		return err
 	}
 	objs, err := manifest.Read([]string{r.example("cluster.yaml"), r.example("backup.yaml")})

@@ -171,6 +171,13 @@ func (o *observation) certificateCondition(warning time.Duration) (xpv2.Conditio
 	if o.tls == nil {
 		return xpv2.Condition{}, false
 	}
+	c, ok := o.certificateState(warning)
+	c.LastTransitionTime = metav1.NewTime(o.now)
+	return c, ok
+}
+
+// certificateState is certificateCondition without its time.
+func (o *observation) certificateState(warning time.Duration) (xpv2.Condition, bool) {
 	for _, c := range []certificateCheck{o.tls.server, o.tls.client} {
 		where := fmt.Sprintf("the certificate of Secret %s (spec.forProvider.tls.%s)", c.secret, c.field)
 		switch {
