@@ -31,6 +31,9 @@ type Parameters struct {
 	Sites []Site `json:"sites,omitempty"`
 	// TLS runs the database with mutual TLS; nil runs it in plain text.
 	TLS *TLSParameters `json:"tls,omitempty"`
+	// NetworkPolicy says who may connect besides the database's own pods
+	// and the provider.
+	NetworkPolicy NetworkPolicyParameters `json:"networkPolicy,omitempty"`
 }
 
 // BackupParameters switch the backup.
@@ -79,6 +82,7 @@ func Compose(namespace, name string, p Parameters, in Input, mode v1alpha1.Redun
 				Safety:                v1alpha1.SafetySettings{Policies: in.SafetyPolicies},
 				DeletionProtection:    p.DeletionProtection,
 				TLS:                   clusterTLS(name, p.TLS, in.TLS),
+				NetworkPolicy:         clusterNetworkPolicy(name, p, in.NetworkPolicy),
 			},
 		},
 	}

@@ -103,6 +103,9 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if err := ValidateTLS(p.TLS, in.TLS); err != nil {
 		return err
 	}
+	if err := ValidateNetworkPolicy(p.NetworkPolicy); err != nil {
+		return err
+	}
 	sh, err := ShapeOf(p.Size)
 	if err != nil {
 		return err
@@ -198,7 +201,7 @@ func (f *Function) compose(req *fnv1.RunFunctionRequest, rsp *fnv1.RunFunctionRe
 	if err := response.SetDesiredCompositeResource(rsp, dxr); err != nil {
 		return fmt.Errorf("cannot set the desired composite resource: %w", err)
 	}
-	response.Normalf(rsp, "composed a %s %s database over %d zones, %d of %d Clusters (backup %t, tls %t)", p.Size, mode, zones, len(members), max(len(p.Sites), 1), p.Backup.Enabled, db.Cluster.Spec.ForProvider.TLSEnabled())
+	response.Normalf(rsp, "composed a %s %s database over %d zones, %d of %d Clusters (backup %t, tls %t, networkPolicy %t)", p.Size, mode, zones, len(members), max(len(p.Sites), 1), p.Backup.Enabled, db.Cluster.Spec.ForProvider.TLSEnabled(), db.Cluster.Spec.ForProvider.NetworkPolicyEnabled())
 	return nil
 }
 

@@ -34,6 +34,9 @@ type Input struct {
 	// TLS is the platform's default issuer and the lifetime of the
 	// certificates the function has cert-manager issue.
 	TLS TLSDefaults `json:"tls,omitempty"`
+	// NetworkPolicy is what every database's NetworkPolicy admits besides
+	// what the database names.
+	NetworkPolicy NetworkPolicyDefaults `json:"networkPolicy,omitempty"`
 }
 
 // Input defaults.

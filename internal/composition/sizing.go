@@ -1,8 +1,9 @@
 // Package composition is the composition function behind the FDBDatabase
 // self-service API (examples/composition): from an FDBDatabase's size,
 // redundancy, deletion protection, backup switch and target ProviderConfig
-// it composes a FoundationDB Cluster (with its cluster-file Secret), the
-// safety policies bound to it, optionally a Backup, and, for a database
+// it composes a FoundationDB Cluster (with its cluster-file Secret and its
+// NetworkPolicy, networkpolicy.go), the safety policies bound to it,
+// optionally a Backup, and, for a database
 // with TLS whose certificates cert-manager issues, the cert-manager
 // Certificates of its processes and clients (tls.go). It chooses the
 // redundancy from the number of zones the nodes span when asked to, never

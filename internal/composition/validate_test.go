@@ -174,9 +174,10 @@ func TestExamplesAgainstCrossplane(t *testing.T) {
 }
 
 // checkTLSExample checks the TLS example against the XRD's schema, which
-// refuses a Secret and an issuer at once and the removal of tls, naming
-// the field, and the Cluster the function composes for it against the
-// provider's CRD. (The Certificates are checked field by field in
+// refuses a Secret and an issuer at once, the removal of tls and a
+// NetworkPolicy's client namespaces without clients, naming the field,
+// and the Cluster the function composes for it (with its NetworkPolicy's
+// clients) against the provider's CRD. (The Certificates are checked field by field in
 // TestRunFunctionTLS: cert-manager's CRDs are not installed here.)
 func checkTLSExample(ctx context.Context, t *testing.T) {
 	t.Helper()
@@ -190,10 +191,14 @@ func checkTLSExample(ctx context.Context, t *testing.T) {
 	_ = unstructured.SetNestedField(cert.Object, "Issuers", "spec", "tls", "issuerRef", "kind")
 	dropped := xr.DeepCopy()
 	unstructured.RemoveNestedField(dropped.Object, "spec", "tls")
+	namespaces := xr.DeepCopy()
+	unstructured.RemoveNestedField(namespaces.Object, "spec", "networkPolicy", "clientSelector")
+	_ = unstructured.SetNestedField(namespaces.Object, map[string]any{}, "spec", "networkPolicy", "clientNamespaceSelector")
 	for o, want := range map[*unstructured.Unstructured]string{
-		both:    "spec.tls: set secretName (a Secret you provide) or issuerRef (cert-manager issues the certificates), not both",
-		cert:    "spec.tls.issuerRef.kind: cert-manager.io issuers are Issuer (this namespace) or ClusterIssuer",
-		dropped: "spec.tls: cannot be removed once set; set spec.tls.enabled to false to run the database in plain text",
+		both:       "spec.tls: set secretName (a Secret you provide) or issuerRef (cert-manager issues the certificates), not both",
+		cert:       "spec.tls.issuerRef.kind: cert-manager.io issuers are Issuer (this namespace) or ClusterIssuer",
+		dropped:    "spec.tls: cannot be removed once set; set spec.tls.enabled to false to run the database in plain text",
+		namespaces: "spec.networkPolicy.clientNamespaceSelector needs clientSelector",
 	} {
 		err := manifest.Apply(ctx, env.Client, []*unstructured.Unstructured{o}, client.DryRunAll)
 		if err == nil || !strings.Contains(err.Error(), want) {
