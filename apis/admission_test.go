@@ -369,20 +369,22 @@ func TestBadInputRejected(t *testing.T) {
 			[]string{"spec.forProvider.locks.durationSeconds", "greater than or equal to 60"}},
 		"ClusterBadManagementPolicy": {"Cluster", set([]any{"Destroy"}, "spec", "managementPolicies"),
 			[]string{"spec.managementPolicies"}},
-		"ProcessGroupBadClass":       {"ProcessGroup", set("coordinator", at("processClass")...), []string{"spec.forProvider.processClass", "Unsupported value"}},
-		"ProcessGroupNoCluster":      {"ProcessGroup", unset(at("clusterRef")...), []string{"spec.forProvider", "one of clusterName, clusterRef or clusterSelector is required"}},
-		"ProcessGroupNineProcs":      {"ProcessGroup", set(int64(9), at("processesPerPod")...), []string{"spec.forProvider.processesPerPod"}},
-		"BackupZeroAgents":           {"Backup", set(int64(0), at("agentCount")...), []string{"spec.forProvider.agentCount", "at least 1"}},
-		"BackupBadState":             {"Backup", set("Running!", at("backupState")...), []string{"spec.forProvider.backupState", "Unsupported value"}},
-		"BackupBadAccount":           {"Backup", set("not an account", at("blobStore", "accountName")...), []string{"spec.forProvider.blobStore.accountName", "<key>@<host>[:<port>]"}},
-		"BackupMissingBlobStore":     {"Backup", unset(at("blobStore")...), []string{"spec.forProvider.blobStore", "Required value"}},
-		"BackupZeroSnapshotPeriod":   {"Backup", set(int64(0), at("snapshotPeriodSeconds")...), []string{"spec.forProvider.snapshotPeriodSeconds"}},
-		"BackupBadURLParameter":      {"Backup", set([]any{"secure_connection"}, at("blobStore", "urlParameters")...), []string{"spec.forProvider.blobStore.urlParameters[0]"}},
-		"RestoreKeyRangeBackwards":   {"Restore", set([]any{map[string]any{"start": "b", "end": "a"}}, at("keyRanges")...), []string{"spec.forProvider.keyRanges[0]", "start must sort before end"}},
-		"RestoreKeyRangeEmpty":       {"Restore", set([]any{map[string]any{"start": "a", "end": "a"}}, at("keyRanges")...), []string{"spec.forProvider.keyRanges[0]", "start must sort before end"}},
-		"SafetyPolicyNoValidations":  {"SafetyPolicy", unset("spec", "validations"), []string{"spec.validations", "Required value"}},
-		"SafetyPolicyBadAction":      {"SafetyPolicy", set([]any{"Explode"}, "spec", "actions"), []string{"spec.actions[0]", "Unsupported value"}},
-		"SafetyPolicyBadEnforcement": {"SafetyPolicy", set("Block", "spec", "enforcement"), []string{"spec.enforcement", "Unsupported value"}},
+		"ClusterTLSWithoutSecretName": {"Cluster", set(map[string]any{"enabled": true}, at("tls")...), []string{"spec.forProvider.tls.secretName", "Required value"}},
+		"ClusterTLSTrustedCANotPEM":   {"Cluster", set([]any{"not a certificate"}, at("tls", "trustedCAs")...), []string{"spec.forProvider.tls.trustedCAs[0]", "should match"}},
+		"ProcessGroupBadClass":        {"ProcessGroup", set("coordinator", at("processClass")...), []string{"spec.forProvider.processClass", "Unsupported value"}},
+		"ProcessGroupNoCluster":       {"ProcessGroup", unset(at("clusterRef")...), []string{"spec.forProvider", "one of clusterName, clusterRef or clusterSelector is required"}},
+		"ProcessGroupNineProcs":       {"ProcessGroup", set(int64(9), at("processesPerPod")...), []string{"spec.forProvider.processesPerPod"}},
+		"BackupZeroAgents":            {"Backup", set(int64(0), at("agentCount")...), []string{"spec.forProvider.agentCount", "at least 1"}},
+		"BackupBadState":              {"Backup", set("Running!", at("backupState")...), []string{"spec.forProvider.backupState", "Unsupported value"}},
+		"BackupBadAccount":            {"Backup", set("not an account", at("blobStore", "accountName")...), []string{"spec.forProvider.blobStore.accountName", "<key>@<host>[:<port>]"}},
+		"BackupMissingBlobStore":      {"Backup", unset(at("blobStore")...), []string{"spec.forProvider.blobStore", "Required value"}},
+		"BackupZeroSnapshotPeriod":    {"Backup", set(int64(0), at("snapshotPeriodSeconds")...), []string{"spec.forProvider.snapshotPeriodSeconds"}},
+		"BackupBadURLParameter":       {"Backup", set([]any{"secure_connection"}, at("blobStore", "urlParameters")...), []string{"spec.forProvider.blobStore.urlParameters[0]"}},
+		"RestoreKeyRangeBackwards":    {"Restore", set([]any{map[string]any{"start": "b", "end": "a"}}, at("keyRanges")...), []string{"spec.forProvider.keyRanges[0]", "start must sort before end"}},
+		"RestoreKeyRangeEmpty":        {"Restore", set([]any{map[string]any{"start": "a", "end": "a"}}, at("keyRanges")...), []string{"spec.forProvider.keyRanges[0]", "start must sort before end"}},
+		"SafetyPolicyNoValidations":   {"SafetyPolicy", unset("spec", "validations"), []string{"spec.validations", "Required value"}},
+		"SafetyPolicyBadAction":       {"SafetyPolicy", set([]any{"Explode"}, "spec", "actions"), []string{"spec.actions[0]", "Unsupported value"}},
+		"SafetyPolicyBadEnforcement":  {"SafetyPolicy", set("Block", "spec", "enforcement"), []string{"spec.enforcement", "Unsupported value"}},
 		"ProviderConfigSecretWithoutRef": {"ProviderConfig", unset("spec", "credentials", "secretRef"),
 			[]string{"spec.credentials", "credentials.secretRef is required when credentials.source is Secret"}},
 	}
@@ -560,5 +562,29 @@ func TestPrinterColumns(t *testing.T) {
 				t.Errorf("categories %v lack foundationdb", cats)
 			}
 		})
+	}
+}
+
+// TestTLSStaysOnceSet: a Cluster keeps its tls settings, which its pods
+// need for as long as any process or coordinator speaks TLS; it goes back
+// to plain text with enabled false, which admission takes.
+func TestTLSStaysOnceSet(t *testing.T) {
+	testenv.Require(t, env)
+	ctx := context.Background()
+	u := exampleOf(t, "Cluster")
+	u.SetName("tls-stays")
+	if err := env.Client.Create(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Client.Delete(ctx, u) }()
+	removed := u.DeepCopy()
+	unset("spec", "forProvider", "tls")(removed)
+	err := env.Client.Update(ctx, removed)
+	if err == nil || !strings.Contains(err.Error(), "tls cannot be removed once set") {
+		t.Errorf("removing tls: error %v, want one saying tls cannot be removed once set", err)
+	}
+	set(false, "spec", "forProvider", "tls", "enabled")(u)
+	if err := env.Client.Update(ctx, u); err != nil {
+		t.Errorf("tls.enabled false refused: %v", err)
 	}
 }
