@@ -264,3 +264,38 @@ func TestTLSFromTheStart(t *testing.T) {
 		t.Errorf("%d bounces while a database that was TLS from the start came up: %v", n, events(t, cr))
 	}
 }
+
+// TestTLSSecretWithoutAKeyIsNamed: a Cluster whose certificate Secret
+// lacks a key says which on its Synced condition, and creates nothing its
+// pods could not start with; given the key, it comes up.
+func TestTLSSecretWithoutAKeyIsNamed(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	ns := namespace(t, "tls-key")
+	creds := tlsSecret(t, ns, "db-tls")
+	// An Opaque Secret: one of type kubernetes.io/tls cannot lack the key.
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-tls-opaque", Namespace: ns},
+		Data: map[string][]byte{certs.KeyCert: creds.Certificate, certs.KeyCA: creds.CA}}
+	if err := env.Client.Create(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	cr := smallCluster(ns, nil)
+	cr.Spec.ForProvider.TLS = &v1alpha1.TLSSettings{SecretName: "db-tls-opaque"}
+	if err := env.Client.Create(context.Background(), cr); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "Synced names the missing key", func() (bool, string) {
+		get(t, cr)
+		c := cr.GetCondition(xpv2.TypeSynced)
+		return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "spec.forProvider.tls.secretName") && strings.Contains(c.Message, "has no key tls.key"),
+			fmt.Sprintf("Synced=%s %s", c.Status, c.Message)
+	})
+	if n := len(groupsOf(t, cr)); n != 0 {
+		t.Errorf("%d process groups created with a certificate Secret that lacks its key", n)
+	}
+	s.Data[certs.KeyKey] = creds.Key
+	if err := env.Client.Update(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, cr, 90*time.Second)
+}
