@@ -68,6 +68,8 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 			return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, s.Service)), errWriteService)
 		}
 		return errors.Wrap(e.session.Target.Update(ctx, s.Service), errWriteService)
+	case kindWriteNetworkPolicy, kindDeleteNetworkPolicy:
+		return e.writeNetworkPolicy(ctx, s)
 	case kindWriteAccess:
 		for _, obj := range s.Access {
 			write := e.session.Target.Update

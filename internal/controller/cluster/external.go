@@ -86,6 +86,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	cs := obs.connectionString()
 	if cs != "" {
 		details = managed.ConnectionDetails{KeyClusterFile: []byte(cs + "\n"), KeyConnectionString: []byte(cs)}
+		addTLSDetails(details, cr, obs.tls, cs)
 	}
 	return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: e.step == nil, ConnectionDetails: details}, nil
 }
@@ -122,8 +123,8 @@ func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 // Deleting a database deletes its ConfigMap and headless Service too.
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=delete
 
-// deleteAll deletes the Cluster's ProcessGroups, ConfigMap and headless
-// Service.
+// deleteAll deletes the Cluster's ProcessGroups, ConfigMap, headless
+// Service and NetworkPolicy.
 func (e *external) deleteAll(ctx context.Context) error {
 	for i := range e.obs.groups {
 		if err := client.IgnoreNotFound(e.Kube.Delete(ctx, &e.obs.groups[i])); err != nil {
@@ -140,7 +141,7 @@ func (e *external) deleteAll(ctx context.Context) error {
 			return errors.Wrap(err, errDeleteService)
 		}
 	}
-	return nil
+	return e.deleteNetworkPolicy(ctx)
 }
 
 // Disconnect releases nothing: sessions hold no connections.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -67,6 +68,9 @@ type observation struct {
 	configMap map[string]string
 	// service is the cluster's headless Service; nil when there is none.
 	service *corev1.Service
+	// networkPolicy is the cluster's NetworkPolicy; nil when there is
+	// none.
+	networkPolicy *networkingv1.NetworkPolicy
 	// account, role and binding are the monitor's ServiceAccount, Role and
 	// RoleBinding in the target namespace (workload.MonitorAccount...);
 	// each nil when there is none.
@@ -149,6 +153,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 		return nil, errors.Wrap(err, errGetService)
 	}
 	if err := o.observeAccess(ctx, e.session.Target, workload.Namespace(cr)); err != nil {
+		return nil, err
+	}
+	if err := o.observeNetworkPolicy(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
 	if err := o.observeVolumes(ctx, e.session.Target, cr); err != nil {

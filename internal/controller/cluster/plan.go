@@ -12,6 +12,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -83,6 +84,9 @@ type clusterStep struct {
 	ConfigMap map[string]string
 	// Service is the headless Service to create or update (WriteService).
 	Service *corev1.Service
+	// NetworkPolicy is the NetworkPolicy to create (no resource version),
+	// update (WriteNetworkPolicy) or delete (DeleteNetworkPolicy).
+	NetworkPolicy *networkingv1.NetworkPolicy
 	// Access are the monitor's ServiceAccount, Role and RoleBinding to
 	// create (no resource version) or update (WriteMonitorAccess).
 	Access []client.Object
@@ -141,7 +145,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // Cluster holds.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, serviceStep, accessStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
+		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
 		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
 	} {
