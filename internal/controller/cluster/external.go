@@ -114,13 +114,14 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 // too), and its ConfigMap. Without Delete in its management policies the
 // runtime orphans the Cluster and never calls Delete.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.ExternalDelete, error) {
-	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes, ConfigMap and headless Service",
+	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes, ConfigMap, headless Service and NetworkPolicy",
 		Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cr.GetName()}, Reason: "the Cluster is deleted"}}
 	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status}
 	return managed.ExternalDelete{}, e.Take(ctx, cr, ev, s, func(ctx context.Context) error { return e.deleteAll(ctx) })
 }
 
-// Deleting a database deletes its ConfigMap and headless Service too.
+// Deleting a database deletes its ConfigMap, headless Service and
+// NetworkPolicy too.
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=delete
 
 // deleteAll deletes the Cluster's ProcessGroups, ConfigMap, headless

@@ -124,7 +124,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // first consideration that calls for a step wins. The order matters: the
 // groups' management policies follow the Cluster's first, so that no group
 // deletes what the Cluster would orphan; the ConfigMap before pods that
-// mount it; locks are disabled, when asked and allowed, and the lock's deny
+// mount it, and the NetworkPolicy after the monitor's access; locks are disabled, when asked and allowed, and the lock's deny
 // list written before any step that could take the lock; pods on failed nodes go at once, so that they reschedule;
 // groups before coordinators; coordinators before `configure new`; a zone
 // whose pods are recreated on purpose goes under maintenance before any

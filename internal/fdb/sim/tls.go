@@ -89,10 +89,6 @@ func listenersOf(commandLine, ip string, index int) []listener {
 	return out
 }
 
-// clientListeners stand for what a client, which binds no address, counts
-// as its own when it picks one of a peer's: one plain-text address.
-var clientListeners = []listener{{}}
-
 // choosePrimary is the address of remote, which listens on remote, that a
 // process listening on local connects to: remote's primary, unless remote
 // has a second address and either local has one address of the other kind
