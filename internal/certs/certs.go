@@ -48,11 +48,7 @@ type CA struct {
 
 // NewCA makes a self-signed certificate authority named name.
 func NewCA(name string, v Validity) (*CA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("cannot generate the key of %s: %w", name, err)
-	}
-	tmpl, err := template(name, v)
+	key, tmpl, err := keyAndTemplate(name, v)
 	if err != nil {
 		return nil, err
 	}
@@ -69,13 +65,18 @@ func NewCA(name string, v Validity) (*CA, error) {
 	return &CA{cert: cert, key: key, PEM: encode("CERTIFICATE", der)}, nil
 }
 
-// template is a certificate template for name with a random serial number.
-func template(name string, v Validity) (*x509.Certificate, error) {
+// keyAndTemplate is a new key for name and a certificate template for it,
+// valid for v, with a random serial number.
+func keyAndTemplate(name string, v Validity) (*ecdsa.PrivateKey, *x509.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot generate the key of %s: %w", name, err)
+	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
 	if err != nil {
-		return nil, fmt.Errorf("cannot generate a serial number: %w", err)
+		return nil, nil, fmt.Errorf("cannot generate a serial number: %w", err)
 	}
-	return &x509.Certificate{
+	return key, &x509.Certificate{
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: name},
 		NotBefore:    v.NotBefore,
@@ -91,11 +92,7 @@ func encode(kind string, der []byte) []byte {
 // usages, for the host names and IP addresses among hosts, signed by ca:
 // its certificate, key and ca's certificate by their Secret keys.
 func (ca *CA) Issue(name string, v Validity, usage []x509.ExtKeyUsage, hosts ...string) (map[string][]byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("cannot generate the key of %s: %w", name, err)
-	}
-	tmpl, err := template(name, v)
+	key, tmpl, err := keyAndTemplate(name, v)
 	if err != nil {
 		return nil, err
 	}
