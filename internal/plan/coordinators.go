@@ -392,10 +392,8 @@ func CoordinatorFormProblem(procs []Process, current []fdb.ProcessAddress, form 
 			return "coordinator " + string(a) + " is named by DNS name and the cluster file uses IP addresses"
 		}
 	}
-	for _, p := range procs {
-		if _, ok := p.listening(form.TLS); CoordinatorEligible(p.Class) && !ok {
-			return ""
-		}
+	if !everyEligibleListens(procs, form.TLS) {
+		return ""
 	}
 	for _, a := range current {
 		switch {
@@ -406,4 +404,30 @@ func CoordinatorFormProblem(procs []Process, current []fdb.ProcessAddress, form 
 		}
 	}
 	return ""
+}
+
+// everyEligibleListens reports whether every process of a
+// coordinator-eligible class among procs listens on an address of the
+// kind tls (a TLS one or a plain-text one).
+func everyEligibleListens(procs []Process, tls bool) bool {
+	for _, p := range procs {
+		if _, ok := p.listening(tls); CoordinatorEligible(p.Class) && !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ListenedKind is the kind of address (TLS when true) new coordinators are
+// named by, for a database that wants kind want: want once every
+// coordinator-eligible process listens on an address of that kind; while
+// some do not (the restart that gives them their new listeners has not
+// reached them) and every one still listens on the other kind, the other
+// kind. A coordinator change needed meanwhile (a coordinator's group
+// removed, say) must not wait for that restart, which comes after it.
+func ListenedKind(procs []Process, want bool) bool {
+	if !everyEligibleListens(procs, want) && everyEligibleListens(procs, !want) {
+		return !want
+	}
+	return want
 }

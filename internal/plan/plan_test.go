@@ -426,6 +426,39 @@ func TestCoordinatorFormProblem(t *testing.T) {
 	}
 }
 
+// TestListenedKind: new coordinators are named by the kind of address the
+// database wants once every eligible process listens on it, and by the
+// kind they all still listen on while the restart that brings the new one
+// has not reached them all (chaos seed 59: a coordinator's group removed
+// in the middle of a migration back to plain text waited for coordinators
+// of a kind most processes did not listen on yet, and the restart waited
+// for the coordinator change).
+func TestListenedKind(t *testing.T) {
+	proc := func(class string, listens ...string) Process {
+		return Process{Address: fdb.ProcessAddress(listens[0]), Class: class, Listens: listens}
+	}
+	tlsOnly, plainOnly := proc("log", "10.0.0.1:4500:tls"), proc("log", "10.0.0.2:4501")
+	both := proc("log", "10.0.0.3:4500:tls", "10.0.0.3:4501")
+	cases := map[string]struct {
+		procs []Process
+		want  bool
+		got   bool
+	}{
+		"PlainWantedAllListenPlain":      {procs: []Process{plainOnly, both}, want: false, got: false},
+		"PlainWantedSomeListenTLSOnly":   {procs: []Process{tlsOnly, both}, want: false, got: true},
+		"TLSWantedSomeListenPlainOnly":   {procs: []Process{plainOnly, both}, want: true, got: false},
+		"TLSWantedNeitherKindEverywhere": {procs: []Process{plainOnly, tlsOnly}, want: true, got: true},
+		"StatelessProcessesDoNotCount":   {procs: []Process{both, proc("stateless", "10.0.0.4:4501")}, want: true, got: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := ListenedKind(tc.procs, tc.want); got != tc.got {
+				t.Errorf("ListenedKind(..., %t) = %t, want %t", tc.want, got, tc.got)
+			}
+		})
+	}
+}
+
 func TestNewGroupIDs(t *testing.T) {
 	cases := map[string]struct {
 		prefix string

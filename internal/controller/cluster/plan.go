@@ -453,7 +453,8 @@ func firstCoordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if cr.Spec.ForProvider.SeedConnectionString != "" {
 		return joinStep(cr, o)
 	}
-	coords, err := plan.ChooseCoordinators(podProcesses(o.groups), coordinatorRules(cr, o), o.removing(), coordinatorForm(cr))
+	procs := podProcesses(o.groups)
+	coords, err := plan.ChooseCoordinators(procs, coordinatorRules(cr, o), o.removing(), coordinatorForm(cr, procs))
 	if err != nil {
 		return wait("waiting for pods to run before choosing coordinators: %v", err)
 	}
@@ -707,12 +708,12 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	rename := problem == ""
 	if rename {
-		problem = plan.CoordinatorFormProblem(procs, cs.Coordinators, coordinatorForm(cr))
+		problem = plan.CoordinatorFormProblem(procs, cs.Coordinators, coordinatorForm(cr, procs))
 	}
 	if problem == "" {
 		return nil
 	}
-	coords, err := plan.ChooseCoordinatorsAnew(procs, cs.Coordinators, rules, o.removing(), blank, coordinatorForm(cr))
+	coords, err := plan.ChooseCoordinatorsAnew(procs, cs.Coordinators, rules, o.removing(), blank, coordinatorForm(cr, procs))
 	switch {
 	case err != nil && rename:
 		return nil
@@ -925,12 +926,14 @@ func disruptionStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	return nil
 }
 
-// coordinatorForm is how the cluster file names the coordinators: by DNS
-// name or IP address as spec.forProvider.routing says, by the kind of
-// address the processes listen on first (workload.Listen): a TLS one
-// once they listen with TLS as the spec asks, a plain-text one otherwise.
-func coordinatorForm(cr *v1alpha1.Cluster) plan.Form {
-	return plan.Form{DNS: workload.UseDNS(cr), TLS: workload.Listen(cr).PrimaryTLS()}
+// coordinatorForm is how the cluster file names new coordinators chosen
+// among procs: by DNS name or IP address as spec.forProvider.routing says,
+// by the kind of address the processes listen on first (workload.Listen):
+// a TLS one once they listen with TLS as the spec asks, a plain-text one
+// otherwise, unless some of procs do not listen on it yet
+// (plan.ListenedKind).
+func coordinatorForm(cr *v1alpha1.Cluster, procs []plan.Process) plan.Form {
+	return plan.Form{DNS: workload.UseDNS(cr), TLS: plan.ListenedKind(procs, workload.Listen(cr).PrimaryTLS())}
 }
 
 // coordinatorRules are the coordinator rules of the Cluster's database as
