@@ -18,6 +18,9 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The keys of a certificate Secret, as cert-manager writes them, which are
@@ -132,4 +135,21 @@ func WriteDir(dir string, files map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// NewSecret is a certificate Secret in cert-manager's shape named name in
+// namespace: a CA made for it alone and a certificate for commonName it
+// issued, valid for v, that both sides of a connection may present
+// (Peer), with its key. For local runs and smoke tests, which have no
+// cert-manager.
+func NewSecret(namespace, name, commonName string, v Validity) (*corev1.Secret, error) {
+	ca, err := NewCA(name+" CA", v)
+	if err != nil {
+		return nil, err
+	}
+	data, err := ca.Issue(commonName, v, Peer)
+	if err != nil {
+		return nil, err
+	}
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Type: corev1.SecretTypeTLS, Data: data}, nil
 }

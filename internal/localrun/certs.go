@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
@@ -58,16 +56,10 @@ const tlsValidity = 90 * 24 * time.Hour
 // FoundationDB connection verifies the other) with its key. An existing
 // Secret is kept.
 func (r *Run) CreateTLSSecret(ctx context.Context) error {
-	v := certs.For(time.Now(), tlsValidity)
-	ca, err := certs.NewCA("provider-foundationdb quickstart CA", v)
+	secret, err := certs.NewSecret(Namespace, quickstartTLS, ClusterName, certs.For(time.Now(), tlsValidity))
 	if err != nil {
 		return err
 	}
-	data, err := ca.Issue(ClusterName, v, certs.Peer)
-	if err != nil {
-		return err
-	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: quickstartTLS, Namespace: Namespace}, Type: corev1.SecretTypeTLS, Data: data}
 	if err := r.Client.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
 		return fmt.Errorf("cannot create secret %s: %w", quickstartTLS, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/certs"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/manifest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -70,8 +72,13 @@ func Quickstart(o Options) (*v1alpha1.Cluster, error) {
 	return cr, nil
 }
 
+// smokeCertificateValidity is how long the certificate the smoke makes for
+// the quickstart's TLS is valid: a day, longer than any smoke.
+const smokeCertificateValidity = 24 * time.Hour
+
 // create makes the namespace enforce the "restricted" Pod Security
-// Standard (creating it when missing) and creates the quickstart Cluster;
+// Standard (creating it when missing), makes the certificate Secret the
+// quickstart names when there is none, and creates the quickstart Cluster;
 // one of that name must not exist, so that the smoke never takes over a
 // Cluster it did not make.
 func (r *runner) create(ctx context.Context) (string, error) {
@@ -94,6 +101,17 @@ func (r *runner) create(ctx context.Context) (string, error) {
 		metav1.SetMetaDataLabel(&ns.ObjectMeta, enforceLabel, "restricted")
 		if err := r.c.Update(ctx, ns); err != nil {
 			return "", fmt.Errorf("cannot label namespace %s: %w", r.o.Namespace, err)
+		}
+	}
+	if t := cr.Spec.ForProvider.TLS; t != nil {
+		// The quickstart runs with TLS; with no cert-manager to issue its
+		// certificate, the smoke makes one, or keeps the one there.
+		secret, err := certs.NewSecret(r.o.Namespace, t.SecretName, r.o.ClusterName, certs.For(time.Now(), smokeCertificateValidity))
+		if err != nil {
+			return "", err
+		}
+		if err := r.c.Create(ctx, secret); client.IgnoreAlreadyExists(err) != nil {
+			return "", fmt.Errorf("cannot create the certificate Secret %s/%s: %w", r.o.Namespace, t.SecretName, err)
 		}
 	}
 	if err := r.c.Create(ctx, cr); err != nil {

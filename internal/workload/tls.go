@@ -117,6 +117,25 @@ func tlsArguments(c *v1alpha1.Cluster) []Argument {
 	return args
 }
 
+// tlsEnv is the environment that gives the FoundationDB tools run in a
+// pod's main container (`kubectl exec … fdbcli`) the processes'
+// certificate, key, CA file and peer rules: each tool, and fdbserver when
+// no flag says otherwise, reads FDB_TLS_CERTIFICATE_FILE, FDB_TLS_KEY_FILE,
+// FDB_TLS_CA_FILE and FDB_TLS_VERIFY_PEERS (TLSConfig, flow/TLSConfig.actor.cpp
+// at 7.1.67 and 7.3.63). fdbserver takes the flags of its configuration
+// first, which name the same files.
+func tlsEnv(c *v1alpha1.Cluster) []corev1.EnvVar {
+	env := []corev1.EnvVar{
+		{Name: "FDB_TLS_CERTIFICATE_FILE", Value: TLSCertificateFile},
+		{Name: "FDB_TLS_KEY_FILE", Value: TLSKeyFile},
+		{Name: "FDB_TLS_CA_FILE", Value: TLSCAFile},
+	}
+	if rules := c.Spec.ForProvider.TLS.PeerVerificationRules; rules != "" {
+		env = append(env, corev1.EnvVar{Name: "FDB_TLS_VERIFY_PEERS", Value: rules})
+	}
+	return env
+}
+
 // tlsVolumeOf is the volume of the processes' certificate Secret; nil for
 // a Cluster without tls settings.
 func tlsVolumeOf(c *v1alpha1.Cluster) *corev1.Volume {

@@ -455,6 +455,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 	if v := tlsVolumeOf(c); v != nil {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, *v)
 		main.VolumeMounts = append(main.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: TLSDir, ReadOnly: true})
+		main.Env = append(main.Env, tlsEnv(c)...)
 		configItems = append(configItems, corev1.KeyToPath{Key: KeyTLSCA, Path: tlsCAFileName})
 		for i := 1; i <= n; i++ {
 			main.Ports = append(main.Ports, corev1.ContainerPort{Name: fmt.Sprintf("fdb-tls-%d", i), ContainerPort: int32(fdb.TLSProcessPort(i))})

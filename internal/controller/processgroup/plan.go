@@ -140,9 +140,11 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 	}
 	why, msg := "pod spec changed", "deleted pod %s to recreate it with the new spec"
 	switch {
-	case o.has(v1alpha1.IncorrectPodSpec):
 	case fdb.OnOtherPatch(o.procs, o.version):
+		// A patch changes the pod's spec too (its main container's
+		// image): the patch is what the recreation is for.
 		why, msg = "patch upgrade to "+o.version, "deleted pod %s to run FoundationDB "+o.version+": a patch release runs from the image of the pod's main container, so the pod rolls onto an image of "+o.version
+	case o.has(v1alpha1.IncorrectPodSpec):
 	default:
 		why, msg = "left behind by the upgrade to "+o.version, "deleted pod %s: its processes were left behind on a version the database no longer speaks, and restart on "+o.version+" with the new pod"
 	}
