@@ -554,12 +554,20 @@ func TestUpgradeInPlace(t *testing.T) {
 				if n := eventCount(t, cr, "UpgradedProcesses"); n != 0 {
 					t.Errorf("%d upgrade kills for a patch: %v", n, events(t, cr))
 				}
+				// Events are recorded asynchronously: the last zone's
+				// may arrive after the database shows the version.
 				recreations := 0
-				for _, pg := range groupsOf(t, cr) {
-					for _, e := range events(t, &pg) {
-						if strings.HasPrefix(e, "RecreatingPod: ") && strings.Contains(e, "a patch release runs from the image of the pod's main container") {
-							recreations++
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+					recreations = 0
+					for _, pg := range groupsOf(t, cr) {
+						for _, e := range events(t, &pg) {
+							if strings.HasPrefix(e, "RecreatingPod: ") && strings.Contains(e, "a patch release runs from the image of the pod's main container") {
+								recreations++
+							}
 						}
+					}
+					if recreations >= len(uids) || time.Now().After(deadline) {
+						break
 					}
 				}
 				if recreations != len(uids) {
