@@ -24,6 +24,17 @@ var (
 	ErrUntrusted = errors.New("the certificate is not issued by a trusted CA")
 )
 
+// HasKeys reports, as an error that wraps ErrMissingKey and names the key,
+// the first of tls.crt, tls.key and ca.crt certificate Secret data lacks.
+func HasKeys(data map[string][]byte) error {
+	for _, k := range []string{KeyCert, KeyKey, KeyCA} {
+		if len(data[k]) == 0 {
+			return fmt.Errorf("%w %s", ErrMissingKey, k)
+		}
+	}
+	return nil
+}
+
 // Check checks the certificate Secret data holds at now, against its
 // ca.crt and the PEM certificates of extra: it has tls.crt, tls.key and
 // ca.crt, the key is the certificate's, and the certificate chains to a
@@ -31,10 +42,8 @@ var (
 // zero when it cannot be read; the error wraps ErrMissingKey,
 // ErrMalformed, ErrExpired or ErrUntrusted.
 func Check(data map[string][]byte, extra []string, now time.Time) (time.Time, error) {
-	for _, k := range []string{KeyCert, KeyKey, KeyCA} {
-		if len(data[k]) == 0 {
-			return time.Time{}, fmt.Errorf("%w %s", ErrMissingKey, k)
-		}
+	if err := HasKeys(data); err != nil {
+		return time.Time{}, err
 	}
 	chain, err := tls.X509KeyPair(data[KeyCert], data[KeyKey])
 	if err != nil {

@@ -112,14 +112,12 @@ func (r *run) disruptedElsewhere(zone string, since time.Time) bool {
 }
 
 // tolerateZoneLoss reports whether every database's status says it keeps
-// its data and availability when a zone fails.
+// its data and availability when a zone fails, its coordinators a quorum:
+// FoundationDB's own figure does not count the coordinators already
+// unreachable (a zone whose pods are still coming back after its fault).
 func tolerateZoneLoss(before map[string]*database) bool {
 	for _, db := range before {
-		if db.status == nil || db.status.Incomplete() {
-			return false
-		}
-		ft := db.status.Cluster.FaultTolerance
-		if min(ft.MaxZoneFailuresWithoutLosingAvailability, ft.MaxZoneFailuresWithoutLosingData) < 1 {
+		if db.status == nil || db.status.Incomplete() || db.status.ZoneFailuresTolerated() < 1 {
 			return false
 		}
 	}

@@ -44,8 +44,9 @@ type FDB interface {
 	// Client returns the admin client of cluster c, whose pods run in the
 	// target cluster and whose ConfigMap cm holds the cluster file, for a
 	// resource whose backups or restores use blob store blob (nil for a
-	// resource that uses none).
-	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error)
+	// resource that uses none), whose tools present tls (the Cluster's
+	// client credentials; nil without tls settings).
+	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error)
 }
 
 // SimFDB reaches simulated databases that live as long as the provider
@@ -75,14 +76,10 @@ func NewSimFDB(registry *sim.Registry) SimFDB {
 // its backup agents with the cluster's backup-agent Deployments. A Cluster
 // with tls settings, or whose cluster file names a TLS coordinator, gets
 // the database as the provider's tools see it (sim.Client): they hold the
-// cluster file of cm and the Cluster's client certificate (clientTLS),
+// cluster file of cm and the Cluster's client credentials tls,
 // and reach the database only if that reaches a quorum of its
 // coordinators; any other gets the simulator itself, as before TLS.
-func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore) (fdb.Client, error) {
-	tls, err := clientTLS(ctx, target, c, cm)
-	if err != nil {
-		return nil, err
-	}
+func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
 	groups, err := s.simGroups(ctx, target, c, cm)
 	if err != nil {
 		return nil, err
@@ -288,17 +285,12 @@ type ToolsFDB struct {
 // then serve the session (toolsAcrossUpgrade). The backups and restores
 // it starts reach blob with the credentials of blob's Secret, which the
 // backup agents mount too, read from the target namespace when a start
-// needs them (blobCredentials). The tools of both versions present the
-// Cluster's client certificate and trust its CA file (clientTLS), read
-// once per client: a Cluster whose Secret cannot be read gets none.
-func (t ToolsFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error) {
+// needs them (blobCredentials). The tools of both versions present tls,
+// the Cluster's client credentials (clientCredentials).
+func (t ToolsFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
 	version := c.Status.AtProvider.RunningVersion
 	if version == "" {
 		version = c.Spec.ForProvider.Version
-	}
-	tls, err := clientTLS(ctx, target, c, cm)
-	if err != nil {
-		return nil, err
 	}
 	cfg := fdbcli.Config{ConnectionString: cm.Data[workload.KeyClusterFile], Version: version, BinaryDir: t.BinaryDir, TLS: tls}
 	if blob != nil && blob.CredentialsSecretRef != nil {

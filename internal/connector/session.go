@@ -31,6 +31,10 @@ type Session struct {
 	ConnectionString string
 	// FDB administers the database; nil while there is no cluster file.
 	FDB fdb.Client
+	// ClientSecret is the certificate Secret FDB's clients present
+	// (workload.ClientSecretName) as the session read it; nil for a
+	// Cluster without tls settings or while the Secret does not exist.
+	ClientSecret *corev1.Secret
 }
 
 // Connector opens sessions.
@@ -50,6 +54,9 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 		return nil, err
 	}
 	s := &Session{Target: target}
+	if s.ClientSecret, err = clientSecret(ctx, target, c); err != nil {
+		return nil, err
+	}
 	cm := &corev1.ConfigMap{}
 	err = target.Get(ctx, client.ObjectKey{Namespace: workload.Namespace(c), Name: workload.ConfigMapName(c)}, cm)
 	switch {
@@ -62,7 +69,11 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 	if s.ConnectionString == "" {
 		return s, nil
 	}
-	s.FDB, err = k.FDB.Client(ctx, target, c, cm, blobStore(mg))
+	creds, err := clientCredentials(c, cm, s.ClientSecret)
+	if err != nil {
+		return nil, err
+	}
+	s.FDB, err = k.FDB.Client(ctx, target, c, cm, blobStore(mg), creds)
 	return s, errors.Wrap(err, errConnectFDB)
 }
 

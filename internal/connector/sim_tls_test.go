@@ -75,7 +75,15 @@ type tlsView struct {
 // seen is what the tools of Cluster cr see now.
 func (w *monitorWorld) seen(cr *fdbv1alpha1.Cluster) tlsView {
 	w.t.Helper()
-	db, err := w.backend.Client(context.Background(), env.Client, cr, w.cm, nil)
+	secret, err := clientSecret(context.Background(), env.Client, cr)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	creds, err := clientCredentials(cr, w.cm, secret)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	db, err := w.backend.Client(context.Background(), env.Client, cr, w.cm, nil, creds)
 	if err != nil {
 		w.t.Fatal(err)
 	}

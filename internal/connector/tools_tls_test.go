@@ -67,7 +67,15 @@ func TestToolsPresentTheClusterClientCertificate(t *testing.T) {
 	cr.Spec.ForProvider.TLS = &fdbv1alpha1.TLSSettings{SecretName: "db-tls", ClientSecretName: "db-client-tls", PeerVerificationRules: rules}
 	cm.Data[workload.KeyTLSCA] = ca + trust
 
-	db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, nil)
+	secret, err := clientSecret(ctx, env.Client, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := clientCredentials(cr, cm, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, nil, creds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +95,16 @@ func TestToolsPresentTheClusterClientCertificate(t *testing.T) {
 	}
 
 	cr.Spec.ForProvider.TLS.ClientSecretName = "missing"
-	_, err = ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, nil)
-	if err == nil || strings.Contains(err.Error(), "c2VjcmV0") || !strings.Contains(err.Error(), "Secret") {
-		t.Errorf("Client(...) without the client Secret: %v, want an error about the Secret, without its content", err)
+	if secret, err = clientSecret(ctx, env.Client, cr); err != nil {
+		t.Fatal(err)
+	}
+	_, err = clientCredentials(cr, cm, secret)
+	if err == nil || !strings.Contains(err.Error(), "Secret "+ns+"/missing (spec.forProvider.tls.clientSecretName)") {
+		t.Errorf("clientCredentials(...) without the client Secret: %v, want an error naming the Secret and its field", err)
+	}
+	secret = &corev1.Secret{Data: map[string][]byte{certs.KeyCert: []byte(cert), certs.KeyCA: []byte(ca)}}
+	_, err = clientCredentials(cr, cm, secret)
+	if err == nil || strings.Contains(err.Error(), "BEGIN") || !strings.Contains(err.Error(), "has no key "+certs.KeyKey) {
+		t.Errorf("clientCredentials(...) with a Secret without a key: %v, want an error naming the key, without the Secret's content", err)
 	}
 }

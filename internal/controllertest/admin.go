@@ -39,8 +39,8 @@ type adminCounter struct {
 }
 
 // Client opens a session on c's database whose admin calls are counted.
-func (a *adminCounter) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore) (fdb.Client, error) {
-	db, err := a.FDB.Client(ctx, target, c, cm, blob)
+func (a *adminCounter) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
+	db, err := a.FDB.Client(ctx, target, c, cm, blob, tls)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package fdb
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -336,6 +337,49 @@ type FaultTolerance struct {
 // Zones is how many zones may fail without losing data or availability.
 func (f FaultTolerance) Zones() int {
 	return min(f.MaxZoneFailuresWithoutLosingData, f.MaxZoneFailuresWithoutLosingAvailability)
+}
+
+// ZoneFailuresTolerated is how many zones may fail without losing data or
+// availability: what the status reports, and no more than leaves a quorum
+// of the coordinators it reaches. FoundationDB's figure counts a coordinator
+// it cannot reach in a zone of its own, never as lost already
+// (faultToleranceStatusFetcher, fdbserver/Status.actor.cpp, 7.3.63), so a
+// cluster short of coordinators reports zones to spare it does not have. A
+// reachable coordinator no reported process serves counts as lost: its zone
+// is unknown.
+func (s *Status) ZoneFailuresTolerated() int {
+	return min(s.Cluster.FaultTolerance.Zones(), s.coordinatorZoneFailures())
+}
+
+// coordinatorZoneFailures is how many zones, fullest first, may lose their
+// reachable coordinators with a quorum left.
+func (s *Status) coordinatorZoneFailures() int {
+	zoneOf := map[string]string{}
+	for _, p := range s.Cluster.Processes {
+		for _, name := range p.Names() {
+			zoneOf[name] = p.Locality.ZoneID
+		}
+	}
+	coordinators := s.Client.Coordinators.Coordinators
+	spare := len(coordinators) - (len(coordinators)/2 + 1)
+	counts := map[string]int{}
+	for _, c := range coordinators {
+		zone, known := zoneOf[string(c.Address)]
+		if !c.Reachable || !known {
+			spare--
+			continue
+		}
+		counts[zone]++
+	}
+	zones := 0
+	sizes := slices.SortedFunc(maps.Values(counts), func(a, b int) int { return b - a })
+	for _, n := range sizes {
+		if spare -= n; spare < 0 {
+			break
+		}
+		zones++
+	}
+	return zones
 }
 
 // LogGeneration is one entry of cluster.logs: a generation of the log system.

@@ -213,3 +213,72 @@ func TestParseStatusErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestZoneFailuresTolerated(t *testing.T) {
+	process := func(addr, zone string) fdb.Process {
+		return fdb.Process{Address: addr, Locality: fdb.Locality{ZoneID: zone}}
+	}
+	status := func(reported int, procs []fdb.Process, coordinators ...fdb.CoordinatorStatus) *fdb.Status {
+		s := &fdb.Status{}
+		s.Cluster.FaultTolerance = fdb.FaultTolerance{MaxZoneFailuresWithoutLosingData: reported, MaxZoneFailuresWithoutLosingAvailability: reported}
+		s.Cluster.Processes = map[string]fdb.Process{}
+		for _, p := range procs {
+			s.Cluster.Processes[p.Address] = p
+		}
+		s.Client.Coordinators.Coordinators = coordinators
+		return s
+	}
+	up := func(a string) fdb.CoordinatorStatus {
+		return fdb.CoordinatorStatus{Address: fdb.ProcessAddress(a), Reachable: true}
+	}
+	down := func(a string) fdb.CoordinatorStatus { return fdb.CoordinatorStatus{Address: fdb.ProcessAddress(a)} }
+	nine := []fdb.Process{
+		process("10.0.0.1:4501", "a"), process("10.0.0.2:4501", "a"), process("10.0.0.3:4501", "a"),
+		process("10.0.0.4:4501", "b"), process("10.0.0.5:4501", "b"), process("10.0.0.6:4501", "b"),
+		process("10.0.0.7:4501", "c"),
+	}
+	cases := map[string]struct {
+		status *fdb.Status
+		want   int
+	}{
+		"three coordinators in three zones": {
+			status: status(1, nine, up("10.0.0.1:4501"), up("10.0.0.4:4501"), up("10.0.0.7:4501")),
+			want:   1,
+		},
+		"the status reports fewer": {
+			status: status(0, nine, up("10.0.0.1:4501"), up("10.0.0.4:4501"), up("10.0.0.7:4501")),
+			want:   0,
+		},
+		"one of three coordinators unreachable": {
+			status: status(1, nine, up("10.0.0.1:4501"), up("10.0.0.4:4501"), down("10.0.0.7:4501")),
+			want:   0,
+		},
+		// Seed 658's state: two of nine lost, three in each zone left; status
+		// still says one zone may fail, and losing zone a loses the quorum.
+		"two of nine unreachable, three to a zone": {
+			status: status(1, nine, up("10.0.0.1:4501"), up("10.0.0.2:4501"), up("10.0.0.3:4501"),
+				up("10.0.0.4:4501"), up("10.0.0.5:4501"), up("10.0.0.6:4501"),
+				up("10.0.0.7:4501"), down("10.0.0.8:4501"), down("10.0.0.9:4501")),
+			want: 0,
+		},
+		"a reachable coordinator no process reports counts as lost": {
+			status: status(1, nine, up("10.0.0.1:4501"), up("10.0.0.4:4501"), up("10.0.0.8:4501")),
+			want:   0,
+		},
+		"coordinators by DNS name": {
+			status: status(1, []fdb.Process{
+				{Address: "10.0.0.1:4501", Locality: fdb.Locality{ZoneID: "a", DNSName: "p1.svc"}},
+				{Address: "10.0.0.2:4501", Locality: fdb.Locality{ZoneID: "b", DNSName: "p2.svc"}},
+				{Address: "10.0.0.3:4501", Locality: fdb.Locality{ZoneID: "c", DNSName: "p3.svc"}},
+			}, up("p1.svc:4501"), up("p2.svc:4501"), up("p3.svc:4501")),
+			want: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.status.ZoneFailuresTolerated()); diff != "" {
+				t.Errorf("ZoneFailuresTolerated() (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

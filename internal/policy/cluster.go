@@ -105,7 +105,7 @@ func ObjectOf(o runtime.Object) (map[string]any, error) {
 // observe fills the observed fields of the input's cluster from a status
 // read in this reconcile.
 func (in *Input) observe(s *fdb.Status) {
-	c, ft := &in.Cluster, s.Cluster.FaultTolerance
+	c := &in.Cluster
 	in.Observed = true
 	c.RunningVersion = fdb.RunningVersion(s)
 	c.Available = s.Client.DatabaseStatus.Available
@@ -113,7 +113,7 @@ func (in *Input) observe(s *fdb.Status) {
 	c.RecoveryState = s.Cluster.RecoveryState.Name
 	c.ActiveGenerations = int64(s.Cluster.RecoveryState.ActiveGenerations)
 	c.SecondsSinceLastRecovery = int64(s.Cluster.RecoveryState.SecondsSinceLastRecovered)
-	c.FaultTolerance = int64(ft.Zones())
+	c.FaultTolerance = int64(s.ZoneFailuresTolerated())
 	c.DataMovement = DataMovement{
 		InFlightBytes: s.Cluster.Data.MovingData.InFlightBytes,
 		InQueueBytes:  s.Cluster.Data.MovingData.InQueueBytes,

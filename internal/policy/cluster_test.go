@@ -72,7 +72,9 @@ func TestNewInput(t *testing.T) {
 			DesiredCounts:                 map[string]int64{"storage": 5, "log": 4, "transaction": 0, "stateless": 3, "cluster_controller": 0},
 			MinimumUptimeSecondsForBounce: 600,
 			Available:                     true, Healthy: true, RecoveryState: "fully_recovered", ActiveGenerations: 1, SecondsSinceLastRecovery: 900,
-			FaultTolerance: 2, DesiredFaultTolerance: 2, DataMovement: DataMovement{Healthy: true}, Coordinators: []string{"10.0.0.2:4500"},
+			// The status reports 2, but says nothing of reaching its one
+			// coordinator: no zone may be lost (ZoneFailuresTolerated).
+			FaultTolerance: 0, DesiredFaultTolerance: 2, DataMovement: DataMovement{Healthy: true}, Coordinators: []string{"10.0.0.2:4500"},
 		},
 		ProcessGroups: []ProcessGroup{
 			{

@@ -230,7 +230,9 @@ type Cluster struct {
 	RecoveryState            string `json:"recoveryState,omitempty"`
 	ActiveGenerations        int64  `json:"activeGenerations"`
 	SecondsSinceLastRecovery int64  `json:"secondsSinceLastRecovery"`
-	// FaultTolerance is how many fault domains the cluster can lose now;
+	// FaultTolerance is how many fault domains the cluster can lose now,
+	// counting the coordinators it cannot reach as lost already
+	// (fdb.Status.ZoneFailuresTolerated);
 	// DesiredFaultTolerance how many its redundancy mode is meant to survive.
 	FaultTolerance        int64        `json:"faultTolerance"`
 	DesiredFaultTolerance int64        `json:"desiredFaultTolerance"`

@@ -164,7 +164,7 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	if err := o.observeStranded(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
-	if err := o.observeTLS(ctx, e.session.Target, cr); err != nil {
+	if err := o.observeTLS(ctx, e.session.Target, cr, e.session.ClientSecret); err != nil {
 		return nil, err
 	}
 	if o.database {
@@ -505,12 +505,11 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 		}
 	}
 	if s := o.status; s != nil {
-		ft := s.Cluster.FaultTolerance
 		at.Health = v1alpha1.ClusterHealth{
 			Available:          s.Client.DatabaseStatus.Available,
 			Healthy:            s.Client.DatabaseStatus.Healthy,
 			FullReplication:    s.Cluster.Data.State.Healthy,
-			FaultTolerance:     ft.Zones(),
+			FaultTolerance:     s.ZoneFailuresTolerated(),
 			RecoveryState:      s.Cluster.RecoveryState.Name,
 			ActiveGenerations:  s.Cluster.RecoveryState.ActiveGenerations,
 			RecoveryGeneration: s.Cluster.Generation,

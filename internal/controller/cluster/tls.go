@@ -99,17 +99,22 @@ type certificateCheck struct {
 // names it and the key: the pods could not start with it. A certificate
 // that expired, or that no trusted CA issued, is observed (the Certificate
 // condition says so) rather than an error: the database may still be
-// reached in plain text, and the provider must go on observing it.
-func (o *observation) observeTLS(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) error {
+// reached in plain text, and the provider must go on observing it. The
+// clients' Secret is the one the session read (connector.Session's
+// ClientSecret) when it has it.
+func (o *observation) observeTLS(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster, clientSecret *corev1.Secret) error {
 	t := cr.Spec.ForProvider.TLS
 	if t == nil {
 		return nil
 	}
 	ns := workload.Namespace(cr)
 	read := func(name, field string) (*corev1.Secret, certificateCheck, error) {
-		s := &corev1.Secret{}
-		if err := target.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
-			return nil, certificateCheck{}, xperrors.Wrapf(err, errGetTLSSecret, ns, name, field)
+		s := clientSecret
+		if s == nil || s.Name != name {
+			s = &corev1.Secret{}
+			if err := target.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
+				return nil, certificateCheck{}, xperrors.Wrapf(err, errGetTLSSecret, ns, name, field)
+			}
 		}
 		notAfter, err := certs.Check(s.Data, t.TrustedCAs, o.now)
 		if errors.Is(err, certs.ErrMissingKey) {

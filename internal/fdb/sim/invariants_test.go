@@ -512,6 +512,8 @@ func TestPlacementRespectsZones(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := fdbtest.NewCluster(t, tc.topology, sim.Options{Seed: 5})
 			c.Create(t, fdb.RedundancyTriple)
+			// Five coordinators, so that the data's tolerance shows.
+			moveCoordinators(t, c, "log-1", "log-2", "log-3", "log-4", "stateless-1")
 			if diff := cmp.Diff(dataHealth{fdb.DataHealthy, 3, 2}, observe(t, c)); diff != "" {
 				t.Errorf("created (-want +got):\n%s", diff)
 			}

@@ -42,7 +42,7 @@ func dataCenter(dc string, octet, storage, logs, stateless int) []sim.ProcessGro
 
 // twoRegions is a primary data center dc1 with its satellite dc1s and a
 // remote one, dc2, without satellites; coordinators on the logs of all
-// three.
+// three, each in a zone of its own.
 func twoRegions(t *testing.T, seed uint64) *fdbtest.Cluster {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(fdbtest.Start)
@@ -50,7 +50,7 @@ func twoRegions(t *testing.T, seed uint64) *fdbtest.Cluster {
 	groups := slices.Concat(dataCenter("dc1", 1, 4, 4, 2), dataCenter("dc1s", 2, 0, 3, 0), dataCenter("dc2", 3, 4, 4, 2))
 	c.SetGroups(t, groups)
 	cs := fdb.ConnectionString{Description: "test", ID: "initial",
-		Coordinators: []fdb.ProcessAddress{"10.1.2.1:4501", "10.2.2.1:4501", "10.3.2.1:4501"}}
+		Coordinators: []fdb.ProcessAddress{"10.1.2.1:4501", "10.2.2.2:4501", "10.3.2.3:4501"}}
 	if err := c.Sim.SetConnectionString(cs.String()); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -115,11 +116,10 @@ func (s *Sim) statusFor(coordinators []fdb.ProcessAddress, reach func(fdb.Proces
 	c.Data = data
 	c.Logs = logs
 	if s.created {
-		coordinators := s.reachableCoordinators() - quorum(len(s.conn.Coordinators))
-		withoutData := min(dataTolerance, logTolerance)
+		withoutData := min(dataTolerance, logTolerance, s.coordinatorZoneFailures())
 		c.FaultTolerance = fdb.FaultTolerance{
 			MaxZoneFailuresWithoutLosingData:         withoutData,
-			MaxZoneFailuresWithoutLosingAvailability: min(withoutData, coordinators),
+			MaxZoneFailuresWithoutLosingAvailability: withoutData,
 		}
 	}
 	c.Layers = fdb.Layers{Valid: true, Backup: s.backupLayer()}
@@ -378,4 +378,30 @@ func (s *Sim) backupLayer() fdb.BackupLayer {
 		l.Tags[tag] = t
 	}
 	return l
+}
+
+// coordinatorZoneFailures is how many zones status says may fail with a
+// quorum of coordinators left, as faultToleranceStatusFetcher counts them
+// (fdbserver/Status.actor.cpp, 7.3.63): (coordinators-1)/2 may fail, taken
+// zone by zone from the one with the most. A coordinator no process serves
+// now sits in the zone "" and is not counted as lost already, so a cluster
+// short of coordinators reports zones to spare it does not have.
+func (s *Sim) coordinatorZoneFailures() int {
+	counts := map[string]int{}
+	for _, c := range s.conn.Coordinators {
+		zone := ""
+		if p := s.listening[string(c)]; p != nil && s.coordinatorReachable(c) {
+			zone = p.zone
+		}
+		counts[zone]++
+	}
+	sizes := slices.SortedFunc(maps.Values(counts), func(a, b int) int { return b - a })
+	lost, zones := 0, 0
+	for _, n := range sizes {
+		if lost += n; lost > (len(s.conn.Coordinators)-1)/2 {
+			break
+		}
+		zones++
+	}
+	return zones
 }

@@ -2,10 +2,12 @@ package sim_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
@@ -43,5 +45,60 @@ func TestStatusJSONRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"storage-2-1@10.1.0.3:4501", "storage-2-2@10.1.0.3:4503"}, storage2); diff != "" {
 		t.Errorf("processes of a two-process pod (-want +got):\n%s", diff)
+	}
+}
+
+// TestCoordinatorZoneFailures: status counts the zones whose loss leaves a
+// quorum of coordinators as FoundationDB's faultToleranceStatusFetcher does
+// (fdbserver/Status.actor.cpp, 7.3.63): (coordinators-1)/2 may fail, zone by
+// zone from the fullest, and a coordinator no worker serves sits in the
+// zone "" without counting as lost already.
+func TestCoordinatorZoneFailures(t *testing.T) {
+	cases := map[string]struct {
+		zones map[string]string // group -> zone; others have their own
+		lose  string            // a coordinator's group to take down
+		mode  fdb.RedundancyMode
+		want  int
+	}{
+		"three coordinators in distinct zones": {mode: fdb.RedundancyDouble, want: 1},
+		"two of three coordinators share a zone": {
+			zones: map[string]string{"stateless-1": "zone-x", "stateless-2": "zone-x"}, mode: fdb.RedundancyDouble, want: 0,
+		},
+		// Four of five left keep a quorum only without one more, yet
+		// status counts the lost one's zone "" as one zone of five.
+		"one of five coordinators down": {lose: "stateless-1", mode: fdb.RedundancyTriple, want: 2},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tp := fdbtest.Topology{Storage: 5, Logs: 4, Stateless: 5}
+			groups := tp.Groups()
+			for i := range groups {
+				if z, ok := tc.zones[groups[i].ID]; ok {
+					groups[i].Zone = z
+				}
+			}
+			clk := clocktesting.NewFakeClock(fdbtest.Start)
+			c := &fdbtest.Cluster{Clock: clk, Sim: sim.New(clk, sim.Options{Seed: 3})}
+			c.SetGroups(t, groups)
+			cs := fdb.ConnectionString{Description: "test", ID: "initial"}
+			for n := 1; n <= 5; n++ {
+				if n <= 3 || tc.mode == fdb.RedundancyTriple {
+					cs.Coordinators = append(cs.Coordinators, c.Address(t, fmt.Sprintf("stateless-%d", n)))
+				}
+			}
+			if err := c.Sim.SetConnectionString(cs.String()); err != nil {
+				t.Fatal(err)
+			}
+			c.Create(t, tc.mode)
+			if tc.lose != "" {
+				if err := c.Sim.LosePod(tc.lose, sim.Forever); err != nil {
+					t.Fatal(err)
+				}
+				c.WaitFor(t, time.Minute, func(s *fdb.Status) bool { return s.Client.DatabaseStatus.Healthy })
+			}
+			if got := c.Status(t).Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingAvailability; got != tc.want {
+				t.Errorf("max_zone_failures_without_losing_availability = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }
