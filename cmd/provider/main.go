@@ -43,6 +43,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/version"
 )
 
@@ -246,7 +247,7 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 		return nil, fmt.Errorf("cannot create the safety-policy engine: %w", err)
 	}
 	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()},
-		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage}
+		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, Statuses: statuscache.New(clock.RealClock{})}
 	o.Options = controller.Options{
 		Logger:                  log,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),

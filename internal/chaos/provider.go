@@ -19,6 +19,7 @@ import (
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
 )
 
 const (
@@ -58,6 +59,8 @@ func (r *run) start() (*provider, error) {
 		Engine:   engine,
 		Policies: p,
 		Journal:  r.journalEntry,
+		// A crash loses the cache with the rest of the process.
+		Statuses: statuscache.New(r.clock),
 	}
 	mgr := &driverManager{client: p.client, reader: r.asProvider, scheme: r.env.Scheme}
 	if p.reconcilers, err = fdbcontroller.Reconcilers(mgr, o); err != nil {

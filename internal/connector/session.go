@@ -11,6 +11,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -35,12 +36,28 @@ type Session struct {
 	// (workload.ClientSecretName) as the session read it; nil for a
 	// Cluster without tls settings or while the Secret does not exist.
 	ClientSecret *corev1.Secret
+
+	// changed marks the database changed in the status cache; nil without
+	// a cache or an admin client.
+	changed func()
+}
+
+// Changed makes the next status read of the session's database go to the
+// database: the reconcile changed something its status shows.
+func (s *Session) Changed() {
+	if s.changed != nil {
+		s.changed()
+	}
 }
 
 // Connector opens sessions.
 type Connector struct {
 	Targets *Targets
 	FDB     FDB
+	// Statuses, when set, shares status reads among the sessions of a
+	// database, each no older than Freshness allows its resource.
+	Statuses  *statuscache.Cache
+	Freshness Freshness
 }
 
 // A session reads the cluster's ConfigMap.
@@ -73,8 +90,14 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 	if err != nil {
 		return nil, err
 	}
-	s.FDB, err = k.FDB.Client(ctx, target, c, cm, blobStore(mg), creds)
-	return s, errors.Wrap(err, errConnectFDB)
+	if s.FDB, err = k.FDB.Client(ctx, target, c, cm, blobStore(mg), creds); err != nil {
+		return nil, errors.Wrap(err, errConnectFDB)
+	}
+	if k.Statuses != nil {
+		key := statuscache.Key(s.ConnectionString, creds)
+		s.FDB, s.changed = k.Statuses.Client(key, s.FDB, k.Freshness.Of(mg)), func() { k.Statuses.Changed(key) }
+	}
+	return s, nil
 }
 
 // blobStore is the blob store mg writes backups to or restores from; nil

@@ -18,7 +18,8 @@ import (
 
 // AdminCalls are what the provider asked of one Cluster's database so far:
 // the sessions it opened on it (one per reconcile of a resource of the
-// Cluster that found a cluster file) and its admin calls, by operation.
+// Cluster that found a cluster file) and its admin calls that reached the
+// database, by operation (a status read the sessions share counts once).
 type AdminCalls struct {
 	Sessions int
 	Calls    map[sim.Op]int

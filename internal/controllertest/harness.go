@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,6 +45,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -117,11 +119,15 @@ func Start(env *testenv.Env) (*Harness, error) {
 			// crossplane-runtime's safe-start, as the provider runs.
 			Gate: new(safestart.Gate[schema.GroupVersionKind]),
 		},
-		FDB:         h.admin,
-		Clock:       h.Clock,
-		Engine:      engine,
-		Policies:    safetypolicy.Source{Cache: mgr.GetCache()},
-		ActivePoll:  100 * time.Millisecond,
+		FDB:        h.admin,
+		Clock:      h.Clock,
+		Engine:     engine,
+		Policies:   safetypolicy.Source{Cache: mgr.GetCache()},
+		ActivePoll: 100 * time.Millisecond,
+		// The cache ages its reads by the wall clock, as the polls it is
+		// bounded by are wall-clock requeues; virtual time runs 1000 times
+		// faster.
+		Statuses:    statuscache.New(clock.RealClock{}),
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {

@@ -217,3 +217,38 @@ func eventText(o client.Object) string {
 	}
 	return fmt.Sprintf(": %s %s: %s: %s", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message)
 }
+
+// TestConvergedDatabaseIsReadOncePerPoll polls a converged Cluster of 30
+// process groups, each of which needs the database's status on every
+// reconcile, and sees the status read at most once per poll interval:
+// the reconciles of the database share their reads (statuscache).
+func TestConvergedDatabaseIsReadOncePerPoll(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	ns := namespace(t, "read-once")
+	cr := tripleCluster(ns)
+	cr.Spec.ForProvider.ProcessCounts = v1alpha1.ProcessCounts{Storage: 20, Log: 6, Stateless: 4}
+	createReady(t, cr)
+	eventually(t, 90*time.Second, "every group settled", func() (bool, string) {
+		groups := groupsOf(t, cr)
+		var why []string
+		for i := range groups {
+			why = append(why, unsettled(&groups[i])...)
+		}
+		get(t, cr)
+		why = append(why, unsettled(cr)...)
+		return len(groups) == 30 && len(why) == 0, fmt.Sprintf("%d groups; %s", len(groups), strings.Join(why, "; "))
+	})
+	polls(t, cr, 31)
+
+	from, t0 := h.AdminCalls(cr), time.Now()
+	polls(t, cr, 5*31)
+	to, elapsed := h.AdminCalls(cr), time.Since(t0)
+	reads, sessions := to.Calls[sim.OpStatus]-from.Calls[sim.OpStatus], to.Sessions-from.Sessions
+	// The harness polls a settled resource every second.
+	limit := int(elapsed/time.Second) + 1
+	t.Logf("%d status reads in %d reconciles over %s", reads, sessions, elapsed.Round(time.Millisecond))
+	if reads > limit {
+		t.Errorf("%d status reads in %d reconciles over %s, want at most one per poll interval (%d)", reads, sessions, elapsed.Round(time.Millisecond), limit)
+	}
+}

@@ -44,6 +44,10 @@ type Evidence struct {
 	// (Global) take before they run; nil when the Cluster acts alone on
 	// its database (LockOf).
 	Lock *Lock
+	// Changed, when set, is called once a step ran, whether it succeeded
+	// or not: the next status read of the database goes to the database
+	// (connector.Session.Changed).
+	Changed func()
 }
 
 // Take takes step s on mg, the one gate-and-record path of every managed
@@ -56,8 +60,8 @@ type Evidence struct {
 // *gate.DeniedError without running anything. A step with database-wide
 // effect then takes (or extends) ev's global lock, if any: while another
 // holds it, nothing runs and the error names the holder and until when.
-// Then run makes the mutation,
-// the journal (when set) receives it with its decision, and a Normal event
+// Then run makes the mutation, after which ev.Changed marks the database
+// changed, the journal (when set) receives it with its decision, and a Normal event
 // with the step's reason and message records it.
 func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, run func(context.Context) error) error {
 	if s.Waits() {
@@ -84,6 +88,9 @@ func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, ru
 		}
 	}
 	err := run(ctx)
+	if ev.Changed != nil {
+		ev.Changed()
+	}
 	if d.Journal != nil {
 		d.Journal(step.Mutation{Kind: mg.GetObjectKind().GroupVersionKind().Kind, Namespace: mg.GetNamespace(), Name: mg.GetName(), Step: s, Decision: decision, Err: err})
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
 )
 
 const errNoPolicies = "cannot set up the safety-policy gate: the options name no policy engine or SafetyPolicy source"
@@ -78,6 +79,11 @@ type Options struct {
 	// resources created together do not poll in lock-step; 0 for none.
 	PollJitterPercentage uint
 
+	// Statuses, when set, shares the status reads of a database among the
+	// reconciles of its resources (connector.Freshness says how old a read
+	// each may take).
+	Statuses *statuscache.Cache
+
 	// Rand returns a pseudo-random number in [0, 1) for the jitter;
 	// math/rand/v2's Float64 when nil. It is called from concurrent
 	// reconciles.
@@ -102,16 +108,21 @@ func (o Options) ForControllerRuntime() ctrlcontroller.Options {
 // to MinPollInterval, the active cadence (the provider's own, never a
 // user's) is not.
 func (o Options) PollIntervalHook() managed.PollIntervalHook {
-	active := o.ActivePoll
-	if active == 0 {
-		active = DefaultActivePoll
-	}
+	active := o.activePoll()
 	return func(mg resource.Managed, pollInterval time.Duration) time.Duration {
 		if mg.GetCondition(xpv2.TypeReady).Reason == xpv2.ReasonAvailable && mg.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue {
 			return max(o.jitter(pollInterval), o.MinPollInterval)
 		}
 		return o.jitter(active)
 	}
+}
+
+// activePoll is ActivePoll, or DefaultActivePoll when it is zero.
+func (o Options) activePoll() time.Duration {
+	if o.ActivePoll == 0 {
+		return DefaultActivePoll
+	}
+	return o.ActivePoll
 }
 
 // jitter moves d by a random fraction in [-1, 1) of PollJitterPercentage
@@ -163,7 +174,10 @@ func (o Options) PolicyGate(rec event.Recorder) (*gate.Gate, error) {
 // for the managed resources of mgr.
 func (o Options) Connector(mgr ctrl.Manager) *connector.Connector {
 	return &connector.Connector{
-		Targets: connector.NewTargets(mgr.GetClient(), mgr.GetAPIReader(), connector.KubeconfigClient(client.Options{Scheme: mgr.GetScheme()})),
-		FDB:     o.FDB,
+		Targets:  connector.NewTargets(mgr.GetClient(), mgr.GetAPIReader(), connector.KubeconfigClient(client.Options{Scheme: mgr.GetScheme()})),
+		FDB:      o.FDB,
+		Statuses: o.Statuses,
+		Freshness: connector.Freshness{Active: o.activePoll(), Settled: o.PollInterval, MinPoll: o.MinPollInterval,
+			JitterPercentage: o.PollJitterPercentage},
 	}
 }

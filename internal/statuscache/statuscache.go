@@ -1,0 +1,153 @@
+// Package statuscache shares the reads of a database's status among the
+// reconciles of the resources that belong to it. A database of a hundred
+// process groups is otherwise asked for its whole `status json` by each of
+// them and by its Cluster, its Backups and Restores on every poll: against a
+// real cluster each read is an fdbcli process and a document the cluster
+// controller assembles from every process, which is why the FoundationDB
+// operator reads it once per cluster reconcile.
+//
+// A read is shared by the clients of one key (a database as one client
+// identity reaches it: Key) while it is younger than the age each reader
+// accepts; readers that arrive while a read is under way wait for it. What
+// the provider changes makes the next read go to the database: every admin
+// call through a shared client but the reads, and every step a reconcile
+// took (Cache.Changed). A failed read, or one cut short, is not kept.
+package statuscache
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// Cache holds the last status read of each key. Its zero value is not
+// usable: use New.
+type Cache struct {
+	clock clock.PassiveClock
+
+	mu      sync.Mutex
+	entries map[string]*entry
+}
+
+// entry is what the cache knows of one key.
+type entry struct {
+	// status was read at readAt; nil when there is none to share.
+	status *fdb.Status
+	readAt time.Time
+	// changes counts the changes made through the key: a read that began
+	// before one is not kept.
+	changes uint64
+	// reading is the read under way, nil when none is.
+	reading *read
+}
+
+// read is one status read that other readers may wait for.
+type read struct {
+	done   chan struct{}
+	status *fdb.Status
+	err    error
+}
+
+// New returns a cache that ages its reads by clk.
+func New(clk clock.PassiveClock) *Cache {
+	return &Cache{clock: clk, entries: map[string]*entry{}}
+}
+
+// Key identifies a database as a client reaches it: by its connection
+// string (whose description and ID are the database's own) and the
+// certificate the client presents, which decides what the client may see.
+// The Clusters of a database's data centers share one key.
+func Key(connectionString string, tls *fdb.TLSCredentials) string {
+	if tls == nil {
+		return connectionString
+	}
+	sum := sha256.Sum256(tls.Certificate)
+	return connectionString + " " + hex.EncodeToString(sum[:8])
+}
+
+// Client returns c, an admin client of the database of key, whose Status
+// shares reads no older than maxAge with the other clients of key, and
+// whose other calls but BackupStatus and RestoreStatus mark key changed.
+// Readers share the status returned: none may change it.
+func (k *Cache) Client(key string, c fdb.Client, maxAge time.Duration) fdb.Client {
+	return &client{Client: c, cache: k, key: key, maxAge: maxAge}
+}
+
+// Changed makes the next status read of key go to the database: the
+// provider changed something the status shows, e.g. it deleted a pod.
+func (k *Cache) Changed(key string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e := k.entry(key)
+	e.changes++
+	// Readers from now on read afresh; those waiting already get the read
+	// they waited for, which is not kept.
+	e.status, e.reading = nil, nil
+}
+
+// entry returns the entry of key, made when missing. The caller holds mu.
+func (k *Cache) entry(key string) *entry {
+	e := k.entries[key]
+	if e == nil {
+		e = &entry{}
+		k.entries[key] = e
+	}
+	return e
+}
+
+// Status returns the status of key read no longer than maxAge ago, from
+// the cache, from the read under way or by reading it with get. A reader
+// whose wait for another's read ends because that reader gave up reads
+// again itself.
+func (k *Cache) Status(ctx context.Context, key string, maxAge time.Duration, get func(context.Context) (*fdb.Status, error)) (*fdb.Status, error) {
+	for {
+		k.mu.Lock()
+		e := k.entry(key)
+		if e.status != nil && k.clock.Since(e.readAt) <= maxAge {
+			s := e.status
+			k.mu.Unlock()
+			return s, nil
+		}
+		if r := e.reading; r != nil {
+			k.mu.Unlock()
+			select {
+			case <-r.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if r.err != nil && cutShort(r.err) && ctx.Err() == nil {
+				continue
+			}
+			return r.status, r.err
+		}
+		r := &read{done: make(chan struct{})}
+		e.reading = r
+		changes, began := e.changes, k.clock.Now()
+		k.mu.Unlock()
+
+		r.status, r.err = get(ctx)
+
+		k.mu.Lock()
+		if e.reading == r {
+			e.reading = nil
+		}
+		if r.err == nil && e.changes == changes {
+			e.status, e.readAt = r.status, began
+		}
+		k.mu.Unlock()
+		close(r.done)
+		return r.status, r.err
+	}
+}
+
+// cutShort reports whether err ended a read because its reader gave up.
+func cutShort(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
