@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -34,6 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
@@ -44,6 +47,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/toolcost"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/version"
 )
 
@@ -64,6 +68,9 @@ type flags struct {
 	changeLogsSocketPath string
 	fdbBackend           string
 	fdbBinaryDir         string
+	// simToolCost is what the simulator's calls cost: real (what the
+	// tools would) or none.
+	simToolCost string
 	// fdbTLS is what the native client presents to every database.
 	fdbTLS       bindings.TLS
 	printVersion bool
@@ -85,6 +92,7 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.enableChangeLogs, "enable-changelogs", false, "Send a change log entry for every create, update and delete of an external resource to the change-logs sidecar.")
 	fs.StringVar(&f.changeLogsSocketPath, "changelogs-socket-path", "/var/run/changelogs/changelogs.sock", "Unix socket of the change-logs sidecar, with --enable-changelogs.")
 	fs.StringVar(&f.fdbBackend, "fdb-backend", "real", "How FoundationDB is reached: real (fdbcli, fdbbackup, fdbrestore) or sim (the deterministic simulator).")
+	fs.StringVar(&f.simToolCost, "sim-tool-cost", "real", "What each call to a simulated database costs, with --fdb-backend=sim: real (the wall time of the fdbcli, fdbbackup or fdbrestore run it stands for, counted in fdb_tool_invocations_total and the CPU counters; see docs/SIMULATOR.md) or none.")
 	fs.StringVar(&f.fdbBinaryDir, "fdb-binary-dir", envOr("FDB_BINARY_DIR", "/usr/bin/fdb"), "Directory with one sub-directory of fdbcli, fdbbackup and fdbrestore per major.minor version (real backend).")
 	fs.StringVar(&f.fdbTLS.CertificateFile, "fdb-tls-certificate-file", os.Getenv("PROVIDER_FDB_TLS_CERTIFICATE_FILE"), "Certificate (chain) the native client that holds the global lock presents to every database (real backend, build tag fdb); with --fdb-tls-key-file and --fdb-tls-ca-file.")
 	fs.StringVar(&f.fdbTLS.KeyFile, "fdb-tls-key-file", os.Getenv("PROVIDER_FDB_TLS_KEY_FILE"), "Key of --fdb-tls-certificate-file.")
@@ -99,6 +107,12 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if f.fdbBackend != "real" && f.fdbBackend != "sim" {
 		return f, fmt.Errorf("--fdb-backend must be real or sim, not %q", f.fdbBackend)
+	}
+	if f.simToolCost != "real" && f.simToolCost != "none" {
+		return f, fmt.Errorf("--sim-tool-cost must be real or none, not %q", f.simToolCost)
+	}
+	if f.simToolCost == "none" && f.fdbBackend != "sim" {
+		return f, errors.New("--sim-tool-cost=none needs --fdb-backend=sim: the real tools cost what they cost")
 	}
 	if f.maxReconcileRate < 1 {
 		return f, fmt.Errorf("--max-reconcile-rate must be at least 1, not %d", f.maxReconcileRate)
@@ -135,7 +149,7 @@ func run(f flags) error {
 	zl := zap.New(zap.UseDevMode(f.debug))
 	log := logging.NewLogrLogger(zl.WithName("provider-foundationdb"))
 	ctrl.SetLogger(zl)
-	log.Info("Starting", "version", version.Version, "fdb-backend", f.fdbBackend)
+	log.Info("Starting", "version", version.Version, "fdb-backend", f.fdbBackend, "sim-tool-cost", f.simToolCost)
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
@@ -238,6 +252,11 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 		// Simulated databases live as long as this process: a restart
 		// starts them afresh (see docs/SIMULATOR.md).
 		backend = connector.NewSimFDB(sim.NewRegistry(clock.RealClock{}, sim.Options{}))
+		if f.simToolCost == "real" {
+			m := toolcost.NewMetrics()
+			metrics.Registry.MustRegister(m)
+			backend = costlyFDB{sims: backend, metrics: m}
+		}
 	}
 
 	features := &feature.Flags{}
@@ -274,6 +293,22 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// costlyFDB is a backend whose clients cost what the real tools cost
+// (toolcost), on the wall clock, counted in metrics.
+type costlyFDB struct {
+	sims    connector.FDB
+	metrics *toolcost.Metrics
+}
+
+// Client implements connector.FDB.
+func (b costlyFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
+	cl, err := b.sims.Client(ctx, target, c, cm, blob, tls)
+	if err != nil {
+		return nil, err
+	}
+	return toolcost.Wrap(cl, b.metrics, clock.RealClock{}), nil
+}
 
 // nativeLocker returns what holds the global lock through the native
 // client library (openNativeLocker), nil in a provider built without it;

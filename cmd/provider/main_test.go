@@ -17,7 +17,7 @@ func TestParseFlags(t *testing.T) {
 	defaults := flags{
 		syncInterval: time.Hour, pollInterval: time.Minute, minPollInterval: 15 * time.Second, pollJitterPercentage: 10, pollStateMetric: 5 * time.Second,
 		maxReconcileRate: 10, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
-		leaderElection: true, changeLogsSocketPath: "/var/run/changelogs/changelogs.sock",
+		leaderElection: true, changeLogsSocketPath: "/var/run/changelogs/changelogs.sock", simToolCost: "real",
 	}
 	cases := map[string]struct {
 		args    []string
@@ -46,6 +46,18 @@ func TestParseFlags(t *testing.T) {
 		"LocalRunWithoutLeaderElection": {
 			args: []string{"--leader-election=false"},
 			want: func() flags { f := defaults; f.leaderElection = false; return f }(),
+		},
+		"SimulatorWithoutToolCost": {
+			args: []string{"--fdb-backend=sim", "--sim-tool-cost=none"},
+			want: func() flags { f := defaults; f.fdbBackend, f.simToolCost = "sim", "none"; return f }(),
+		},
+		"UnknownToolCost": {
+			args:    []string{"--fdb-backend=sim", "--sim-tool-cost=free"},
+			wantErr: `--sim-tool-cost must be real or none, not "free"`,
+		},
+		"NoToolCostOfRealTools": {
+			args:    []string{"--sim-tool-cost=none"},
+			wantErr: "--sim-tool-cost=none needs --fdb-backend=sim",
 		},
 		"UnknownBackend":   {args: []string{"--fdb-backend=mock"}, wantErr: `--fdb-backend must be real or sim, not "mock"`},
 		"ZeroRate":         {args: []string{"--max-reconcile-rate=0"}, wantErr: "--max-reconcile-rate must be at least 1"},

@@ -156,6 +156,13 @@ func TestMetricsShowManagedResourceState(t *testing.T) {
 	if err != nil {
 		t.Errorf("/metrics: -want, +got:\n%s", cmp.Diff(want, got))
 	}
+	// The simulator's calls cost what the tools would (--sim-tool-cost's
+	// default), counted on the same registry.
+	for _, name := range []string{"fdb_tool_cpu_seconds_total ", "fdb_cluster_controller_status_cpu_seconds_total "} {
+		if got := scrape(t, "http://"+addr+"/metrics", name); len(got) != 1 {
+			t.Errorf("/metrics: %q lines %q, want one", name, got)
+		}
+	}
 }
 
 // loopbackAddress returns a loopback address with a port that was free a
