@@ -45,7 +45,11 @@ const fleetSteadyWindow = time.Minute
 // reconciles (all controllers) per second at steady state; from
 // /proc: its peak resident memory; from a watch on the Clusters: p50 and
 // p99 of each Cluster's time from its create request to Ready=True, and the
-// extra Cluster's. Figures are reported, never asserted. It needs the local
+// extra Cluster's; from the tool-cost counters (the provider's default
+// --sim-tool-cost=real): status reads per database per minute at steady
+// state, the CPU the tools would spend in the provider's pod and the CPU
+// each database's cluster controller would spend on status. Figures are
+// reported, never asserted. It needs the local
 // cluster's binaries (make bench-fleet) and skips without them.
 func BenchmarkFleet(b *testing.B) {
 	binPath := os.Getenv(testenv.LocalRunPathEnv)
@@ -162,6 +166,10 @@ func fleet(b *testing.B, binPath string, n int) {
 	b.ReportMetric(peak/(1<<20), "MiB-rss-peak")
 	b.ReportMetric((steady[apiRequests]-atReady[apiRequests])/window, "api-req/s-steady")
 	b.ReportMetric((steady[reconciles]-atReady[reconciles])/window, "reconciles/s-steady")
+	b.ReportMetric((steady[statusReads]-atReady[statusReads])/float64(n)/(window/60), "status/db/min-steady")
+	b.ReportMetric(atReady[toolCPU]-before[toolCPU], "tool-cpu-s-to-ready")
+	b.ReportMetric((steady[toolCPU]-atReady[toolCPU])/window, "tool-cpu-steady")
+	b.ReportMetric((steady[controllerCPU]-atReady[controllerCPU])/float64(n)/window, "cc-status-cpu-steady/db")
 }
 
 // freeAddress is a loopback address with a port nothing listens on now.
@@ -269,12 +277,16 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 }
 
 // The provider's metrics the benchmark reads (controller-runtime's
-// registry: its process collector, client-go's and the controllers').
+// registry: its process collector, client-go's, the controllers' and the
+// tool-cost counters). statusReads is one series of its metric.
 const (
 	residentBytes = "process_resident_memory_bytes"
 	cpuSeconds    = "process_cpu_seconds_total"
 	apiRequests   = "rest_client_requests_total"
 	reconciles    = "controller_runtime_reconcile_total"
+	statusReads   = `fdb_tool_invocations_total{op="status"}`
+	toolCPU       = "fdb_tool_cpu_seconds_total"
+	controllerCPU = "fdb_cluster_controller_status_cpu_seconds_total"
 )
 
 // providerMetrics scrapes the provider's metrics endpoint.
@@ -295,20 +307,26 @@ func (m providerMetrics) scrape(ctx context.Context) (map[string]float64, error)
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("the provider's metrics: %s", resp.Status)
 	}
-	return sumSeries(resp.Body, residentBytes, cpuSeconds, apiRequests, reconciles)
+	return sumSeries(resp.Body, residentBytes, cpuSeconds, apiRequests, reconciles, statusReads, toolCPU, controllerCPU)
 }
 
 // sumSeries sums, for each of names, the values of its series in the
-// Prometheus text format read from in.
+// Prometheus text format read from in. A name with labels (`m{l="v"}`)
+// is that one series, zero while it is not there (a counter not yet
+// counted); a metric named without labels must be there.
 func sumSeries(in io.Reader, names ...string) (map[string]float64, error) {
 	out := map[string]float64{}
 	s := bufio.NewScanner(in)
 	s.Buffer(nil, 1<<20)
 	for s.Scan() {
 		line := s.Text()
-		name, _, _ := strings.Cut(line, " ")
-		name, _, _ = strings.Cut(name, "{")
-		if strings.HasPrefix(line, "#") || !slices.Contains(names, name) {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		series := line[:max(strings.LastIndex(line, " "), 0)]
+		name, _, _ := strings.Cut(series, "{")
+		wantSeries, wantName := series != name && slices.Contains(names, series), slices.Contains(names, name)
+		if !wantSeries && !wantName {
 			continue
 		}
 		fields := strings.Fields(line)
@@ -316,13 +334,18 @@ func sumSeries(in io.Reader, names ...string) (map[string]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("metric line %q: %w", line, err)
 		}
-		out[name] += v
+		if wantSeries {
+			out[series] += v
+		}
+		if wantName {
+			out[name] += v
+		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, err
 	}
 	for _, name := range names {
-		if _, ok := out[name]; !ok {
+		if _, ok := out[name]; !ok && !strings.Contains(name, "{") {
 			return nil, fmt.Errorf("the provider reports no %s", name)
 		}
 	}
@@ -351,6 +374,8 @@ controller_runtime_reconcile_total{controller="managed/cluster",result="success"
 controller_runtime_reconcile_total{controller="managed/processgroup",result="requeue_after"} 40
 controller_runtime_reconcile_errors_total{controller="managed/cluster"} 7
 process_resident_memory_bytes 1.048576e+08
+fdb_tool_invocations_total{op="kill"} 2
+fdb_tool_invocations_total{op="status"} 120
 `
 	for _, tc := range []struct {
 		name    string
@@ -361,6 +386,11 @@ process_resident_memory_bytes 1.048576e+08
 		{name: "summed over series", names: []string{reconciles}, want: map[string]float64{reconciles: 43}},
 		{name: "a gauge without labels", names: []string{residentBytes}, want: map[string]float64{residentBytes: 1 << 20 * 100}},
 		{name: "a metric that is not there", names: []string{apiRequests}, wantErr: true},
+		{name: "one series", names: []string{statusReads}, want: map[string]float64{statusReads: 120}},
+		{name: "a series not yet counted", names: []string{`fdb_tool_invocations_total{op="include"}`},
+			want: map[string]float64{}},
+		{name: "a metric and one of its series", names: []string{"fdb_tool_invocations_total", statusReads},
+			want: map[string]float64{"fdb_tool_invocations_total": 122, statusReads: 120}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := sumSeries(strings.NewReader(text), tc.names...)

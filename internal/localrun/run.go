@@ -318,7 +318,9 @@ func (r *Run) startProvider() error {
 	if metrics == "" {
 		metrics = "0"
 	}
-	// The run starts a single replica, which needs no leader election.
+	// The run starts a single replica, which needs no leader election. It
+	// keeps --sim-tool-cost's default, real: each call to a simulated
+	// database waits what the real tool would take (docs/SIMULATOR.md).
 	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--leader-election=false", "--poll=15s",
 		"--metrics-bind-address="+metrics, "--health-probe-bind-address=0")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
