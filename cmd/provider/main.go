@@ -39,6 +39,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -86,7 +87,10 @@ func parseFlags(args []string) (flags, error) {
 	fs.DurationVar(&f.minPollInterval, "min-poll-interval", 15*time.Second, "The shortest poll interval of a Ready managed resource: a shorter crossplane.io/poll-interval annotation is raised to it, and --poll must not be shorter.")
 	fs.UintVar(&f.pollJitterPercentage, "poll-jitter-percentage", 10, "Percentage of the poll interval by which each poll is moved at random, in either direction; 0 disables jitter, and it must be less than 100.")
 	fs.DurationVar(&f.pollStateMetric, "poll-state-metric", 5*time.Second, "How often the managed-resource state metrics are recorded.")
-	fs.IntVar(&f.maxReconcileRate, "max-reconcile-rate", 10, "The global maximum rate per second at which resources may be checked for drift.")
+	fs.IntVar(&f.maxReconcileRate, "max-reconcile-rate", 10, "The poll budget: drift polls of Ready, up-to-date managed resources a second, all kinds together, "+
+		"and as many at once; work on a resource that converges never waits for it. Also the ProviderConfig and SafetyPolicy controllers' rate, "+
+		"each controller's workers and a fifth of the API client's requests a second. Measured: a settled reconcile costs about 5 ms of CPU with "+
+		"the simulator, so 10 cost about 5 % of a core (docs/PERFORMANCE.md, Cadence); the real backend's cost is unmeasured.")
 	fs.StringVar(&f.metricsAddress, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to.")
 	fs.StringVar(&f.healthAddress, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to.")
 	fs.BoolVar(&f.enableChangeLogs, "enable-changelogs", false, "Send a change log entry for every create, update and delete of an external resource to the change-logs sidecar.")
@@ -266,10 +270,11 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 		return nil, fmt.Errorf("cannot create the safety-policy engine: %w", err)
 	}
 	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()},
-		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, Statuses: statuscache.New(clock.RealClock{})}
+		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, Statuses: statuscache.New(clock.RealClock{}),
+		Budget: cadence.NewBudget(float64(f.maxReconcileRate), f.maxReconcileRate, clock.RealClock{})}
 	o.Options = controller.Options{
 		Logger:                  log,
-		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate),
+		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate), // the ProviderConfig and SafetyPolicy controllers'; the managed kinds poll on o.Budget
 		PollInterval:            f.pollInterval,
 		MaxConcurrentReconciles: f.maxReconcileRate,
 		Features:                features,

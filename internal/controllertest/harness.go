@@ -41,6 +41,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -129,6 +130,9 @@ func Start(env *testenv.Env) (*Harness, error) {
 		// faster.
 		Statuses:    statuscache.New(clock.RealClock{}),
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
+		// Polls run on the queue's wall clock, as generously as the
+		// global limiter lets the other controllers run.
+		Budget: cadence.NewBudget(1000, 1000, clock.RealClock{}),
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		return nil, err

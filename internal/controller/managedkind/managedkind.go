@@ -1,8 +1,8 @@
 // Package managedkind wires the controller of one managed kind the same way
 // for every kind: an event recorder, the safety-policy gate, the session
 // connector, crossplane-runtime's managed reconciler with the provider's
-// options, the controller-runtime controller and the recorder of the kind's
-// state metrics. It also finds the Cluster a resource belongs to.
+// options, the controller-runtime controller with its cadence (priority
+// queue and poll budget) and the recorder of the kind's state metrics. It also finds the Cluster a resource belongs to.
 package managedkind
 
 import (
@@ -13,7 +13,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
@@ -70,24 +70,29 @@ var IdempotentCreate = managed.WithCreationGracePeriod(0)
 // kind's Deps; watch may add watches to the controller (nil for none);
 // extra options go to the managed reconciler after the shared ones. The
 // kind's own events pass crossplane-runtime's DesiredStateChanged filter.
+// The controller runs at the kind's cadence (package cadence): a priority
+// queue on which converging resources come before drift polls, and polls
+// that take a token of the options' Budget; crossplane-runtime's global
+// rate limiter does not hold it back.
 // When the options carry MR state metrics, a recorder of the kind's state
 // (crossplane_managed_resource_exists, _ready and _synced) starts with the
 // controller: behind safe-start, only once the kind's CRD is established.
 func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, obj T, list resource.ManagedList,
 	newConnector func(Deps) managed.TypedExternalConnector[T], watch func(*builder.Builder) *builder.Builder, extra ...managed.ReconcilerOption) error {
-	r, err := NewReconciler(mgr, o, gvk, newConnector, extra...)
+	name := managed.ControllerName(gvk.Kind)
+	c := cadence.New(name, o.Budget)
+	r, err := NewReconciler(mgr, o, gvk, newConnector, append(slices.Clip(extra), managed.WithPollIntervalHook(c.Hook(o.PollIntervalHook())))...)
 	if err != nil {
 		return err
 	}
-	name := managed.ControllerName(gvk.Kind)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		WithOptions(o.ForControllerRuntime()).
+		WithOptions(c.Options(o.ForControllerRuntime())).
 		For(obj, builder.WithPredicates(resource.DesiredStateChanged()))
 	if watch != nil {
 		b = watch(b)
 	}
-	if err := b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)); err != nil {
+	if err := b.Complete(c.Reconciler(r)); err != nil {
 		return err
 	}
 	if m := o.MetricOptions; m != nil && m.MRStateMetrics != nil {

@@ -2,7 +2,7 @@
 // with: crossplane-runtime's controller options plus the FoundationDB
 // backend, the clock, the source of safety policies and the cadence of
 // reconciles: while a resource converges, the floor of a resource's own
-// poll interval and the jitter of both.
+// poll interval, the jitter of both and the poll budget.
 package options
 
 import (
@@ -14,8 +14,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
@@ -88,6 +87,10 @@ type Options struct {
 	// math/rand/v2's Float64 when nil. It is called from concurrent
 	// reconciles.
 	Rand func() float64
+
+	// Budget is the poll budget every managed kind's drift polls take a
+	// token of (see package cadence); polls are not budgeted when nil.
+	Budget *cadence.Budget
 }
 
 // ForControllerRuntime returns the controller-runtime options.
@@ -99,18 +102,18 @@ func (o Options) ForControllerRuntime() ctrlcontroller.Options {
 	return co
 }
 
-// PollIntervalHook reconciles a resource every ActivePoll until it is Ready
-// and its last Observe found it up to date (the UpToDate condition the
-// external clients set), then every poll interval: PollInterval, or the
-// resource's crossplane.io/poll-interval annotation, which
-// crossplane-runtime has already raised to MinPollInterval. Both cadences
+// PollIntervalHook reconciles a resource every ActivePoll until it is
+// settled (cadence.Settled: Ready, and its last Observe found it up to
+// date), then every poll interval: PollInterval, or the resource's
+// crossplane.io/poll-interval annotation, which crossplane-runtime has
+// already raised to MinPollInterval. Both cadences
 // are jittered by PollJitterPercentage; a jittered poll interval is raised
 // to MinPollInterval, the active cadence (the provider's own, never a
 // user's) is not.
 func (o Options) PollIntervalHook() managed.PollIntervalHook {
 	active := o.activePoll()
 	return func(mg resource.Managed, pollInterval time.Duration) time.Duration {
-		if mg.GetCondition(xpv2.TypeReady).Reason == xpv2.ReasonAvailable && mg.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue {
+		if cadence.Settled(mg) {
 			return max(o.jitter(pollInterval), o.MinPollInterval)
 		}
 		return o.jitter(active)
