@@ -59,6 +59,7 @@ type flags struct {
 	leaderElection       bool
 	syncInterval         time.Duration
 	pollInterval         time.Duration
+	watchedPoll          time.Duration
 	minPollInterval      time.Duration
 	pollJitterPercentage uint
 	pollStateMetric      time.Duration
@@ -84,6 +85,9 @@ func parseFlags(args []string) (flags, error) {
 	fs.BoolVar(&f.leaderElection, "leader-election", true, "Use leader election for the controller manager, so that only one provider pod acts at a time; turn it off only for a single local run.")
 	fs.DurationVar(&f.syncInterval, "sync", time.Hour, "How often all resources are resynced from the cache.")
 	fs.DurationVar(&f.pollInterval, "poll", time.Minute, "How often each managed resource is checked for drift.")
+	fs.DurationVar(&f.watchedPoll, "watched-poll", 5*time.Minute, "How often a Ready, up-to-date ProcessGroup is checked for drift when its pods run in the provider's own cluster "+
+		"(InjectedIdentity) and its Cluster's namespace: there its pod, volume claim and node are watched and their changes arrive as events; what does not "+
+		"(processes that stop reporting to the database) waits for this poll. No shorter than --poll; a crossplane.io/poll-interval annotation overrides it.")
 	fs.DurationVar(&f.minPollInterval, "min-poll-interval", 15*time.Second, "The shortest poll interval of a Ready managed resource: a shorter crossplane.io/poll-interval annotation is raised to it, and --poll must not be shorter.")
 	fs.UintVar(&f.pollJitterPercentage, "poll-jitter-percentage", 10, "Percentage of the poll interval by which each poll is moved at random, in either direction; 0 disables jitter, and it must be less than 100.")
 	fs.DurationVar(&f.pollStateMetric, "poll-state-metric", 5*time.Second, "How often the managed-resource state metrics are recorded.")
@@ -123,6 +127,9 @@ func parseFlags(args []string) (flags, error) {
 	}
 	if f.pollInterval < f.minPollInterval {
 		return f, fmt.Errorf("--poll must be at least --min-poll-interval (%s), not %s", f.minPollInterval, f.pollInterval)
+	}
+	if f.watchedPoll < f.pollInterval {
+		return f, fmt.Errorf("--watched-poll must be at least --poll (%s), not %s", f.pollInterval, f.watchedPoll)
 	}
 	if f.pollJitterPercentage >= 100 {
 		return f, fmt.Errorf("--poll-jitter-percentage must be less than 100, not %d", f.pollJitterPercentage)
@@ -270,8 +277,9 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 		return nil, fmt.Errorf("cannot create the safety-policy engine: %w", err)
 	}
 	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()},
-		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, Statuses: statuscache.New(clock.RealClock{}),
-		Budget: cadence.NewBudget(float64(f.maxReconcileRate), f.maxReconcileRate, clock.RealClock{})}
+		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, WatchedPoll: f.watchedPoll,
+		Statuses: statuscache.New(clock.RealClock{}),
+		Budget:   cadence.NewBudget(float64(f.maxReconcileRate), f.maxReconcileRate, clock.RealClock{})}
 	o.Options = controller.Options{
 		Logger:                  log,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate), // the ProviderConfig and SafetyPolicy controllers'; the managed kinds poll on o.Budget

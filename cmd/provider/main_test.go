@@ -15,7 +15,7 @@ import (
 func TestParseFlags(t *testing.T) {
 	t.Setenv("FDB_BINARY_DIR", "")
 	defaults := flags{
-		syncInterval: time.Hour, pollInterval: time.Minute, minPollInterval: 15 * time.Second, pollJitterPercentage: 10, pollStateMetric: 5 * time.Second,
+		syncInterval: time.Hour, pollInterval: time.Minute, watchedPoll: 5 * time.Minute, minPollInterval: 15 * time.Second, pollJitterPercentage: 10, pollStateMetric: 5 * time.Second,
 		maxReconcileRate: 10, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
 		leaderElection: true, changeLogsSocketPath: "/var/run/changelogs/changelogs.sock", simToolCost: "real",
 	}
@@ -43,6 +43,14 @@ func TestParseFlags(t *testing.T) {
 				return f
 			}(),
 		},
+		"WatchedPoll": {
+			args: []string{"--watched-poll=15m"},
+			want: func() flags { f := defaults; f.watchedPoll = 15 * time.Minute; return f }(),
+		},
+		"WatchedPollLikeOthers": {
+			args: []string{"--poll=2m", "--watched-poll=2m"},
+			want: func() flags { f := defaults; f.pollInterval, f.watchedPoll = 2*time.Minute, 2*time.Minute; return f }(),
+		},
 		"LocalRunWithoutLeaderElection": {
 			args: []string{"--leader-election=false"},
 			want: func() flags { f := defaults; f.leaderElection = false; return f }(),
@@ -59,14 +67,15 @@ func TestParseFlags(t *testing.T) {
 			args:    []string{"--sim-tool-cost=none"},
 			wantErr: "--sim-tool-cost=none needs --fdb-backend=sim",
 		},
-		"UnknownBackend":   {args: []string{"--fdb-backend=mock"}, wantErr: `--fdb-backend must be real or sim, not "mock"`},
-		"ZeroRate":         {args: []string{"--max-reconcile-rate=0"}, wantErr: "--max-reconcile-rate must be at least 1"},
-		"UnknownFlag":      {args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
-		"BadPollDuration":  {args: []string{"--poll=soon"}, wantErr: `invalid value "soon" for flag -poll`},
-		"PollBelowMinimum": {args: []string{"--poll=10s"}, wantErr: "--poll must be at least --min-poll-interval (15s), not 10s"},
-		"JitterTooLarge":   {args: []string{"--poll-jitter-percentage=100"}, wantErr: "--poll-jitter-percentage must be less than 100, not 100"},
-		"NegativeJitter":   {args: []string{"--poll-jitter-percentage=-1"}, wantErr: `invalid value "-1" for flag -poll-jitter-percentage`},
-		"NoStateMetric":    {args: []string{"--poll-state-metric=0s"}, wantErr: "--poll-state-metric must be positive, not 0s"},
+		"UnknownBackend":       {args: []string{"--fdb-backend=mock"}, wantErr: `--fdb-backend must be real or sim, not "mock"`},
+		"ZeroRate":             {args: []string{"--max-reconcile-rate=0"}, wantErr: "--max-reconcile-rate must be at least 1"},
+		"UnknownFlag":          {args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
+		"BadPollDuration":      {args: []string{"--poll=soon"}, wantErr: `invalid value "soon" for flag -poll`},
+		"PollBelowMinimum":     {args: []string{"--poll=10s"}, wantErr: "--poll must be at least --min-poll-interval (15s), not 10s"},
+		"WatchedPollBelowPoll": {args: []string{"--watched-poll=30s"}, wantErr: "--watched-poll must be at least --poll (1m0s), not 30s"},
+		"JitterTooLarge":       {args: []string{"--poll-jitter-percentage=100"}, wantErr: "--poll-jitter-percentage must be less than 100, not 100"},
+		"NegativeJitter":       {args: []string{"--poll-jitter-percentage=-1"}, wantErr: `invalid value "-1" for flag -poll-jitter-percentage`},
+		"NoStateMetric":        {args: []string{"--poll-state-metric=0s"}, wantErr: "--poll-state-metric must be positive, not 0s"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -78,7 +78,7 @@ func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (Target
 	if err := t.usage.Track(ctx, mg); err != nil {
 		return Target{}, errors.Wrap(err, errTrackUsage)
 	}
-	spec, err := t.config(ctx, mg)
+	spec, err := config(ctx, t.kube, mg)
 	if err != nil {
 		return Target{}, err
 	}
@@ -100,7 +100,18 @@ func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (Target
 	}
 }
 
-func (t *Targets) config(ctx context.Context, mg resource.ModernManaged) (*v1alpha1.ProviderConfigSpec, error) {
+// Local reports whether mg's ProviderConfig or ClusterProviderConfig, read
+// with r, targets the provider's own cluster (InjectedIdentity).
+func Local(ctx context.Context, r client.Reader, mg resource.ModernManaged) (bool, error) {
+	spec, err := config(ctx, r, mg)
+	if err != nil {
+		return false, err
+	}
+	return spec.Credentials.Source == xpv2.CredentialsSourceInjectedIdentity, nil
+}
+
+// config reads mg's ProviderConfig or ClusterProviderConfig with r.
+func config(ctx context.Context, r client.Reader, mg resource.ModernManaged) (*v1alpha1.ProviderConfigSpec, error) {
 	ref := mg.GetProviderConfigReference()
 	if ref == nil {
 		return nil, errors.New(errNoConfigRef)
@@ -108,13 +119,13 @@ func (t *Targets) config(ctx context.Context, mg resource.ModernManaged) (*v1alp
 	switch ref.Kind {
 	case v1alpha1.ProviderConfigKind:
 		pc := &v1alpha1.ProviderConfig{}
-		if err := t.kube.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: ref.Name}, pc); err != nil {
+		if err := r.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: ref.Name}, pc); err != nil {
 			return nil, errors.Wrap(err, errGetPC)
 		}
 		return &pc.Spec, nil
 	case v1alpha1.ClusterProviderConfigKind:
 		cpc := &v1alpha1.ClusterProviderConfig{}
-		if err := t.kube.Get(ctx, client.ObjectKey{Name: ref.Name}, cpc); err != nil {
+		if err := r.Get(ctx, client.ObjectKey{Name: ref.Name}, cpc); err != nil {
 			return nil, errors.Wrap(err, errGetCPC)
 		}
 		return &cpc.Spec, nil

@@ -107,6 +107,14 @@ func TestTargetsClient(t *testing.T) {
 			if diff := cmp.Diff(tc.wantRemote, remote); diff != "" {
 				t.Errorf("remote client built: -want, +got:\n%s", diff)
 			}
+			// Local says the same without a client.
+			local, err := Local(ctx, c, mg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantLocal, local); diff != "" {
+				t.Errorf("Local: -want, +got:\n%s", diff)
+			}
 			// The returned client reaches the target cluster.
 			if err := got.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{}); err != nil {
 				t.Errorf("target client cannot read: %v", err)

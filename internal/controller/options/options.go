@@ -2,7 +2,8 @@
 // with: crossplane-runtime's controller options plus the FoundationDB
 // backend, the clock, the source of safety policies and the cadence of
 // reconciles: while a resource converges, the floor of a resource's own
-// poll interval, the jitter of both and the poll budget.
+// poll interval, the longer one of a resource whose drift arrives as watch
+// events, the jitter of all and the poll budget.
 package options
 
 import (
@@ -12,6 +13,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/client-go/util/workqueue"
@@ -91,6 +93,16 @@ type Options struct {
 	// Budget is the poll budget every managed kind's drift polls take a
 	// token of (see package cadence); polls are not budgeted when nil.
 	Budget *cadence.Budget
+
+	// WatchedPoll is the poll interval of a Ready, up-to-date resource for
+	// which Watched is true, when longer than its poll interval and it has
+	// no crossplane.io/poll-interval annotation.
+	WatchedPoll time.Duration
+
+	// Watched, set by a kind's controller on its copy of the options,
+	// reports whether a resource's drift reaches the controller as watch
+	// events, so that it may be polled every WatchedPoll.
+	Watched func(resource.Managed) bool
 }
 
 // ForControllerRuntime returns the controller-runtime options.
@@ -106,7 +118,8 @@ func (o Options) ForControllerRuntime() ctrlcontroller.Options {
 // settled (cadence.Settled: Ready, and its last Observe found it up to
 // date), then every poll interval: PollInterval, or the resource's
 // crossplane.io/poll-interval annotation, which crossplane-runtime has
-// already raised to MinPollInterval. Both cadences
+// already raised to MinPollInterval, or, without the annotation,
+// WatchedPoll when longer and Watched holds. Both cadences
 // are jittered by PollJitterPercentage; a jittered poll interval is raised
 // to MinPollInterval, the active cadence (the provider's own, never a
 // user's) is not.
@@ -114,6 +127,9 @@ func (o Options) PollIntervalHook() managed.PollIntervalHook {
 	active := o.activePoll()
 	return func(mg resource.Managed, pollInterval time.Duration) time.Duration {
 		if cadence.Settled(mg) {
+			if _, annotated := meta.GetPollInterval(mg); !annotated && o.WatchedPoll > pollInterval && o.Watched != nil && o.Watched(mg) {
+				pollInterval = o.WatchedPoll
+			}
 			return max(o.jitter(pollInterval), o.MinPollInterval)
 		}
 		return o.jitter(active)

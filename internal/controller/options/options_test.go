@@ -28,6 +28,9 @@ func steady(mg resource.Managed) {
 	mg.SetConditions(xpv2.Available(), xpv2.Condition{Type: xpv2.TypeUpToDate, Status: corev1.ConditionTrue, Reason: xpv2.ReasonObserveMatched})
 }
 
+// watched returns a Watched that always returns w.
+func watched(w bool) func(resource.Managed) bool { return func(resource.Managed) bool { return w } }
+
 // draw returns a random source that always returns r.
 func draw(r float64) func() float64 { return func() float64 { return r } }
 
@@ -36,6 +39,7 @@ func TestPollIntervalHook(t *testing.T) {
 		reason       string
 		o            Options
 		steady       bool
+		annotation   string
 		pollInterval time.Duration
 		want         time.Duration
 	}{
@@ -97,12 +101,57 @@ func TestPollIntervalHook(t *testing.T) {
 			pollInterval: time.Minute,
 			want:         4500 * time.Millisecond,
 		},
+		"WatchedSteadyWatchedPoll": {
+			reason:       "A Ready, up-to-date resource whose drift arrives as events is polled every WatchedPoll.",
+			o:            Options{WatchedPoll: 5 * time.Minute, Watched: watched(true)},
+			steady:       true,
+			pollInterval: time.Minute,
+			want:         5 * time.Minute,
+		},
+		"WatchedJitter": {
+			reason:       "WatchedPoll is jittered like the poll interval.",
+			o:            Options{WatchedPoll: 5 * time.Minute, Watched: watched(true), PollJitterPercentage: 10, Rand: draw(0)},
+			steady:       true,
+			pollInterval: time.Minute,
+			want:         270 * time.Second,
+		},
+		"UnwatchedSteadyPollInterval": {
+			reason:       "A resource whose drift does not arrive as events is polled every poll interval.",
+			o:            Options{WatchedPoll: 5 * time.Minute, Watched: watched(false)},
+			steady:       true,
+			pollInterval: time.Minute,
+			want:         time.Minute,
+		},
+		"WatchedConvergingActivePoll": {
+			reason:       "A watched resource that converges is reconciled every ActivePoll.",
+			o:            Options{WatchedPoll: 5 * time.Minute, Watched: watched(true)},
+			pollInterval: time.Minute,
+			want:         DefaultActivePoll,
+		},
+		"WatchedAnnotatedPollInterval": {
+			reason:       "A crossplane.io/poll-interval annotation is the resource's own choice and overrides WatchedPoll.",
+			o:            Options{WatchedPoll: 5 * time.Minute, Watched: watched(true)},
+			steady:       true,
+			annotation:   "30s",
+			pollInterval: 30 * time.Second,
+			want:         30 * time.Second,
+		},
+		"WatchedPollNotShorter": {
+			reason:       "WatchedPoll never shortens a longer poll interval.",
+			o:            Options{WatchedPoll: 5 * time.Minute, Watched: watched(true)},
+			steady:       true,
+			pollInterval: 10 * time.Minute,
+			want:         10 * time.Minute,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			mg := &fake.ModernManaged{}
 			if tc.steady {
 				steady(mg)
+			}
+			if tc.annotation != "" {
+				meta.AddAnnotations(mg, map[string]string{meta.AnnotationKeyPollInterval: tc.annotation})
 			}
 			got := tc.o.PollIntervalHook()(mg, tc.pollInterval)
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -32,27 +34,75 @@ import (
 // clusterChanged), not on its every status write; and a group when its pod
 // or volume claim in the control plane's own cluster is deleted (a pod
 // force-deleted on a failed node is recreated at once; a group being
-// removed finishes as soon as its claim is gone, not at its next poll).
-// Groups whose target is another cluster notice at their next poll. Create
-// is idempotent: a group whose pod was deleted to be recreated makes it
-// again at once, whatever the age of the group.
+// removed finishes as soon as its claim is gone, not at its next poll),
+// when its pod starts or stops running, and when its pod's node turns
+// ready or not. Drift of such a group arrives as events, so a settled one
+// is polled only every WatchedPoll (see watched). Groups whose target is
+// another cluster notice at their next poll. Create is idempotent: a group
+// whose pod was deleted to be recreated makes it again at once, whatever
+// the age of the group.
 func Setup(mgr ctrl.Manager, o options.Options) error {
+	o.Watched = watched(mgr.GetClient())
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{}, &v1alpha1.ProcessGroupList{},
 		connect,
 		func(b *builder.Builder) *builder.Builder {
 			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())),
 				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }})).
-				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
-				Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete)
+				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDeleteOr(func(old, cur client.Object) bool { return runs(old) != runs(cur) })).
+				Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
+				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(groupsOn(mgr.GetClient())), onDeleteOr(func(old, cur client.Object) bool { return ready(old) != ready(cur) }))
 		}, managedkind.IdempotentCreate)
 }
 
+// onDeleteOr passes deletions, and updates for which changed holds.
+func onDeleteOr(changed func(old, cur client.Object) bool) builder.Predicates {
+	return builder.WithPredicates(predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		UpdateFunc:  func(e event.UpdateEvent) bool { return changed(e.ObjectOld, e.ObjectNew) },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	})
+}
+
 // onDelete passes only deletions.
-var onDelete = builder.WithPredicates(predicate.Funcs{
-	CreateFunc:  func(event.CreateEvent) bool { return false },
-	UpdateFunc:  func(event.UpdateEvent) bool { return false },
-	GenericFunc: func(event.GenericEvent) bool { return false },
-})
+var onDelete = onDeleteOr(func(client.Object, client.Object) bool { return false })
+
+// runs reports whether o is a pod that runs, as a group observes it.
+func runs(o client.Object) bool {
+	p, ok := o.(*corev1.Pod)
+	return ok && (&observation{pod: p}).running()
+}
+
+// ready reports whether o is a ready node.
+func ready(o client.Object) bool {
+	n, ok := o.(*corev1.Node)
+	return ok && workload.NodeReady(n)
+}
+
+// watched reports whether drift of a group's pod, volume claim and node
+// reaches the controller as the events Setup watches: its provider config
+// targets the provider's own cluster (InjectedIdentity) and its Cluster
+// sends its pods to the group's namespace, where groupOf finds the group.
+// It reads from c's cache; a read that fails counts as not watched. What
+// arrives as no event — processes that stop reporting to the database, a
+// pod edited by hand — a watched group notices only at its next poll.
+func watched(c client.Reader) func(resource.Managed) bool {
+	return func(mg resource.Managed) bool {
+		pg, ok := mg.(*v1alpha1.ProcessGroup)
+		if !ok {
+			return false
+		}
+		// The poll-interval hook passes no context; the reads are cached.
+		ctx := context.Background()
+		if local, err := connector.Local(ctx, c, pg); err != nil || !local {
+			return false
+		}
+		cr := &v1alpha1.Cluster{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: pg.GetNamespace(), Name: pg.Spec.ForProvider.ClusterName}, cr); err != nil {
+			return false
+		}
+		return workload.Namespace(cr) == pg.GetNamespace()
+	}
+}
 
 // groupOf maps a pod or volume claim the provider made for a group to the
 // group's ProcessGroup, in the object's namespace unless the Cluster sends
@@ -76,6 +126,23 @@ func clusterChanged(old, cur client.Object) bool {
 	return o.GetGeneration() != n.GetGeneration() ||
 		(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
 		!equality.Semantic.DeepEqual(o.Status.AtProvider.Disruption, n.Status.AtProvider.Disruption)
+}
+
+// groupsOn maps a node to the ProcessGroups of the provider's pods on it.
+func groupsOn(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		pods := &corev1.PodList{}
+		if err := c.List(ctx, pods, client.MatchingLabels{workload.LabelManagedBy: workload.ManagedBy}); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for i := range pods.Items {
+			if pods.Items[i].Spec.NodeName == o.GetName() {
+				out = append(out, groupOf(ctx, &pods.Items[i])...)
+			}
+		}
+		return out
+	}
 }
 
 // groupsOf maps a Cluster to its ProcessGroups.
