@@ -40,6 +40,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -278,8 +279,8 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 	}
 	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()},
 		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, WatchedPoll: f.watchedPoll,
-		Statuses: statuscache.New(clock.RealClock{}),
-		Budget:   cadence.NewBudget(float64(f.maxReconcileRate), f.maxReconcileRate, clock.RealClock{})}
+		Statuses: statuscache.New(clock.RealClock{}), Nudges: groupnudge.New(),
+		Budget: cadence.NewBudget(float64(f.maxReconcileRate), f.maxReconcileRate, clock.RealClock{})}
 	o.Options = controller.Options{
 		Logger:                  log,
 		GlobalRateLimiter:       ratelimiter.NewGlobal(f.maxReconcileRate), // the ProviderConfig and SafetyPolicy controllers'; the managed kinds poll on o.Budget

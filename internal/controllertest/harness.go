@@ -42,6 +42,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -133,6 +134,10 @@ func Start(env *testenv.Env) (*Harness, error) {
 		// Polls run on the queue's wall clock, as generously as the
 		// global limiter lets the other controllers run.
 		Budget: cadence.NewBudget(1000, 1000, clock.RealClock{}),
+		// Settled groups are polled hourly: every scenario sees their drift
+		// arrive as events, status nudges included.
+		WatchedPoll: time.Hour,
+		Nudges:      groupnudge.New(),
 	}
 	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
 		return nil, err

@@ -169,6 +169,7 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	}
 	if o.database {
 		o.status, o.statusErr = e.session.FDB.Status(ctx)
+		e.Nudges.Saw(client.ObjectKeyFromObject(cr), o.groups, o.status)
 	}
 	o.members = o.disruptionMembers(cr)
 	o.grant, o.holdWhy = o.nextGrant(cr)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	"github.com/google/go-cmp/cmp"
@@ -239,6 +240,15 @@ func TestConvergedDatabaseIsReadOncePerPoll(t *testing.T) {
 		why = append(why, unsettled(cr)...)
 		return len(groups) == 30 && len(why) == 0, fmt.Sprintf("%d groups; %s", len(groups), strings.Join(why, "; "))
 	})
+	// The harness polls settled groups hourly (their drift arrives as
+	// events); these ask to be polled every second, as the Cluster is.
+	for _, pg := range groupsOf(t, cr) {
+		patch := client.MergeFrom(pg.DeepCopy())
+		meta.AddAnnotations(&pg, map[string]string{meta.AnnotationKeyPollInterval: "1s"})
+		if err := env.Client.Patch(context.Background(), &pg, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
 	polls(t, cr, 31)
 
 	from, t0 := h.AdminCalls(cr), time.Now()
@@ -251,4 +261,56 @@ func TestConvergedDatabaseIsReadOncePerPoll(t *testing.T) {
 	if reads > limit {
 		t.Errorf("%d status reads in %d reconciles over %s, want at most one per poll interval (%d)", reads, sessions, elapsed.Round(time.Millisecond), limit)
 	}
+}
+
+// TestSettledGroupNoticesItsProcessesWithoutPolling crashes the process of
+// a settled group, whose pod, claim and node do not change: the harness
+// polls such a group hourly, so it records MissingProcesses within seconds
+// only because the status its Cluster read nudged it (groupnudge).
+func TestSettledGroupNoticesItsProcessesWithoutPolling(t *testing.T) {
+	start(t)
+	h.Flow(true)
+	ns := namespace(t, "nudged")
+	cr := smallCluster(ns, nil)
+	createReady(t, cr)
+	eventually(t, 90*time.Second, "every group settled", func() (bool, string) {
+		groups := groupsOf(t, cr)
+		var why []string
+		for i := range groups {
+			why = append(why, unsettled(&groups[i])...)
+		}
+		return len(why) == 0, strings.Join(why, "; ")
+	})
+	// A group is settled once its poll hook ran on a Ready, up-to-date
+	// group: let each of them be reconciled once more.
+	polls(t, cr, 2*len(groupsOf(t, cr)))
+
+	db := h.Sim(t, cr)
+	status, err := db.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "storage-2"
+	var crashed []string
+	for _, p := range status.Cluster.Processes {
+		if p.Locality.InstanceID == id {
+			crashed = append(crashed, p.Locality.ProcessID)
+			if err := db.CrashProcess(p.Locality.ProcessID, 24*time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(crashed) == 0 {
+		t.Fatalf("no process of group %s in the status", id)
+	}
+	pg := &v1alpha1.ProcessGroup{}
+	eventually(t, 20*time.Second, fmt.Sprintf("group %s records MissingProcesses", id), func() (bool, string) {
+		for _, g := range groupsOf(t, cr) {
+			if g.ID() == id {
+				pg = &g
+			}
+		}
+		_, missing := pg.Status.AtProvider.ConditionSince(v1alpha1.MissingProcesses)
+		return missing, fmt.Sprintf("conditions %v", pg.Status.AtProvider.ProcessGroupConditions)
+	})
 }

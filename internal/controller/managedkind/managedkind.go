@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
@@ -54,6 +55,9 @@ type Deps struct {
 	Record event.Recorder
 	// Journal, when set, receives every mutation taken with its decision.
 	Journal func(step.Mutation)
+	// Nudges, when set, wakes the groups whose processes changed in a
+	// status a Cluster read.
+	Nudges *groupnudge.Nudger
 }
 
 // IdempotentCreate is the reconciler option of a kind whose Create is
@@ -119,7 +123,7 @@ func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options
 	if err != nil {
 		return nil, err
 	}
-	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal}
+	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal, Nudges: o.Nudges}
 	return managed.NewReconciler(quietManager{mgr}, resource.ManagedKind(gvk),
 		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithReferenceResolver(newQuickResolver(mgr.GetClient())),
 			managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...), nil

@@ -25,6 +25,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
@@ -84,6 +85,10 @@ type Options struct {
 	// reconciles of its resources (connector.Freshness says how old a read
 	// each may take).
 	Statuses *statuscache.Cache
+
+	// Nudges, when set, wakes the ProcessGroups whose processes changed in
+	// a status their Cluster read (groupnudge).
+	Nudges *groupnudge.Nudger
 
 	// Rand returns a pseudo-random number in [0, 1) for the jitter;
 	// math/rand/v2's Float64 when nil. It is called from concurrent

@@ -9,6 +9,7 @@ package processgroup
 
 import (
 	"context"
+	"maps"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -35,9 +36,11 @@ import (
 // or volume claim in the control plane's own cluster is deleted (a pod
 // force-deleted on a failed node is recreated at once; a group being
 // removed finishes as soon as its claim is gone, not at its next poll),
-// when its pod starts or stops running, and when its pod's node turns
-// ready or not. Drift of such a group arrives as events, so a settled one
-// is polled only every WatchedPoll (see watched). Groups whose target is
+// when its pod starts or stops running or its annotations change, when its
+// pod's node turns ready or not, when the Cluster's ConfigMap changes, and
+// when a status the Cluster read shows its processes changed
+// (Options.Nudges). Drift of such a group arrives as events, so a settled
+// one is polled only every WatchedPoll (see watched). Groups whose target is
 // another cluster notice at their next poll. Create is idempotent: a group
 // whose pod was deleted to be recreated makes it again at once, whatever
 // the age of the group.
@@ -46,11 +49,16 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	return managedkind.Setup(mgr, o, v1alpha1.ProcessGroupGroupVersionKind, &v1alpha1.ProcessGroup{}, &v1alpha1.ProcessGroupList{},
 		connect,
 		func(b *builder.Builder) *builder.Builder {
-			return b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient())),
+			b = b.Watches(&v1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient(), client.Object.GetName)),
 				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }})).
-				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDeleteOr(func(old, cur client.Object) bool { return runs(old) != runs(cur) })).
+				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDeleteOr(podChanged)).
 				Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
-				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(groupsOn(mgr.GetClient())), onDeleteOr(func(old, cur client.Object) bool { return ready(old) != ready(cur) }))
+				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(groupsOn(mgr.GetClient())), onDeleteOr(func(old, cur client.Object) bool { return ready(old) != ready(cur) })).
+				Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient(), clusterLabel)), onDeleteOr(dataChanged))
+			if o.Nudges != nil {
+				b = b.WatchesRawSource(o.Nudges.Source())
+			}
+			return b
 		}, managedkind.IdempotentCreate)
 }
 
@@ -65,6 +73,25 @@ func onDeleteOr(changed func(old, cur client.Object) bool) builder.Predicates {
 
 // onDelete passes only deletions.
 var onDelete = onDeleteOr(func(client.Object, client.Object) bool { return false })
+
+// podChanged reports whether a pod changed in what its group observes of
+// it without the database: whether it runs, and its annotations (the
+// configuration its monitor reports loaded, the spec it was made with).
+func podChanged(old, cur client.Object) bool {
+	return runs(old) != runs(cur) || !maps.Equal(old.GetAnnotations(), cur.GetAnnotations())
+}
+
+// dataChanged reports whether a ConfigMap's data changed: a Cluster's holds
+// its cluster file and its monitors' configurations.
+func dataChanged(old, cur client.Object) bool {
+	o, ok1 := old.(*corev1.ConfigMap)
+	n, ok2 := cur.(*corev1.ConfigMap)
+	return !ok1 || !ok2 || !maps.Equal(o.Data, n.Data)
+}
+
+// clusterLabel is the name of the Cluster an object was made for, "" for
+// any other object.
+func clusterLabel(o client.Object) string { return o.GetLabels()[workload.LabelCluster] }
 
 // runs reports whether o is a pod that runs, as a group observes it.
 func runs(o client.Object) bool {
@@ -83,8 +110,9 @@ func ready(o client.Object) bool {
 // targets the provider's own cluster (InjectedIdentity) and its Cluster
 // sends its pods to the group's namespace, where groupOf finds the group.
 // It reads from c's cache; a read that fails counts as not watched. What
-// arrives as no event — processes that stop reporting to the database, a
-// pod edited by hand — a watched group notices only at its next poll.
+// arrives as no event — a pod's spec edited by hand — a watched group
+// notices only at its next poll; its processes' changes arrive once its
+// Cluster reads a status that shows them.
 func watched(c client.Reader) func(resource.Managed) bool {
 	return func(mg resource.Managed) bool {
 		pg, ok := mg.(*v1alpha1.ProcessGroup)
@@ -145,10 +173,16 @@ func groupsOn(c client.Reader) handler.MapFunc {
 	}
 }
 
-// groupsOf maps a Cluster to its ProcessGroups.
-func groupsOf(c client.Reader) handler.MapFunc {
+// groupsOf maps an object to the ProcessGroups of the Cluster cluster
+// names, in the object's namespace: the Cluster itself, or what the
+// provider made for it there.
+func groupsOf(c client.Reader, cluster func(client.Object) string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		groups, err := managedkind.Groups(ctx, c, o.GetNamespace(), o.GetName())
+		name := cluster(o)
+		if name == "" {
+			return nil
+		}
+		groups, err := managedkind.Groups(ctx, c, o.GetNamespace(), name)
 		if err != nil {
 			return nil
 		}
