@@ -230,16 +230,7 @@ func TestConvergedDatabaseIsReadOncePerPoll(t *testing.T) {
 	cr := tripleCluster(ns)
 	cr.Spec.ForProvider.ProcessCounts = v1alpha1.ProcessCounts{Storage: 20, Log: 6, Stateless: 4}
 	createReady(t, cr)
-	eventually(t, 90*time.Second, "every group settled", func() (bool, string) {
-		groups := groupsOf(t, cr)
-		var why []string
-		for i := range groups {
-			why = append(why, unsettled(&groups[i])...)
-		}
-		get(t, cr)
-		why = append(why, unsettled(cr)...)
-		return len(groups) == 30 && len(why) == 0, fmt.Sprintf("%d groups; %s", len(groups), strings.Join(why, "; "))
-	})
+	allSettled(t, cr, 30)
 	// The harness polls settled groups hourly (their drift arrives as
 	// events); these ask to be polled every second, as the Cluster is.
 	for _, pg := range groupsOf(t, cr) {
@@ -273,14 +264,7 @@ func TestSettledGroupNoticesItsProcessesWithoutPolling(t *testing.T) {
 	ns := namespace(t, "nudged")
 	cr := smallCluster(ns, nil)
 	createReady(t, cr)
-	eventually(t, 90*time.Second, "every group settled", func() (bool, string) {
-		groups := groupsOf(t, cr)
-		var why []string
-		for i := range groups {
-			why = append(why, unsettled(&groups[i])...)
-		}
-		return len(why) == 0, strings.Join(why, "; ")
-	})
+	allSettled(t, cr, 0)
 	// A group is settled once its poll hook ran on a Ready, up-to-date
 	// group: let each of them be reconciled once more.
 	polls(t, cr, 2*len(groupsOf(t, cr)))
@@ -312,5 +296,21 @@ func TestSettledGroupNoticesItsProcessesWithoutPolling(t *testing.T) {
 		}
 		_, missing := pg.Status.AtProvider.ConditionSince(v1alpha1.MissingProcesses)
 		return missing, fmt.Sprintf("conditions %v", pg.Status.AtProvider.ProcessGroupConditions)
+	})
+}
+
+// allSettled waits until the Cluster and its n process groups (any number
+// when n is 0) are Ready, up to date and synced.
+func allSettled(t testing.TB, cr *v1alpha1.Cluster, n int) {
+	t.Helper()
+	eventually(t, 90*time.Second, "every group settled", func() (bool, string) {
+		groups := groupsOf(t, cr)
+		var why []string
+		for i := range groups {
+			why = append(why, unsettled(&groups[i])...)
+		}
+		get(t, cr)
+		why = append(why, unsettled(cr)...)
+		return (n == 0 || len(groups) == n) && len(why) == 0, fmt.Sprintf("%d groups; %s", len(groups), strings.Join(why, "; "))
 	})
 }
