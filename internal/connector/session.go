@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -55,9 +56,9 @@ type Connector struct {
 	Targets *Targets
 	FDB     FDB
 	// Statuses, when set, shares status reads among the sessions of a
-	// database, each no older than Freshness allows its resource.
+	// database, each no older than StatusAge allows its resource.
 	Statuses  *statuscache.Cache
-	Freshness Freshness
+	StatusAge func(mg resource.Managed) time.Duration
 }
 
 // A session reads the cluster's ConfigMap.
@@ -95,7 +96,7 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 	}
 	if k.Statuses != nil {
 		key := statuscache.Key(s.ConnectionString, creds)
-		s.FDB, s.changed = k.Statuses.Client(key, s.FDB, k.Freshness.Of(mg)), func() { k.Statuses.Changed(key) }
+		s.FDB, s.changed = k.Statuses.Client(key, s.FDB, k.StatusAge(mg)), func() { k.Statuses.Changed(key) }
 	}
 	return s, nil
 }

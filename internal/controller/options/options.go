@@ -82,7 +82,7 @@ type Options struct {
 	PollJitterPercentage uint
 
 	// Statuses, when set, shares the status reads of a database among the
-	// reconciles of its resources (connector.Freshness says how old a read
+	// reconciles of its resources (cadence.Freshness says how old a read
 	// each may take).
 	Statuses *statuscache.Cache
 
@@ -201,7 +201,7 @@ func (o Options) Connector(mgr ctrl.Manager) *connector.Connector {
 		Targets:  connector.NewTargets(mgr.GetClient(), mgr.GetAPIReader(), connector.KubeconfigClient(client.Options{Scheme: mgr.GetScheme()})),
 		FDB:      o.FDB,
 		Statuses: o.Statuses,
-		Freshness: connector.Freshness{Active: o.activePoll(), Settled: o.PollInterval, MinPoll: o.MinPollInterval,
-			JitterPercentage: o.PollJitterPercentage},
+		StatusAge: cadence.Freshness{Active: o.activePoll(), Settled: o.PollInterval, MinPoll: o.MinPollInterval,
+			JitterPercentage: o.PollJitterPercentage}.Of,
 	}
 }

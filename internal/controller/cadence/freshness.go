@@ -1,4 +1,4 @@
-package connector
+package cadence
 
 import (
 	"time"
@@ -6,11 +6,10 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Freshness bounds the age of a database status that a reconcile may take
-// from another's read (statuscache): the cadence at which the resource is
+// from another's read (statuscache, connector.Connector.StatusAge): the cadence at which the resource is
 // reconciled, so that a status is read at most once per pass over a
 // database's resources, and never older than the provider's own last
 // change to it (every step marks the database changed).
@@ -33,10 +32,7 @@ type Freshness struct {
 // Of returns how old a status mg's reconcile may take.
 func (f Freshness) Of(mg resource.Managed) time.Duration {
 	synced := mg.GetCondition(xpv2.TypeSynced)
-	settled := mg.GetDeletionTimestamp() == nil && synced.ObservedGeneration == mg.GetGeneration() &&
-		mg.GetCondition(xpv2.TypeReady).Reason == xpv2.ReasonAvailable &&
-		mg.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue
-	if !settled {
+	if mg.GetDeletionTimestamp() != nil || synced.ObservedGeneration != mg.GetGeneration() || !Settled(mg) {
 		return f.Active
 	}
 	interval := f.Settled
