@@ -56,7 +56,7 @@ func BenchmarkFleet(b *testing.B) {
 	if binPath == "" {
 		b.Skipf("%s is not set; run `make bench-fleet`", testenv.LocalRunPathEnv)
 	}
-	for _, n := range []int{10, 50, 100} {
+	for _, n := range []int{10, 50, 100, 300, 1000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			for range b.N {
 				fleet(b, binPath, n)
@@ -85,6 +85,11 @@ func fleet(b *testing.B, binPath string, n int) {
 	}()
 	c, err := unlimitedClient(r.Kubeconfig())
 	if err != nil {
+		b.Fatal(err)
+	}
+	// Every Cluster of the quickstart's shape runs with TLS on the
+	// quickstart's certificate Secret.
+	if err := r.CreateTLSSecret(ctx); err != nil {
 		b.Fatal(err)
 	}
 	objs, err := manifest.Read([]string{filepath.Join(o.Root, "examples", "cluster.yaml")}, "Cluster")
