@@ -34,7 +34,16 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[string]*entry
+	// swept is when the cache last let go of the keys nobody read for
+	// forget (sweep).
+	swept time.Time
 }
+
+// forget is how long a key's last read is kept without a newer one: longer
+// than any poll interval a read is shared for in practice, short enough
+// that a database deleted, or a connection string replaced by a coordinator
+// change, does not hold its last status for the life of the process.
+const forget = 10 * time.Minute
 
 // entry is what the cache knows of one key.
 type entry struct {
@@ -141,9 +150,25 @@ func (k *Cache) Status(ctx context.Context, key string, maxAge time.Duration, ge
 		if r.err == nil && e.changes == changes {
 			e.status, e.readAt = r.status, began
 		}
+		k.sweep()
 		k.mu.Unlock()
 		close(r.done)
 		return r.status, r.err
+	}
+}
+
+// sweep lets go, at most once per forget, of the keys whose last read is
+// older than forget and that no read is under way for. The caller holds mu.
+func (k *Cache) sweep() {
+	now := k.clock.Now()
+	if now.Sub(k.swept) < forget {
+		return
+	}
+	k.swept = now
+	for key, e := range k.entries {
+		if e.reading == nil && now.Sub(e.readAt) > forget {
+			delete(k.entries, key)
+		}
 	}
 }
 

@@ -2,7 +2,9 @@ package statuscache
 
 import (
 	"context"
+	"maps"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -94,6 +96,26 @@ func TestKeysAreApart(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int64{1, 2, 1, 3}, got); diff != "" {
 		t.Errorf("reads that served each key (-want +got):\n%s", diff)
+	}
+}
+
+// TestKeysNotReadAreForgotten: a key nobody read for ten minutes, e.g. the
+// connection string of a deleted database, lets go of its last status.
+func TestKeysNotReadAreForgotten(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Now())
+	k, r := New(clk), &reader{}
+	for _, key := range []string{"gone", "kept"} {
+		if _, err := k.Status(context.Background(), key, time.Hour, r.get); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Step(forget + time.Second)
+	k.Changed("kept")
+	if _, err := k.Status(context.Background(), "kept", time.Hour, r.get); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"kept"}, slices.Sorted(maps.Keys(k.entries))); diff != "" {
+		t.Errorf("keys held: -want, +got:\n%s", diff)
 	}
 }
 
