@@ -2,12 +2,15 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -19,26 +22,27 @@ import (
 
 // Error strings of the mutations.
 const (
-	errUpdateConfigMap = "cannot update the cluster's ConfigMap"
-	errWriteService    = "cannot write the cluster's headless Service"
-	errWriteAccess     = "cannot write the monitor's ServiceAccount, Role or RoleBinding"
-	errCreateGroup     = "cannot create ProcessGroup"
-	errZoneNotReady    = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
-	errDeleteGroup     = "cannot delete ProcessGroup"
-	errUpdateGroup     = "cannot update ProcessGroup"
-	errForceDeletePod  = "cannot force-delete pod"
-	errExpandVolume    = "cannot expand volume claim"
-	errSettleClaim     = "cannot take the new-volume mark off a volume claim"
-	errConfigure       = "cannot configure the database"
-	errForceRecovery   = "cannot force a recovery of the database"
-	errExclude         = "cannot exclude process groups"
-	errInclude         = "cannot include process groups"
-	errBounce          = "cannot restart processes"
-	errCoordinators    = "cannot change coordinators"
-	errMaintenance     = "cannot change the maintenance zone"
-	errReleaseLock     = "cannot release the global lock"
-	errDenyList        = "cannot write the global lock's deny list"
-	errUnknownStep     = "cannot take a step of unknown kind"
+	errUpdateConfigMap   = "cannot update the cluster's ConfigMap"
+	errRecordClusterFile = "cannot record the cluster file in the Cluster's status"
+	errWriteService      = "cannot write the cluster's headless Service"
+	errWriteAccess       = "cannot write the monitor's ServiceAccount, Role or RoleBinding"
+	errCreateGroup       = "cannot create ProcessGroup"
+	errZoneNotReady      = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
+	errDeleteGroup       = "cannot delete ProcessGroup"
+	errUpdateGroup       = "cannot update ProcessGroup"
+	errForceDeletePod    = "cannot force-delete pod"
+	errExpandVolume      = "cannot expand volume claim"
+	errSettleClaim       = "cannot take the new-volume mark off a volume claim"
+	errConfigure         = "cannot configure the database"
+	errForceRecovery     = "cannot force a recovery of the database"
+	errExclude           = "cannot exclude process groups"
+	errInclude           = "cannot include process groups"
+	errBounce            = "cannot restart processes"
+	errCoordinators      = "cannot change coordinators"
+	errMaintenance       = "cannot change the maintenance zone"
+	errReleaseLock       = "cannot release the global lock"
+	errDenyList          = "cannot write the global lock's deny list"
+	errUnknownStep       = "cannot take a step of unknown kind"
 )
 
 // The Cluster's mutations write its ConfigMap and headless Service and the
@@ -229,10 +233,51 @@ func (e *external) writeConfigMap(ctx context.Context, cr *v1alpha1.Cluster, dat
 	if err != nil {
 		return errors.Wrap(err, errUpdateConfigMap)
 	}
-	if cs := data[workload.KeyClusterFile]; cs != "" {
-		cr.Status.AtProvider.ConnectionString = cs
+	cs := data[workload.KeyClusterFile]
+	if cs == "" {
+		return nil
 	}
-	return nil
+	cr.Status.AtProvider.ConnectionString = cs
+	if cs == e.session.ConnectionString {
+		return nil
+	}
+	return e.recordClusterFile(ctx, cr, cs)
+}
+
+// recordClusterFile writes cs, a cluster file the ConfigMap holds now, into
+// the Cluster's status on the API server at once rather than with the status
+// write that ends the reconcile: that write loses a conflict when the
+// reconcile began from a cache that had not yet seen the previous one's,
+// and a ConfigMap lost before a later reconcile recorded cs would get back
+// the cluster file before it. The patch carries cr's resourceVersion, so
+// that cr's own status write follows it without a conflict; when cr is
+// stale it is sent without one — it sets only the field this step owns —
+// and cr's status write conflicts as it would have. (The status patch is
+// the one managedkind's decisions are recorded with.)
+func (e *external) recordClusterFile(ctx context.Context, cr *v1alpha1.Cluster, cs string) error {
+	patch := func(rv string) error {
+		p := map[string]any{"status": map[string]any{"atProvider": map[string]any{"connectionString": cs}}}
+		if rv != "" {
+			p["metadata"] = map[string]any{"resourceVersion": rv}
+		}
+		body, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		recorded := &v1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: cr.GetNamespace(), Name: cr.GetName()}}
+		if err := e.Kube.Status().Patch(ctx, recorded, client.RawPatch(types.MergePatchType, body)); err != nil {
+			return err
+		}
+		if rv != "" {
+			cr.SetResourceVersion(recorded.GetResourceVersion())
+		}
+		return nil
+	}
+	err := patch(cr.GetResourceVersion())
+	if kerrors.IsConflict(err) {
+		err = patch("")
+	}
+	return errors.Wrap(err, errRecordClusterFile)
 }
 
 // zonesStillReady confirms, on a read without a cache, that each new
