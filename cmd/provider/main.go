@@ -43,6 +43,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/bindings"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -75,7 +76,9 @@ type flags struct {
 	// tools would) or none.
 	simToolCost string
 	// fdbTLS is what the native client presents to every database.
-	fdbTLS       bindings.TLS
+	fdbTLS bindings.TLS
+	// shard is the part of the objects this instance reconciles.
+	shard        shard.Shard
 	printVersion bool
 }
 
@@ -107,9 +110,16 @@ func parseFlags(args []string) (flags, error) {
 	fs.StringVar(&f.fdbTLS.KeyFile, "fdb-tls-key-file", os.Getenv("PROVIDER_FDB_TLS_KEY_FILE"), "Key of --fdb-tls-certificate-file.")
 	fs.StringVar(&f.fdbTLS.CAFile, "fdb-tls-ca-file", os.Getenv("PROVIDER_FDB_TLS_CA_FILE"), "CA certificates the native client trusts: those of every cluster that speaks TLS.")
 	fs.StringVar(&f.fdbTLS.VerifyPeers, "fdb-tls-verify-peers", os.Getenv("PROVIDER_FDB_TLS_VERIFY_PEERS"), "Peer verification rules of the native client, in FoundationDB's syntax (--tls-verify-peers); FoundationDB's default when empty.")
+	shardFlag := fs.String("shard", "0/1", "INDEX/COUNT: this instance reconciles the namespaced objects of the namespaces whose name hashes to INDEX "+
+		"(32-bit FNV-1a modulo COUNT), and with INDEX 0 the cluster-scoped ones, and elects its leader among the instances of its shard alone. "+
+		"Run COUNT instances, one of each index, when one provider no longer keeps up (docs/PERFORMANCE.md, Shards).")
 	fs.BoolVar(&f.printVersion, "version", false, "Print the version and exit.")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	var err error
+	if f.shard, err = shard.Parse(*shardFlag); err != nil {
+		return f, fmt.Errorf("--shard: %w", err)
 	}
 	if err := f.fdbTLS.Check(); err != nil {
 		return f, fmt.Errorf("--fdb-tls-certificate-file, --fdb-tls-key-file, --fdb-tls-ca-file: %w", err)
@@ -161,7 +171,7 @@ func run(f flags) error {
 	zl := zap.New(zap.UseDevMode(f.debug))
 	log := logging.NewLogrLogger(zl.WithName("provider-foundationdb"))
 	ctrl.SetLogger(zl)
-	log.Info("Starting", "version", version.Version, "fdb-backend", f.fdbBackend, "sim-tool-cost", f.simToolCost)
+	log.Info("Starting", "version", version.Version, "fdb-backend", f.fdbBackend, "sim-tool-cost", f.simToolCost, "shard", f.shard.String())
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
@@ -224,7 +234,7 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 	mgr, err := ctrl.NewManager(ratelimiter.LimitRESTConfig(cfg, f.maxReconcileRate), ctrl.Options{
 		Scheme:                     s,
 		LeaderElection:             f.leaderElection,
-		LeaderElectionID:           "crossplane-leader-election-provider-foundationdb",
+		LeaderElectionID:           f.shard.LeaderElectionID("crossplane-leader-election-provider-foundationdb"),
 		LeaderElectionResourceLock: "leases",
 		LeaseDuration:              ptr(60 * time.Second),
 		RenewDeadline:              ptr(50 * time.Second),
@@ -279,7 +289,7 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 	}
 	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()},
 		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, WatchedPoll: f.watchedPoll,
-		Statuses: statuscache.New(clock.RealClock{}), Nudges: groupnudge.New(),
+		Statuses: statuscache.New(clock.RealClock{}), Nudges: groupnudge.New(), Shard: f.shard,
 		Budget: cadence.NewBudget(float64(f.maxReconcileRate), f.maxReconcileRate, clock.RealClock{})}
 	o.Options = controller.Options{
 		Logger:                  log,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/bindings"
 )
 
@@ -17,7 +18,7 @@ func TestParseFlags(t *testing.T) {
 	defaults := flags{
 		syncInterval: time.Hour, pollInterval: time.Minute, watchedPoll: 5 * time.Minute, minPollInterval: 15 * time.Second, pollJitterPercentage: 10, pollStateMetric: 5 * time.Second,
 		maxReconcileRate: 10, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
-		leaderElection: true, changeLogsSocketPath: "/var/run/changelogs/changelogs.sock", simToolCost: "real",
+		leaderElection: true, changeLogsSocketPath: "/var/run/changelogs/changelogs.sock", simToolCost: "real", shard: shard.Shard{Count: 1},
 	}
 	cases := map[string]struct {
 		args    []string
@@ -59,6 +60,12 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"--fdb-backend=sim", "--sim-tool-cost=none"},
 			want: func() flags { f := defaults; f.fdbBackend, f.simToolCost = "sim", "none"; return f }(),
 		},
+		"OneShardOfThree": {
+			args: []string{"--shard=2/3"},
+			want: func() flags { f := defaults; f.shard = shard.Shard{Index: 2, Count: 3}; return f }(),
+		},
+		"ShardBeyondCount":  {args: []string{"--shard=3/3"}, wantErr: `--shard: shard "3/3": the index must be at least 0 and less than the count`},
+		"ShardNotAFraction": {args: []string{"--shard=2"}, wantErr: `--shard: shard "2" is not INDEX/COUNT, e.g. 0/3`},
 		"UnknownToolCost": {
 			args:    []string{"--fdb-backend=sim", "--sim-tool-cost=free"},
 			wantErr: `--sim-tool-cost must be real or none, not "free"`,

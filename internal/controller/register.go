@@ -49,7 +49,7 @@ func controllers() []gated {
 	for _, k := range config.Kinds {
 		out = append(out, gated{
 			kinds: []schema.GroupVersionKind{k, apisv1alpha1.ProviderConfigUsageGroupVersionKind},
-			setup: func(mgr ctrl.Manager, o options.Options) error { return config.Setup(mgr, o.Options, k) },
+			setup: func(mgr ctrl.Manager, o options.Options) error { return config.Setup(mgr, o.Options, o.Shard, k) },
 		})
 	}
 	out = append(out, gated{kinds: []schema.GroupVersionKind{apisv1alpha1.SafetyPolicyGroupVersionKind}, setup: safetypolicy.Setup})

@@ -7,6 +7,8 @@ package controllertest
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +33,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
@@ -45,6 +48,9 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
@@ -71,8 +77,13 @@ type Harness struct {
 	// writes counts the provider's write requests to the API server.
 	writes *writeCounter
 
+	// acted are the shards whose instances acted on each resource, by
+	// kind, namespace and name (Acted).
+	actedMu sync.Mutex
+	acted   map[string]map[int]bool
+
 	// started is when the provider started; stopped is closed once it
-	// stopped, with stopErr saying why.
+	// (or one of its instances) stopped, with stopErr saying why.
 	started time.Time
 	stopped chan struct{}
 	stopErr error
@@ -90,66 +101,36 @@ const CacheSyncTimeout = 15 * time.Second
 // write requests (WriteRequests), and
 // creates the nodes and the default ClusterProviderConfig. Call it once
 // per test binary.
-func Start(env *testenv.Env) (*Harness, error) {
+func Start(env *testenv.Env) (*Harness, error) { return StartShards(env, 1) }
+
+// StartShards is Start with count provider instances, each running every
+// controller for one shard of count (package shard), as the provider runs
+// with --shard; all share the simulator, the clock and the nodes, as
+// instances share the databases and the control plane. Acted says which
+// instances acted on a resource.
+func StartShards(env *testenv.Env, count int) (*Harness, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	testenv.OnStop(cancel)
-	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), stopped: make(chan struct{})}
+	h := &Harness{Env: env, Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), stopped: make(chan struct{}), acted: map[string]map[int]bool{}}
 	h.Backend = connector.NewSimFDB(sim.NewRegistry(h.Clock, sim.Options{Seed: 7, TotalKVBytes: 1 << 30}))
 	h.admin = &adminCounter{FDB: h.Backend, calls: map[client.ObjectKey]*AdminCalls{}}
 	h.writes = &writeCounter{counts: map[string]int{}}
-
-	// Tests count events, so client-go's spam filter (25 per object, then
-	// one per five minutes) must not drop them.
-	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
-	mgr, err := ctrl.NewManager(h.writes.counting(env.Provider), ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events, //lint:ignore SA1019 the only way to tune the spam filter
-		Controller: config.Controller{CacheSyncTimeout: CacheSyncTimeout}})
-	if err != nil {
-		return nil, err
-	}
-	engine, err := policy.NewEngine(policy.WithClock(h.Clock))
-	if err != nil {
-		return nil, err
-	}
-	o := options.Options{
-		Options: controller.Options{
-			Logger:            logging.NewNopLogger(),
-			GlobalRateLimiter: ratelimiter.NewGlobal(1000),
-			PollInterval:      time.Second,
-			// As many as the provider runs with by default
-			// (--max-reconcile-rate), so scenarios see the same concurrency.
-			MaxConcurrentReconciles: 10,
-			// crossplane-runtime's safe-start, as the provider runs.
-			Gate: new(safestart.Gate[schema.GroupVersionKind]),
-		},
-		FDB:        h.admin,
-		Clock:      h.Clock,
-		Engine:     engine,
-		Policies:   safetypolicy.Source{Cache: mgr.GetCache()},
-		ActivePoll: 100 * time.Millisecond,
-		// The cache ages its reads by the wall clock, as the polls it is
-		// bounded by are wall-clock requeues; virtual time runs 1000 times
-		// faster.
-		Statuses:    statuscache.New(clock.RealClock{}),
-		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
-		// Polls run on the queue's wall clock, as generously as the
-		// global limiter lets the other controllers run.
-		Budget: cadence.NewBudget(1000, 1000, clock.RealClock{}),
-		// Settled groups are polled hourly: every scenario sees their drift
-		// arrive as events, status nudges included.
-		WatchedPoll: time.Hour,
-		Nudges:      groupnudge.New(),
-	}
-	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
-		return nil, err
-	}
-	if err := fdbcontroller.Setup(mgr, o); err != nil {
-		return nil, err
-	}
 	h.started = time.Now()
-	go func() {
-		h.stopErr = mgr.Start(ctx)
-		close(h.stopped)
-	}()
+	var stop sync.Once
+	for i := range count {
+		mgr, err := h.newManager(env, shard.Shard{Index: i, Count: count})
+		if err != nil {
+			return nil, err
+		}
+		go func() {
+			err := mgr.Start(ctx)
+			stop.Do(func() {
+				h.stopErr = err
+				close(h.stopped)
+			})
+		}()
+	}
+	var err error
 	if h.Nodes, err = testenv.StartNodes(ctx, env.Client, Zones, 2); err != nil {
 		return nil, err
 	}
@@ -173,6 +154,95 @@ func Start(env *testenv.Env) (*Harness, error) {
 		}
 	}()
 	return h, nil
+}
+
+// newManager returns a manager of every controller for shard s.
+func (h *Harness) newManager(env *testenv.Env, s shard.Shard) (ctrl.Manager, error) {
+	// Tests count events, so client-go's spam filter (25 per object, then
+	// one per five minutes) must not drop them.
+	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
+	mgr, err := ctrl.NewManager(h.writes.counting(env.Provider), ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events, //lint:ignore SA1019 the only way to tune the spam filter
+		// Several instances of one process register the same controllers.
+		Controller: config.Controller{CacheSyncTimeout: CacheSyncTimeout, SkipNameValidation: ptr.To(s.Count > 1)}})
+	if err != nil {
+		return nil, err
+	}
+	engine, err := policy.NewEngine(policy.WithClock(h.Clock))
+	if err != nil {
+		return nil, err
+	}
+	o := options.Options{
+		Options: controller.Options{
+			Logger:            logging.NewNopLogger(),
+			GlobalRateLimiter: ratelimiter.NewGlobal(1000),
+			PollInterval:      time.Second,
+			// As many as the provider runs with by default
+			// (--max-reconcile-rate), so scenarios see the same concurrency.
+			MaxConcurrentReconciles: 10,
+			// crossplane-runtime's safe-start, as the provider runs.
+			Gate: new(safestart.Gate[schema.GroupVersionKind]),
+		},
+		FDB:        instanceFDB{FDB: h.admin, opened: func(c *fdbv1alpha1.Cluster) { h.record(s.Index, fdbv1alpha1.ClusterKind, c.Namespace, c.Name) }},
+		Clock:      h.Clock,
+		Engine:     engine,
+		Policies:   safetypolicy.Source{Cache: mgr.GetCache()},
+		ActivePoll: 100 * time.Millisecond,
+		// The cache ages its reads by the wall clock, as the polls it is
+		// bounded by are wall-clock requeues; virtual time runs 1000 times
+		// faster.
+		Statuses:    statuscache.New(clock.RealClock{}),
+		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
+		// Polls run on the queue's wall clock, as generously as the
+		// global limiter lets the other controllers run.
+		Budget: cadence.NewBudget(1000, 1000, clock.RealClock{}),
+		// Settled groups are polled hourly: every scenario sees their drift
+		// arrive as events, status nudges included.
+		WatchedPoll: time.Hour,
+		Nudges:      groupnudge.New(),
+		Shard:       s,
+		Journal:     func(m step.Mutation) { h.record(s.Index, m.Kind, m.Namespace, m.Name) },
+	}
+	if err := customresourcesgate.Setup(mgr, o.Options); err != nil {
+		return nil, err
+	}
+	if err := fdbcontroller.Setup(mgr, o); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// instanceFDB is FDB as one provider instance reaches it: opened is called
+// with the Cluster of each session it opens.
+type instanceFDB struct {
+	connector.FDB
+	opened func(*fdbv1alpha1.Cluster)
+}
+
+func (f instanceFDB) Client(ctx context.Context, target client.Client, c *fdbv1alpha1.Cluster, cm *corev1.ConfigMap, blob *fdbv1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
+	f.opened(c)
+	return f.FDB.Client(ctx, target, c, cm, blob, tls)
+}
+
+// record notes that the instance of shard index acted on the resource of
+// kind in namespace ns named name.
+func (h *Harness) record(index int, kind, ns, name string) {
+	h.actedMu.Lock()
+	defer h.actedMu.Unlock()
+	key := kind + "/" + ns + "/" + name
+	if h.acted[key] == nil {
+		h.acted[key] = map[int]bool{}
+	}
+	h.acted[key][index] = true
+}
+
+// Acted returns the shards whose instances acted on the resource of kind in
+// namespace ns named name, in order: took a step on it or, for a Cluster,
+// opened a session on its database (any reconcile of a resource of the
+// Cluster that found its cluster file).
+func (h *Harness) Acted(kind, ns, name string) []int {
+	h.actedMu.Lock()
+	defer h.actedMu.Unlock()
+	return slices.Sorted(maps.Keys(h.acted[kind+"/"+ns+"/"+name]))
 }
 
 // Running fails the test if the provider stopped, e.g. because a

@@ -11,9 +11,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
 )
 
 const errNewConfig = "cannot create a %s object"
@@ -21,16 +23,17 @@ const errNewConfig = "cannot create a %s object"
 // Kinds are the config kinds, each with a controller of its own.
 var Kinds = []schema.GroupVersionKind{v1alpha1.ProviderConfigGroupVersionKind, v1alpha1.ClusterProviderConfigGroupVersionKind}
 
-// Setup adds the controller of config kind gvk, one of Kinds. It counts the
+// Setup adds the controller of config kind gvk, one of Kinds, for the
+// configs of shard s. It counts the
 // namespaced ProviderConfigUsages that name a config of its kind and watches
 // them: managed resources record the use of either kind there, so a
 // ClusterProviderConfig in use cannot be deleted either.
-func Setup(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind) error {
+func Setup(mgr ctrl.Manager, o controller.Options, s shard.Shard, gvk schema.GroupVersionKind) error {
 	obj, err := mgr.GetScheme().New(gvk)
 	if err != nil {
 		return errors.Wrapf(err, errNewConfig, gvk.Kind)
 	}
-	return setup(mgr, o, gvk.Kind, obj.(client.Object))
+	return setup(mgr, o, s, gvk.Kind, obj.(client.Object))
 }
 
 // The config reconciler counts a config's usages (deleting those without a
@@ -41,7 +44,7 @@ func Setup(mgr ctrl.Manager, o controller.Options, gvk schema.GroupVersionKind) 
 // +kubebuilder:rbac:groups=foundationdb.crossplane.io,resources=providerconfigusages,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-func setup(mgr ctrl.Manager, o controller.Options, kind string, obj client.Object) error {
+func setup(mgr ctrl.Manager, o controller.Options, s shard.Shard, kind string, obj client.Object) error {
 	name := providerconfig.ControllerName(kind)
 	of := resource.ProviderConfigKinds{
 		Config:    v1alpha1.SchemeGroupVersion.WithKind(kind),
@@ -56,7 +59,7 @@ func setup(mgr ctrl.Manager, o controller.Options, kind string, obj client.Objec
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(obj).
+		For(obj, builder.WithPredicates(s.Predicate())).
 		Watches(&v1alpha1.ProviderConfigUsage{}, &resource.EnqueueRequestForProviderConfig{}).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter))
+		Complete(ratelimiter.NewReconciler(name, s.Reconciler(r), o.GlobalRateLimiter))
 }

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
@@ -33,7 +34,7 @@ func TestUsersAreCounted(t *testing.T) {
 
 	env.RunController(t, func(mgr ctrl.Manager, o controller.Options) error {
 		for _, k := range Kinds {
-			if err := Setup(mgr, o, k); err != nil {
+			if err := Setup(mgr, o, shard.Shard{}, k); err != nil {
 				return err
 			}
 		}

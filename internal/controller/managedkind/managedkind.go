@@ -74,7 +74,7 @@ var IdempotentCreate = managed.WithCreationGracePeriod(0)
 // kind's Deps; watch may add watches to the controller (nil for none);
 // extra options go to the managed reconciler after the shared ones. The
 // kind's own events pass crossplane-runtime's DesiredStateChanged filter.
-// The controller runs at the kind's cadence (package cadence): a priority
+// The controller reconciles only the resources of the options' shard. It runs at the kind's cadence (package cadence): a priority
 // queue on which converging resources come before drift polls, and polls
 // that take a token of the options' Budget; crossplane-runtime's global
 // rate limiter does not hold it back.
@@ -92,11 +92,11 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(c.Options(o.ForControllerRuntime())).
-		For(obj, builder.WithPredicates(resource.DesiredStateChanged()))
+		For(obj, builder.WithPredicates(resource.DesiredStateChanged(), o.Shard.Predicate()))
 	if watch != nil {
 		b = watch(b)
 	}
-	if err := b.Complete(c.Reconciler(r)); err != nil {
+	if err := b.Complete(c.Reconciler(o.Shard.Reconciler(r))); err != nil {
 		return err
 	}
 	if m := o.MetricOptions; m != nil && m.MRStateMetrics != nil {

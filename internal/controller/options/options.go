@@ -26,6 +26,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
@@ -103,6 +104,10 @@ type Options struct {
 	// which Watched is true, when longer than its poll interval and it has
 	// no crossplane.io/poll-interval annotation.
 	WatchedPoll time.Duration
+
+	// Shard is the part of the objects this provider reconciles (package
+	// shard); the zero value is all of them.
+	Shard shard.Shard
 
 	// Watched, set by a kind's controller on its copy of the options,
 	// reports whether a resource's drift reaches the controller as watch

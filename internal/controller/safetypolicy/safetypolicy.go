@@ -57,8 +57,8 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(&v1alpha1.SafetyPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Complete(ratelimiter.NewReconciler(name, errors.WithSilentRequeueOnConflict(r), o.GlobalRateLimiter))
+		For(&v1alpha1.SafetyPolicy{}, builder.WithPredicates(predicate.GenerationChangedPredicate{}, o.Shard.Predicate())).
+		Complete(ratelimiter.NewReconciler(name, errors.WithSilentRequeueOnConflict(o.Shard.Reconciler(r)), o.GlobalRateLimiter))
 }
 
 // The SafetyPolicy controller and the gates read SafetyPolicies; the
