@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,5 +77,62 @@ func TestProviderInstall(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("examples/provider's names: -want, +got:\n%s", diff)
+	}
+}
+
+// TestShardedInstall checks examples/shards: Crossplane and the API server
+// accept its objects (a server-side dry run), and its instances run one
+// shard each of one count, every index from 0 to count-1 once, each as the
+// ServiceAccount of examples/provider.
+func TestShardedInstall(t *testing.T) {
+	dir := crossplaneCRDs(t)
+	ctx := context.Background()
+	if err := manifest.InstallCRDs(ctx, env.Client, dir); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(testenv.Root(), "examples", "shards", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifest.Read(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := manifest.Apply(ctx, env.Client, objs, client.DryRunAll); err != nil {
+		t.Fatalf("the API server rejects examples/shards: %v", err)
+	}
+	var shards []string
+	var accounts []string
+	for _, o := range objs {
+		pod := []string{"spec", "template", "spec"}
+		account := []string{"spec", "template", "spec", "serviceAccountName"}
+		if o.GetKind() == "DeploymentRuntimeConfig" {
+			pod = []string{"spec", "deploymentTemplate", "spec", "template", "spec"}
+			account = []string{"spec", "serviceAccountTemplate", "metadata", "name"}
+		}
+		sa, _, _ := unstructured.NestedString(o.Object, account...)
+		accounts = append(accounts, sa)
+		containers, _, _ := unstructured.NestedSlice(o.Object, append(pod, "containers")...)
+		for _, c := range containers {
+			args, _, _ := unstructured.NestedStringSlice(c.(map[string]any), "args")
+			for _, a := range args {
+				if s, ok := strings.CutPrefix(a, "--shard="); ok {
+					shards = append(shards, s)
+				}
+			}
+		}
+	}
+	slices.Sort(shards)
+	var want []string
+	for i := range len(shards) {
+		want = append(want, fmt.Sprintf("%d/%d", i, len(shards)))
+	}
+	if diff := cmp.Diff(want, shards); diff != "" || len(shards) < 2 {
+		t.Errorf("examples/shards runs shards %v, want each of one count once (-want, +got):\n%s", shards, diff)
+	}
+	for _, sa := range accounts {
+		if sa != "provider-foundationdb" {
+			t.Errorf("an instance of examples/shards runs as ServiceAccount %q, not examples/provider's provider-foundationdb", sa)
+		}
 	}
 }
