@@ -23,13 +23,11 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -238,14 +236,9 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 		LeaderElectionResourceLock: "leases",
 		LeaseDuration:              ptr(60 * time.Second),
 		RenewDeadline:              ptr(50 * time.Second),
-		Cache: cache.Options{
-			SyncPeriod: &f.syncInterval,
-			ByObject: map[client.Object]cache.ByObject{
-				&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema},
-			},
-		},
-		Metrics:                metricsserver.Options{BindAddress: f.metricsAddress},
-		HealthProbeBindAddress: f.healthAddress,
+		Cache:                      fdbcontroller.CacheOptions(&f.syncInterval),
+		Metrics:                    metricsserver.Options{BindAddress: f.metricsAddress},
+		HealthProbeBindAddress:     f.healthAddress,
 		// The manager lives as long as the process, so the deprecated
 		// option's leak (a broadcaster outliving its manager) cannot happen.
 		//lint:ignore SA1019 the only way to set the events' budget

@@ -3,10 +3,16 @@
 package controller
 
 import (
+	"time"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apisv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
@@ -57,6 +63,22 @@ func controllers() []gated {
 		out = append(out, gated{kinds: append([]schema.GroupVersionKind{k.gvk}, k.watches...), setup: k.setup})
 	}
 	return out
+}
+
+// CacheOptions are the options of the manager's cache, which resyncs every
+// resource every syncPeriod (controller-runtime's default when nil). The
+// cached objects drop their managedFields, which no controller reads (the
+// provider never applies server-side; an update without them keeps those
+// the API server holds): at a fleet's size they were a large part of the
+// provider's memory. CRDs keep only what the safe-start gate reads.
+func CacheOptions(syncPeriod *time.Duration) cache.Options {
+	return cache.Options{
+		SyncPeriod:       syncPeriod,
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema},
+		},
+	}
 }
 
 // Setup registers every controller with crossplane-runtime's safe-start

@@ -163,7 +163,8 @@ func (h *Harness) newManager(env *testenv.Env, s shard.Shard) (ctrl.Manager, err
 	events := record.NewBroadcasterWithCorrelatorOptions(record.CorrelatorOptions{BurstSize: 1 << 20, QPS: 1000})
 	mgr, err := ctrl.NewManager(h.writes.counting(env.Provider), ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, EventBroadcaster: events, //lint:ignore SA1019 the only way to tune the spam filter
 		// Several instances of one process register the same controllers.
-		Controller: config.Controller{CacheSyncTimeout: CacheSyncTimeout, SkipNameValidation: ptr.To(s.Count > 1)}})
+		Controller: config.Controller{CacheSyncTimeout: CacheSyncTimeout, SkipNameValidation: ptr.To(s.Count > 1)},
+		Cache:      fdbcontroller.CacheOptions(nil)})
 	if err != nil {
 		return nil, err
 	}
