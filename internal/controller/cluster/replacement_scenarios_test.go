@@ -253,7 +253,7 @@ func TestNodeFailureNetworkVolumes(t *testing.T) {
 		return true, strings.Join(where, ", ")
 	})
 	settled(t, cr, 90*time.Second)
-	if n := eventCount(t, cr, "ForceDeletedPods"); n == 0 {
+	if n := eventCountOnce(t, cr, "ForceDeletedPods", 1); n == 0 {
 		t.Errorf("no ForceDeletedPods event: %v", events(t, cr))
 	}
 	if n := eventCount(t, cr, "ReplacingProcessGroups"); n != 0 {
