@@ -16,19 +16,16 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
-// TestProviderInstall checks examples/provider, the provider's install:
-// Crossplane's CRDs accept its DeploymentRuntimeConfig and Provider (a
-// server-side dry run of every object), and its names agree — the Provider
-// runs with the DeploymentRuntimeConfig, which runs it as the
-// ServiceAccount the binding binds to the ClusterRole generated from the
-// code.
-func TestProviderInstall(t *testing.T) {
-	dir := crossplaneCRDs(t)
+// dryRun reads the YAML files of dir and applies them with a server-side
+// dry run, with Crossplane's CRDs installed: the API server must accept
+// each object.
+func dryRun(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
 	ctx := context.Background()
-	if err := manifest.InstallCRDs(ctx, env.Client, dir); err != nil {
+	if err := manifest.InstallCRDs(ctx, env.Client, crossplaneCRDs(t)); err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob(filepath.Join(testenv.ProviderManifests(), "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +34,19 @@ func TestProviderInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := manifest.Apply(ctx, env.Client, objs, client.DryRunAll); err != nil {
-		t.Fatalf("Crossplane rejects the provider's install: %v", err)
+		t.Fatalf("the API server (with Crossplane's CRDs) rejects %s: %v", dir, err)
 	}
+	return objs
+}
+
+// TestProviderInstall checks examples/provider, the provider's install:
+// Crossplane's CRDs accept its DeploymentRuntimeConfig and Provider (a
+// server-side dry run of every object), and its names agree — the Provider
+// runs with the DeploymentRuntimeConfig, which runs it as the
+// ServiceAccount the binding binds to the ClusterRole generated from the
+// code.
+func TestProviderInstall(t *testing.T) {
+	objs := dryRun(t, testenv.ProviderManifests())
 
 	byKind := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
@@ -85,22 +93,7 @@ func TestProviderInstall(t *testing.T) {
 // shard each of one count, every index from 0 to count-1 once, each as the
 // ServiceAccount of examples/provider.
 func TestShardedInstall(t *testing.T) {
-	dir := crossplaneCRDs(t)
-	ctx := context.Background()
-	if err := manifest.InstallCRDs(ctx, env.Client, dir); err != nil {
-		t.Fatal(err)
-	}
-	files, err := filepath.Glob(filepath.Join(testenv.Root(), "examples", "shards", "*.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := manifest.Read(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := manifest.Apply(ctx, env.Client, objs, client.DryRunAll); err != nil {
-		t.Fatalf("the API server rejects examples/shards: %v", err)
-	}
+	objs := dryRun(t, filepath.Join(testenv.Root(), "examples", "shards"))
 	var shards []string
 	var accounts []string
 	for _, o := range objs {
