@@ -8,6 +8,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"time"
 
@@ -65,6 +67,8 @@ type flags struct {
 	pollStateMetric      time.Duration
 	maxReconcileRate     int
 	metricsAddress       string
+	// pprof serves Go's profiles on the metrics endpoint.
+	pprof                bool
 	healthAddress        string
 	enableChangeLogs     bool
 	changeLogsSocketPath string
@@ -98,6 +102,7 @@ func parseFlags(args []string) (flags, error) {
 		"each controller's workers and a fifth of the API client's requests a second. Measured: a settled reconcile costs about 5 ms of CPU with "+
 		"the simulator, so 10 cost about 5 % of a core (docs/PERFORMANCE.md, Cadence); the real backend's cost is unmeasured.")
 	fs.StringVar(&f.metricsAddress, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to.")
+	fs.BoolVar(&f.pprof, "enable-pprof", false, "Serve Go's runtime profiles (net/http/pprof) under /debug/pprof/ on the metrics endpoint, e.g. to profile the provider while a fleet comes up. Off by default: profiles show the process's internals to whoever reaches the port.")
 	fs.StringVar(&f.healthAddress, "health-probe-bind-address", ":8081", "Address the health and readiness probes bind to.")
 	fs.BoolVar(&f.enableChangeLogs, "enable-changelogs", false, "Send a change log entry for every create, update and delete of an external resource to the change-logs sidecar.")
 	fs.StringVar(&f.changeLogsSocketPath, "changelogs-socket-path", "/var/run/changelogs/changelogs.sock", "Unix socket of the change-logs sidecar, with --enable-changelogs.")
@@ -205,6 +210,21 @@ func newChangeLogs(f flags) (*controller.ChangeLogOptions, *grpc.ClientConn, err
 	return &controller.ChangeLogOptions{ChangeLogger: logger}, conn, nil
 }
 
+// profileHandlers are net/http/pprof's handlers by path, for the metrics
+// server to serve when on; none when off.
+func profileHandlers(on bool) map[string]http.Handler {
+	if !on {
+		return nil
+	}
+	return map[string]http.Handler{
+		"/debug/pprof/":        http.HandlerFunc(pprof.Index),
+		"/debug/pprof/cmdline": http.HandlerFunc(pprof.Cmdline),
+		"/debug/pprof/profile": http.HandlerFunc(pprof.Profile),
+		"/debug/pprof/symbol":  http.HandlerFunc(pprof.Symbol),
+		"/debug/pprof/trace":   http.HandlerFunc(pprof.Trace),
+	}
+}
+
 // eventBudget is how many events one object may emit at once, and how fast
 // that budget comes back. client-go's default (25 at once, then one every
 // five minutes) dropped a Cluster's FailedOver and ReleasedGlobalLock events
@@ -237,7 +257,7 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 		LeaseDuration:              ptr(60 * time.Second),
 		RenewDeadline:              ptr(50 * time.Second),
 		Cache:                      fdbcontroller.CacheOptions(&f.syncInterval),
-		Metrics:                    metricsserver.Options{BindAddress: f.metricsAddress},
+		Metrics:                    metricsserver.Options{BindAddress: f.metricsAddress, ExtraHandlers: profileHandlers(f.pprof)},
 		HealthProbeBindAddress:     f.healthAddress,
 		// The manager lives as long as the process, so the deprecated
 		// option's leak (a broadcaster outliving its manager) cannot happen.

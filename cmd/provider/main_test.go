@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +61,10 @@ func TestParseFlags(t *testing.T) {
 		"SimulatorWithoutToolCost": {
 			args: []string{"--fdb-backend=sim", "--sim-tool-cost=none"},
 			want: func() flags { f := defaults; f.fdbBackend, f.simToolCost = "sim", "none"; return f }(),
+		},
+		"Profiles": {
+			args: []string{"--enable-pprof"},
+			want: func() flags { f := defaults; f.pprof = true; return f }(),
 		},
 		"OneShardOfThree": {
 			args: []string{"--shard=2/3"},
@@ -170,5 +176,22 @@ func TestNativeClientTLSFlags(t *testing.T) {
 				t.Errorf("nativeLocker(...): %v", err)
 			}
 		})
+	}
+}
+
+// TestProfileHandlers: with --enable-pprof the metrics server serves Go's
+// profile index; without it, nothing more than the metrics.
+func TestProfileHandlers(t *testing.T) {
+	if h := profileHandlers(false); h != nil {
+		t.Errorf("profileHandlers(false) = %v, want none", h)
+	}
+	index := profileHandlers(true)["/debug/pprof/"]
+	if index == nil {
+		t.Fatal("profileHandlers(true) serves no /debug/pprof/")
+	}
+	rec := httptest.NewRecorder()
+	index.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/debug/pprof/", nil))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "goroutine") {
+		t.Errorf("/debug/pprof/: %d, body without the goroutine profile:\n%s", rec.Code, rec.Body.String())
 	}
 }
