@@ -37,7 +37,7 @@ type backend struct {
 
 // Client returns the simulator of c behind the admin-client faults, after
 // syncing it with the API server's pods, claims and agents.
-func (b *backend) Client(ctx context.Context, _ client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore, _ *fdb.TLSCredentials) (fdb.Client, error) {
+func (b *backend) Client(ctx context.Context, _ connector.Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore, _ *fdb.TLSCredentials) (fdb.Client, error) {
 	if !b.alive() {
 		return nil, errors.New(errCrashed)
 	}
@@ -65,7 +65,7 @@ func (b *backend) sync(ctx context.Context, c *v1alpha1.Cluster, cm *corev1.Conf
 	keyed.UID = types.UID(b.key(cm))
 	// The client syncs the database; which credentials it would present
 	// does not matter to that.
-	if _, err := b.sims.Client(ctx, b.live, c, keyed, nil, nil); err != nil {
+	if _, err := b.sims.Client(ctx, connector.Target{Client: b.live, Live: b.live}, c, keyed, nil, nil); err != nil {
 		return nil, err
 	}
 	return b.sims.Sim(keyed), nil

@@ -14,6 +14,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,6 +28,7 @@ import (
 const (
 	errListPods    = "cannot list FoundationDB pods"
 	errListPVCs    = "cannot list FoundationDB volume claims"
+	errGetNode     = "cannot get node"
 	errListNodes   = "cannot list nodes"
 	errSyncSim     = "cannot tell the simulator which processes run"
 	errSeedCoords  = "cannot give the simulator its cluster file"
@@ -46,7 +48,7 @@ type FDB interface {
 	// resource whose backups or restores use blob store blob (nil for a
 	// resource that uses none), whose tools present tls (the Cluster's
 	// client credentials; nil without tls settings).
-	Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error)
+	Client(ctx context.Context, target Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error)
 }
 
 // SimFDB reaches simulated databases that live as long as the provider
@@ -79,7 +81,7 @@ func NewSimFDB(registry *sim.Registry) SimFDB {
 // cluster file of cm and the Cluster's client credentials tls,
 // and reach the database only if that reaches a quorum of its
 // coordinators; any other gets the simulator itself, as before TLS.
-func (s SimFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
+func (s SimFDB) Client(ctx context.Context, target Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap, _ *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
 	groups, err := s.simGroups(ctx, target, c, cm)
 	if err != nil {
 		return nil, err
@@ -125,23 +127,22 @@ func (s SimFDB) Sim(cm *corev1.ConfigMap) *sim.Sim { return s.Registry.Get(strin
 // +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;nodes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch
 
-// simGroups lists the cluster's pods, volume claims and the nodes, brings
+// simGroups lists the cluster's pods, volume claims and their nodes, brings
 // the kubelet's configuration files and the pods' monitors up to the
 // registry's time (monitors.Look), and turns them into simulator process
 // groups (processGroups).
-func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap) ([]sim.ProcessGroup, error) {
-	ns, sel := client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}
+func (s SimFDB) simGroups(ctx context.Context, target Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap) ([]sim.ProcessGroup, error) {
 	pods := &corev1.PodList{}
-	if err := target.List(ctx, pods, ns, sel); err != nil {
+	if err := target.List(ctx, pods, target.OfCluster(c)...); err != nil {
 		return nil, errors.Wrap(err, errListPods)
 	}
 	pvcs := &corev1.PersistentVolumeClaimList{}
-	if err := target.List(ctx, pvcs, ns, sel); err != nil {
+	if err := target.List(ctx, pvcs, target.OfCluster(c)...); err != nil {
 		return nil, errors.Wrap(err, errListPVCs)
 	}
-	nodes := &corev1.NodeList{}
-	if err := target.List(ctx, nodes); err != nil {
-		return nil, errors.Wrap(err, errListNodes)
+	nodes, err := nodesOf(ctx, target, pods.Items)
+	if err != nil {
+		return nil, err
 	}
 	certs, err := certificateFiles(ctx, target, c, pods.Items, cm.Data)
 	if err != nil {
@@ -152,7 +153,38 @@ func (s SimFDB) simGroups(ctx context.Context, target client.Client, c *v1alpha1
 	if err != nil {
 		return nil, err
 	}
-	return processGroups(c, pods.Items, pvcs.Items, nodes.Items, runs), nil
+	return processGroups(c, pods.Items, pvcs.Items, nodes, runs), nil
+}
+
+// nodesOf reads the nodes pods are bound to, those that exist: from the
+// provider's cache each by name, so that a session's cost does not grow
+// with the cluster's nodes; from an API server in one list.
+func nodesOf(ctx context.Context, target Target, pods []corev1.Pod) ([]corev1.Node, error) {
+	if !target.Cached {
+		nodes := &corev1.NodeList{}
+		if err := target.List(ctx, nodes); err != nil {
+			return nil, errors.Wrap(err, errListNodes)
+		}
+		return nodes.Items, nil
+	}
+	var out []corev1.Node
+	seen := map[string]bool{}
+	for _, p := range pods {
+		name := p.Spec.NodeName
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		n := corev1.Node{}
+		switch err := target.Get(ctx, client.ObjectKey{Name: name}, &n); {
+		case kerrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return nil, errors.Wrap(err, errGetNode)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // processGroups turns the cluster's pods and claims into simulator process
@@ -250,10 +282,9 @@ func commandLines(l *loaded, processes int, env map[string]string, release strin
 // simAgents counts the cluster's running backup agents: the ready replicas
 // of its backup-agent Deployments (one per Backup) that are not being
 // deleted.
-func simAgents(ctx context.Context, target client.Client, c *v1alpha1.Cluster) (int, error) {
+func simAgents(ctx context.Context, target Target, c *v1alpha1.Cluster) (int, error) {
 	list := &appsv1.DeploymentList{}
-	if err := target.List(ctx, list, client.InNamespace(workload.Namespace(c)),
-		client.MatchingLabels{workload.LabelCluster: c.GetName(), workload.LabelComponent: workload.ComponentBackupAgent}); err != nil {
+	if err := target.List(ctx, list, append(target.OfCluster(c), client.MatchingLabels{workload.LabelComponent: workload.ComponentBackupAgent})...); err != nil {
 		return 0, errors.Wrap(err, errListAgents)
 	}
 	n := 0
@@ -287,7 +318,7 @@ type ToolsFDB struct {
 // backup agents mount too, read from the target namespace when a start
 // needs them (blobCredentials). The tools of both versions present tls,
 // the Cluster's client credentials (clientCredentials).
-func (t ToolsFDB) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
+func (t ToolsFDB) Client(ctx context.Context, target Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
 	version := c.Status.AtProvider.RunningVersion
 	if version == "" {
 		version = c.Spec.ForProvider.Version

@@ -57,7 +57,7 @@ func storageGroup(zone string) *fdbv1alpha1.ProcessGroup {
 func simStatus(t *testing.T, backend SimFDB, cr *fdbv1alpha1.Cluster, cm *corev1.ConfigMap) *fdb.Status {
 	t.Helper()
 	ctx := context.Background()
-	db, err := backend.Client(ctx, env.Client, cr, cm, nil, nil)
+	db, err := backend.Client(ctx, Target{Client: env.Client, Live: env.Client}, cr, cm, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

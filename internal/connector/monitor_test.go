@@ -145,7 +145,7 @@ func (w *monitorWorld) configure(edit func(*fdbv1alpha1.Cluster)) {
 // are now.
 func (w *monitorWorld) look() fdb.Client {
 	w.t.Helper()
-	db, err := w.backend.Client(context.Background(), env.Client, w.cr, w.cm, nil, nil)
+	db, err := w.backend.Client(context.Background(), Target{Client: env.Client, Live: env.Client}, w.cr, w.cm, nil, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}

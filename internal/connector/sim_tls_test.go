@@ -83,7 +83,7 @@ func (w *monitorWorld) seen(cr *fdbv1alpha1.Cluster) tlsView {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	db, err := w.backend.Client(context.Background(), env.Client, cr, w.cm, nil, creds)
+	db, err := w.backend.Client(context.Background(), Target{Client: env.Client, Live: env.Client}, cr, w.cm, nil, creds)
 	if err != nil {
 		w.t.Fatal(err)
 	}

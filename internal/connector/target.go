@@ -15,7 +15,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apisv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/clusterindex"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // Error strings.
@@ -41,6 +44,19 @@ type Target struct {
 	// Live reads without a cache: for the few reads that a decision which
 	// cannot be undone depends on (e.g. the zone a new group is pinned to).
 	Live client.Reader
+	// Cached is true when Client reads the provider's cache, which indexes
+	// the objects of each Cluster (clusterindex).
+	Cached bool
+}
+
+// OfCluster selects, in a List of t's Client, the objects labelled as
+// Cluster c's in its workload namespace: by the cache's index where t has
+// it.
+func (t Target) OfCluster(c *v1alpha1.Cluster) []client.ListOption {
+	if t.Cached {
+		return clusterindex.Indexed(workload.Namespace(c), c.GetName())
+	}
+	return clusterindex.Labelled(workload.Namespace(c), c.GetName())
 }
 
 // Targets finds the target cluster of managed resources.
@@ -60,7 +76,7 @@ func NewTargets(kube client.Client, live client.Reader, newClient NewClientFn) *
 	return &Targets{
 		kube:      kube,
 		live:      live,
-		usage:     resource.NewProviderConfigUsageTracker(kube, &v1alpha1.ProviderConfigUsage{}),
+		usage:     resource.NewProviderConfigUsageTracker(kube, &apisv1alpha1.ProviderConfigUsage{}),
 		newClient: newClient,
 	}
 }
@@ -84,7 +100,7 @@ func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (Target
 	}
 	switch src := spec.Credentials.Source; src {
 	case xpv2.CredentialsSourceInjectedIdentity:
-		return Target{Client: t.kube, Live: t.live}, nil
+		return Target{Client: t.kube, Live: t.live, Cached: true}, nil
 	case xpv2.CredentialsSourceSecret:
 		data, err := resource.CommonCredentialExtractor(ctx, src, t.kube, spec.Credentials.CommonCredentialSelectors)
 		if err != nil {
@@ -111,20 +127,20 @@ func Local(ctx context.Context, r client.Reader, mg resource.ModernManaged) (boo
 }
 
 // config reads mg's ProviderConfig or ClusterProviderConfig with r.
-func config(ctx context.Context, r client.Reader, mg resource.ModernManaged) (*v1alpha1.ProviderConfigSpec, error) {
+func config(ctx context.Context, r client.Reader, mg resource.ModernManaged) (*apisv1alpha1.ProviderConfigSpec, error) {
 	ref := mg.GetProviderConfigReference()
 	if ref == nil {
 		return nil, errors.New(errNoConfigRef)
 	}
 	switch ref.Kind {
-	case v1alpha1.ProviderConfigKind:
-		pc := &v1alpha1.ProviderConfig{}
+	case apisv1alpha1.ProviderConfigKind:
+		pc := &apisv1alpha1.ProviderConfig{}
 		if err := r.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: ref.Name}, pc); err != nil {
 			return nil, errors.Wrap(err, errGetPC)
 		}
 		return &pc.Spec, nil
-	case v1alpha1.ClusterProviderConfigKind:
-		cpc := &v1alpha1.ClusterProviderConfig{}
+	case apisv1alpha1.ClusterProviderConfigKind:
+		cpc := &apisv1alpha1.ClusterProviderConfig{}
 		if err := r.Get(ctx, client.ObjectKey{Name: ref.Name}, cpc); err != nil {
 			return nil, errors.Wrap(err, errGetCPC)
 		}

@@ -52,7 +52,7 @@ func TestToolsFDBLocker(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := ToolsFDB{BinaryDir: t.TempDir(), Locker: tc.locker}.Client(context.Background(), nil, cr, cm, nil, nil)
+			c, err := ToolsFDB{BinaryDir: t.TempDir(), Locker: tc.locker}.Client(context.Background(), Target{}, cr, cm, nil, nil)
 			if (err != nil) != tc.clientErr {
 				t.Fatalf("Client(...): %v, want an error: %t", err, tc.clientErr)
 			}
@@ -137,7 +137,7 @@ func TestBackupStartGetsTheAgentsCredentials(t *testing.T) {
 	}
 	req := fdb.BackupRequest{URL: "blobstore://backup@minio.storage.svc:9000/db?bucket=fdb-backups", Tag: "default"}
 
-	db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, blob("credentials"), nil)
+	db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, Target{Client: env.Client, Live: env.Client}, cr, cm, blob("credentials"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestBackupStartGetsTheAgentsCredentials(t *testing.T) {
 		t.Errorf("the credentials file: -want, +got:\n%s", diff)
 	}
 
-	db, err = ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, blob("missing"), nil)
+	db, err = ToolsFDB{BinaryDir: dir}.Client(ctx, Target{Client: env.Client, Live: env.Client}, cr, cm, blob("missing"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestToolsFindTheVersionRunningAfterAnIncompatibleKill(t *testing.T) {
 			cr, cm, _ := simCluster("ns")
 			cr.Spec.ForProvider.Version, cr.Status.AtProvider.RunningVersion = tc.spec, tc.running
 			ctx := context.Background()
-			db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, nil, cr, cm, nil, nil)
+			db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, Target{}, cr, cm, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

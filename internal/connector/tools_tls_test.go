@@ -75,7 +75,7 @@ func TestToolsPresentTheClusterClientCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, env.Client, cr, cm, nil, creds)
+	db, err := ToolsFDB{BinaryDir: dir}.Client(ctx, Target{Client: env.Client, Live: env.Client}, cr, cm, nil, creds)
 	if err != nil {
 		t.Fatal(err)
 	}

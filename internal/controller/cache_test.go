@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,9 +11,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane-contrib/provider-foundationdb/internal/clusterindex"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controllertest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestCacheDropsManagedFields: an object read through the provider's cache
@@ -59,4 +63,71 @@ func TestCacheDropsManagedFields(t *testing.T) {
 	if !managers["someone-else"] || !managers["provider"] {
 		t.Errorf("after an update from the cache the API server holds field managers %v, want someone-else's and the provider's", managers)
 	}
+}
+
+// TestCacheIndexesClusters: with the Cluster index registered, a list of
+// one Cluster's objects from the provider's cache returns exactly those
+// its label selects in the Cluster's namespace: not another Cluster's
+// beside it, nor a namespace's of the same name.
+func TestCacheIndexesClusters(t *testing.T) {
+	testenv.Require(t, env)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := fdbcontroller.CacheOptions(nil)
+	opts.Scheme = env.Scheme
+	c, err := cache.New(env.Config, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clusterindex.Register(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		t.Fatal("the cache did not sync")
+	}
+	for _, ns := range []string{"index-a", "index-b"} {
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []struct{ ns, name, cluster string }{
+		{"index-a", "db-storage-1", "db"}, {"index-a", "db-log-1", "db"}, {"index-a", "other-storage-1", "other"},
+		{"index-a", "unlabelled", ""}, {"index-b", "db-storage-1", "db"},
+	} {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: p.ns, Name: p.name},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}},
+		}
+		if p.cluster != "" {
+			pod.Labels = map[string]string{workload.LabelCluster: p.cluster}
+		}
+		if err := env.Client.Create(ctx, pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(l *corev1.PodList) []string {
+		out := make([]string, 0, len(l.Items))
+		for _, p := range l.Items {
+			out = append(out, p.Namespace+"/"+p.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	labelled := &corev1.PodList{}
+	if err := env.Client.List(ctx, labelled, clusterindex.Labelled("index-a", "db")...); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"index-a/db-log-1", "index-a/db-storage-1"}
+	if diff := cmp.Diff(want, names(labelled)); diff != "" {
+		t.Fatalf("the API server's list by label (-want +got):\n%s", diff)
+	}
+	controllertest.Eventually(t, 10*time.Second, "the Cluster's pods from the cache's index", func() (bool, string) {
+		indexed := &corev1.PodList{}
+		if err := c.List(ctx, indexed, clusterindex.Indexed("index-a", "db")...); err != nil {
+			return false, err.Error()
+		}
+		diff := cmp.Diff(want, names(indexed))
+		return diff == "", diff
+	})
 }

@@ -3,6 +3,8 @@
 package controller
 
 import (
+	"context"
+	"sync"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apisv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/clusterindex"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/backup"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/config"
@@ -28,7 +31,8 @@ import (
 const errNoSafeStart = "cannot register the controllers: the options name no safe-start gate"
 
 // managedKinds are the managed-resource controllers, the kind each
-// reconciles and the other kinds of the provider it watches.
+// reconciles and the other kinds of the provider it watches or reads (every
+// one reads its Cluster and the Cluster's ProcessGroups).
 var managedKinds = []struct {
 	gvk        schema.GroupVersionKind
 	watches    []schema.GroupVersionKind
@@ -37,15 +41,21 @@ var managedKinds = []struct {
 }{
 	{v1alpha1.ClusterGroupVersionKind, []schema.GroupVersionKind{v1alpha1.ProcessGroupGroupVersionKind}, cluster.Setup, cluster.NewReconciler},
 	{v1alpha1.ProcessGroupGroupVersionKind, []schema.GroupVersionKind{v1alpha1.ClusterGroupVersionKind}, processgroup.Setup, processgroup.NewReconciler},
-	{v1alpha1.BackupGroupVersionKind, nil, backup.Setup, backup.NewReconciler},
-	{v1alpha1.RestoreGroupVersionKind, nil, restore.Setup, restore.NewReconciler},
+	{v1alpha1.BackupGroupVersionKind, clusterKinds, backup.Setup, backup.NewReconciler},
+	{v1alpha1.RestoreGroupVersionKind, clusterKinds, restore.Setup, restore.NewReconciler},
 }
 
+// clusterKinds are the kinds of a database the Backup and Restore
+// controllers read.
+var clusterKinds = []schema.GroupVersionKind{v1alpha1.ClusterGroupVersionKind, v1alpha1.ProcessGroupGroupVersionKind}
+
 // A gated controller starts once the CRDs of the kinds it watches are
-// established.
+// established; a managed kind's after the cache indexes what belongs to
+// each Cluster (clusterindex), which needs the ProcessGroup CRD.
 type gated struct {
-	kinds []schema.GroupVersionKind
-	setup func(ctrl.Manager, options.Options) error
+	kinds   []schema.GroupVersionKind
+	setup   func(ctrl.Manager, options.Options) error
+	indexed bool
 }
 
 // controllers are every controller of the provider: the config kinds', the
@@ -60,7 +70,7 @@ func controllers() []gated {
 	}
 	out = append(out, gated{kinds: []schema.GroupVersionKind{apisv1alpha1.SafetyPolicyGroupVersionKind}, setup: safetypolicy.Setup})
 	for _, k := range managedKinds {
-		out = append(out, gated{kinds: append([]schema.GroupVersionKind{k.gvk}, k.watches...), setup: k.setup})
+		out = append(out, gated{kinds: append([]schema.GroupVersionKind{k.gvk}, k.watches...), setup: k.setup, indexed: true})
 	}
 	return out
 }
@@ -97,8 +107,20 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 		return errors.New(errNoSafeStart)
 	}
 	log := o.Logger.WithValues("component", "safe-start")
+	var indexOnce sync.Once
+	var indexErr error
+	index := func() error {
+		indexOnce.Do(func() { indexErr = clusterindex.Register(context.Background(), mgr.GetFieldIndexer()) })
+		return indexErr
+	}
 	for _, c := range controllers() {
 		safeStart.Register(func() {
+			if c.indexed {
+				if err := index(); err != nil {
+					log.Info("cannot set up controller", "kind", c.kinds[0].Kind, "error", err)
+					return
+				}
+			}
 			if err := c.setup(mgr, o); err != nil {
 				log.Info("cannot set up controller", "kind", c.kinds[0].Kind, "error", err)
 			}

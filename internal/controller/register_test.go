@@ -39,7 +39,7 @@ func TestSetup(t *testing.T) {
 		want   want
 	}{
 		"EveryControllerBehindTheGate": {
-			reason: "Every controller, the config kinds' and SafetyPolicy's included, waits for the CRDs of every kind of the provider it watches; none starts before (the manager is not even touched).",
+			reason: "Every controller, the config kinds' and SafetyPolicy's included, waits for the CRDs of every kind of the provider it watches or reads (a Backup's and a Restore's their Cluster and its ProcessGroups, which the index of each Cluster's objects needs); none starts before (the manager is not even touched).",
 			gate:   &recordingGate{},
 			want: want{registered: [][]schema.GroupVersionKind{
 				{apisv1alpha1.ProviderConfigGroupVersionKind, apisv1alpha1.ProviderConfigUsageGroupVersionKind},
@@ -47,8 +47,8 @@ func TestSetup(t *testing.T) {
 				{apisv1alpha1.SafetyPolicyGroupVersionKind},
 				{v1alpha1.ClusterGroupVersionKind, v1alpha1.ProcessGroupGroupVersionKind},
 				{v1alpha1.ProcessGroupGroupVersionKind, v1alpha1.ClusterGroupVersionKind},
-				{v1alpha1.BackupGroupVersionKind},
-				{v1alpha1.RestoreGroupVersionKind},
+				{v1alpha1.BackupGroupVersionKind, v1alpha1.ClusterGroupVersionKind, v1alpha1.ProcessGroupGroupVersionKind},
+				{v1alpha1.RestoreGroupVersionKind, v1alpha1.ClusterGroupVersionKind, v1alpha1.ProcessGroupGroupVersionKind},
 			}},
 		},
 		"NoGate": {

@@ -40,7 +40,7 @@ type adminCounter struct {
 }
 
 // Client opens a session on c's database whose admin calls are counted.
-func (a *adminCounter) Client(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
+func (a *adminCounter) Client(ctx context.Context, target connector.Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
 	db, err := a.FDB.Client(ctx, target, c, cm, blob, tls)
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (h *Harness) AdminCalls(cr *v1alpha1.Cluster) AdminCalls {
 // process at one of targets, whose monitor does not report running the
 // configuration ConfigMap cm holds for it; none when the pods cannot be
 // listed.
-func unloadedPods(ctx context.Context, target client.Client, c *v1alpha1.Cluster, cm *corev1.ConfigMap, targets []fdb.ProcessAddress) []string {
+func unloadedPods(ctx context.Context, target connector.Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap, targets []fdb.ProcessAddress) []string {
 	pods := &corev1.PodList{}
 	if target.List(ctx, pods, client.InNamespace(workload.Namespace(c)), client.MatchingLabels{workload.LabelCluster: c.GetName()}) != nil {
 		return nil

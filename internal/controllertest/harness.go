@@ -219,7 +219,7 @@ type instanceFDB struct {
 	opened func(*fdbv1alpha1.Cluster)
 }
 
-func (f instanceFDB) Client(ctx context.Context, target client.Client, c *fdbv1alpha1.Cluster, cm *corev1.ConfigMap, blob *fdbv1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
+func (f instanceFDB) Client(ctx context.Context, target connector.Target, c *fdbv1alpha1.Cluster, cm *corev1.ConfigMap, blob *fdbv1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error) {
 	f.opened(c)
 	return f.FDB.Client(ctx, target, c, cm, blob, tls)
 }

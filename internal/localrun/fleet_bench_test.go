@@ -74,6 +74,7 @@ func fleet(b *testing.B, binPath string, n int) {
 	// Room for every pod at well under a node's 110.
 	o.NodesPerZone = max(2, (n+1)*11/(o.Zones*80)+1)
 	o.MetricsAddress = freeAddress(b)
+	o.ProviderArgs = []string{"--enable-pprof"}
 	r, err := localrun.Start(ctx, o)
 	if err != nil {
 		b.Fatal(err)
@@ -116,6 +117,7 @@ func fleet(b *testing.B, binPath string, n int) {
 	}); err != nil {
 		fail(fmt.Errorf("the provider serves no metrics: %w", err))
 	}
+	profiles := profileCreation(ctx, "http://"+o.MetricsAddress, n)
 	start := time.Now()
 	created := map[string]time.Time{}
 	for i := range n {
@@ -129,6 +131,7 @@ func fleet(b *testing.B, binPath string, n int) {
 		fail(err)
 	}
 	allReady := time.Since(start)
+	profiles()
 	atReady, err := metrics.scrape(ctx)
 	if err != nil {
 		fail(err)
@@ -175,6 +178,55 @@ func fleet(b *testing.B, binPath string, n int) {
 	b.ReportMetric(atReady[toolCPU]-before[toolCPU], "tool-cpu-s-to-ready")
 	b.ReportMetric((steady[toolCPU]-atReady[toolCPU])/window, "tool-cpu-steady")
 	b.ReportMetric((steady[controllerCPU]-atReady[controllerCPU])/float64(n)/window, "cc-status-cpu-steady/db")
+}
+
+// fleetProfileEnv names a directory; when set, BenchmarkFleet saves the
+// provider's CPU profiles while the fleet comes up there, one per minute
+// (cpu-N-000.pprof, …; `go tool pprof -top dir/cpu-N-*.pprof` merges them),
+// and its heap once the fleet is Ready (heap-N.pprof).
+const fleetProfileEnv = "FLEET_PROFILE"
+
+// profileCreation starts saving CPU profiles of the provider serving
+// pprof at base, if fleetProfileEnv asks for them, and returns the function
+// that stops at the end of the current minute and saves the heap.
+func profileCreation(ctx context.Context, base string, n int) func() {
+	dir := os.Getenv(fleetProfileEnv)
+	if dir == "" {
+		return func() {}
+	}
+	save := func(path, file string) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+		if err != nil {
+			return
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close() //nolint:errcheck // read-only
+		body, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode == http.StatusOK {
+			_ = os.WriteFile(filepath.Join(dir, file), body, 0o600)
+		}
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			save("/debug/pprof/profile?seconds=60", fmt.Sprintf("cpu-%d-%03d.pprof", n, i))
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+		save("/debug/pprof/heap", fmt.Sprintf("heap-%d.pprof", n))
+	}
 }
 
 // freeAddress is a loopback address with a port nothing listens on now.

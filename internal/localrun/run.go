@@ -70,6 +70,8 @@ type Options struct {
 	// MetricsAddress is where the provider serves its metrics (e.g.
 	// 127.0.0.1:8080); empty serves none.
 	MetricsAddress string
+	// ProviderArgs are further flags of the provider (e.g. --enable-pprof).
+	ProviderArgs []string
 	// Out receives progress for a person.
 	Out io.Writer
 }
@@ -321,8 +323,9 @@ func (r *Run) startProvider() error {
 	// The run starts a single replica, which needs no leader election. It
 	// keeps --sim-tool-cost's default, real: each call to a simulated
 	// database waits what the real tool would take (docs/SIMULATOR.md).
-	cmd := exec.Command(r.st.providerBin(), "--fdb-backend=sim", "--leader-election=false", "--poll=15s",
-		"--metrics-bind-address="+metrics, "--health-probe-bind-address=0")
+	args := append([]string{"--fdb-backend=sim", "--leader-election=false", "--poll=15s",
+		"--metrics-bind-address=" + metrics, "--health-probe-bind-address=0"}, r.opts.ProviderArgs...)
+	cmd := exec.Command(r.st.providerBin(), args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	r.providerExit, err = startProcess(cmd, r.st.providerLog(), r.st.providerPIDFile())
 	return err

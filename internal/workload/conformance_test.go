@@ -59,7 +59,7 @@ func realReleases(t *testing.T) []fdbserverRelease {
 	readReal(t, "server/options.json", &real)
 	var out []fdbserverRelease
 	for version, options := range real.Options {
-		out = append(out, fdbserverRelease{Version: version, Options: options, Classes: real.Classes[version]})
+		out = append(out, release(version, options, real.Classes[version]))
 	}
 	slices.SortFunc(out, func(a, b fdbserverRelease) int { return strings.Compare(a.Version, b.Version) })
 	return out

@@ -57,16 +57,34 @@ type fdbserverRelease struct {
 	Options map[string]bool
 	// Classes are the values --class accepts.
 	Classes []string
+
+	// byName finds an option by its name as CSimpleOpt compares it
+	// (normalizeOption), prefixes the prefix options among them.
+	byName, prefixes map[string]string
 }
 
 // newRelease reads a compact table (see serverOptions71).
 func newRelease(version, options, classes string) fdbserverRelease {
-	r := fdbserverRelease{Version: version, Options: map[string]bool{}, Classes: strings.Fields(classes)}
+	table := map[string]bool{}
 	for _, o := range strings.Fields(options) {
 		name, value := strings.CutSuffix(o, "=")
-		r.Options[name] = value
+		table[name] = value
 	}
-	sort.Strings(r.Classes)
+	sorted := strings.Fields(classes)
+	sort.Strings(sorted)
+	return release(version, table, sorted)
+}
+
+// release is the fdbserver of version with option table options and
+// classes, indexed for lookup.
+func release(version string, options map[string]bool, classes []string) fdbserverRelease {
+	r := fdbserverRelease{Version: version, Options: options, Classes: classes, byName: map[string]string{}, prefixes: map[string]string{}}
+	for o := range options {
+		r.byName[normalizeOption(o)] = o
+		if strings.HasSuffix(o, "-") {
+			r.prefixes[normalizeOption(o)] = o
+		}
+	}
 	return r
 }
 
@@ -112,16 +130,15 @@ func normalizeOption(o string) string {
 // prefix entry (ending in '-') that name extends; it returns the entry.
 func (r fdbserverRelease) lookup(name string) (string, bool) {
 	n := normalizeOption(name)
-	var prefix string
-	for o := range r.Options {
-		switch no := normalizeOption(o); {
-		case no == n:
+	if o, ok := r.byName[n]; ok {
+		return o, true
+	}
+	for p, o := range r.prefixes {
+		if strings.HasPrefix(n, p) {
 			return o, true
-		case strings.HasSuffix(o, "-") && strings.HasPrefix(n, no):
-			prefix = o
 		}
 	}
-	return prefix, prefix != ""
+	return "", false
 }
 
 // Errors fdbserver prints for a command line it refuses (fdbserver.actor.cpp

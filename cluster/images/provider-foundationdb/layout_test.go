@@ -302,7 +302,7 @@ func TestImageHasTheToolsOfEverySupportedLine(t *testing.T) {
 			_ = os.Remove(log)
 			cr := &v1alpha1.Cluster{Spec: v1alpha1.ClusterSpec{ForProvider: v1alpha1.ClusterParameters{Version: d.release(line)}}}
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "db"}, Data: map[string]string{workload.KeyClusterFile: "db:abc@10.0.0.1:4501"}}
-			c, err := connector.ToolsFDB{BinaryDir: filepath.Join(root, binaryDir)}.Client(context.Background(), nil, cr, cm, nil, nil)
+			c, err := connector.ToolsFDB{BinaryDir: filepath.Join(root, binaryDir)}.Client(context.Background(), connector.Target{}, cr, cm, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -138,7 +139,7 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	}
 	o.zones = zonesOf(cr, nodes.Items)
 	pods := &corev1.PodList{}
-	if err := e.session.Target.List(ctx, pods, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+	if err := e.session.Target.List(ctx, pods, e.session.Target.OfCluster(cr)...); err != nil {
 		return nil, errors.Wrap(err, errListPods)
 	}
 	o.pods = make(map[string]*corev1.Pod, len(pods.Items))
@@ -202,9 +203,9 @@ func (o *observation) observeAccess(ctx context.Context, target client.Reader, n
 
 // observeVolumes reads the cluster's volume claims and which storage
 // classes can expand a volume.
-func (o *observation) observeVolumes(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) error {
+func (o *observation) observeVolumes(ctx context.Context, target connector.Target, cr *v1alpha1.Cluster) error {
 	claims := &corev1.PersistentVolumeClaimList{}
-	if err := target.List(ctx, claims, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+	if err := target.List(ctx, claims, target.OfCluster(cr)...); err != nil {
 		return errors.Wrap(err, errListPVCs)
 	}
 	o.claims = make(map[string]*corev1.PersistentVolumeClaim, len(claims.Items))

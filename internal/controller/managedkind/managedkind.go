@@ -25,13 +25,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/clusterindex"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cadence"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 const (
@@ -148,10 +148,10 @@ func (d Deps) ClusterOf(ctx context.Context, mg client.Object, name string) (cr 
 }
 
 // Groups lists the ProcessGroups of the Cluster named cluster in namespace,
-// sorted by ID.
-func Groups(ctx context.Context, r client.Reader, namespace, cluster string) ([]v1alpha1.ProcessGroup, error) {
+// sorted by ID, from the provider's cache c (indexed by clusterindex).
+func Groups(ctx context.Context, c client.Reader, namespace, cluster string) ([]v1alpha1.ProcessGroup, error) {
 	groups := &v1alpha1.ProcessGroupList{}
-	if err := r.List(ctx, groups, client.InNamespace(namespace), client.MatchingLabels{workload.LabelCluster: cluster}); err != nil {
+	if err := c.List(ctx, groups, clusterindex.Indexed(namespace, cluster)...); err != nil {
 		return nil, errors.Wrap(err, errListGroups)
 	}
 	slices.SortFunc(groups.Items, func(a, b v1alpha1.ProcessGroup) int { return strings.Compare(a.ID(), b.ID()) })
