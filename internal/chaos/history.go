@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crossplane-contrib/provider-foundationdb/internal/clusterindex"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,6 +23,7 @@ import (
 const (
 	errSnapshot = "cannot snapshot the API server"
 	errKindOf   = "cannot tell the kind of an object"
+	errNoIndex  = "cannot list by field %s: the provider's cache indexes no such field"
 )
 
 // A snapshot is the API server's objects of the watched kinds after one
@@ -276,10 +279,18 @@ func (s snapshot) get(gvk schema.GroupVersionKind, key client.ObjectKey, obj cli
 	return nil
 }
 
-// list serves list of item kind gvk, filtered by namespace and labels,
-// each item as version picks it.
+// list serves list of item kind gvk, filtered by namespace, labels and,
+// as the provider's cache does, the index of each Cluster's objects
+// (clusterindex), each item as version picks it.
 func (s snapshot) list(gvk schema.GroupVersionKind, list client.ObjectList, version func(client.Object) client.Object, opts ...client.ListOption) error {
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
+	if lo.FieldSelector != nil {
+		for _, r := range lo.FieldSelector.Requirements() {
+			if r.Field != clusterindex.Field {
+				return errors.Errorf(errNoIndex, r.Field)
+			}
+		}
+	}
 	var items []runtime.Object
 	for _, o := range s[gvk] {
 		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace {
@@ -288,9 +299,21 @@ func (s snapshot) list(gvk schema.GroupVersionKind, list client.ObjectList, vers
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}
+		if lo.FieldSelector != nil && !lo.FieldSelector.Matches(indexed(o)) {
+			continue
+		}
 		items = append(items, version(o).DeepCopyObject())
 	}
 	return meta.SetList(list, items)
+}
+
+// indexed are the fields of o the provider's cache indexes.
+func indexed(o client.Object) fields.Set {
+	out := fields.Set{}
+	if v := clusterindex.Of(o); len(v) > 0 {
+		out[clusterindex.Field] = v[0]
+	}
+	return out
 }
 
 // itemKind returns the kind of a list's items.

@@ -28,15 +28,15 @@ const errIndex = "cannot index %T by Cluster"
 // manager's cache. It needs the ProcessGroup CRD.
 func Register(ctx context.Context, indexer client.FieldIndexer) error {
 	for _, o := range []client.Object{&corev1.Pod{}, &corev1.PersistentVolumeClaim{}, &appsv1.Deployment{}, &v1alpha1.ProcessGroup{}} {
-		if err := indexer.IndexField(ctx, o, Field, clusterOf); err != nil {
+		if err := indexer.IndexField(ctx, o, Field, Of); err != nil {
 			return errors.Wrapf(err, errIndex, o)
 		}
 	}
 	return nil
 }
 
-// clusterOf is the index's value of o: its Cluster's name, if it has one.
-func clusterOf(o client.Object) []string {
+// Of is the index's value of o: its Cluster's name, if it has one.
+func Of(o client.Object) []string {
 	if name := o.GetLabels()[workload.LabelCluster]; name != "" {
 		return []string{name}
 	}
