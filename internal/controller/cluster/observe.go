@@ -129,8 +129,11 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	if o.groups, err = managedkind.Groups(ctx, e.Kube, cr.GetNamespace(), cr.GetName()); err != nil {
 		return nil, err
 	}
+	// The nodes are read, never written: from the cache they come without
+	// a deep copy, which at a fleet's size (every node, on every
+	// reconcile of every Cluster) was the provider's largest cost.
 	nodes := &corev1.NodeList{}
-	if err := e.session.Target.List(ctx, nodes); err != nil {
+	if err := e.session.Target.List(ctx, nodes, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, errors.Wrap(err, errListNodes)
 	}
 	o.nodes = make(map[string]*corev1.Node, len(nodes.Items))
