@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -16,8 +17,27 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controllertest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
-	"github.com/google/go-cmp/cmp"
 )
+
+// providerCache starts a cache with the provider's options on the test
+// API server, prepared by prepare before it starts, until ctx ends.
+func providerCache(ctx context.Context, t *testing.T, prepare func(cache.Cache) error) cache.Cache {
+	t.Helper()
+	opts := fdbcontroller.CacheOptions(nil)
+	opts.Scheme = env.Scheme
+	c, err := cache.New(env.Config, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prepare(c); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	if !c.WaitForCacheSync(ctx) {
+		t.Fatal("the cache did not sync")
+	}
+	return c
+}
 
 // TestCacheDropsManagedFields: an object read through the provider's cache
 // carries no managedFields, and an update made from it keeps the field
@@ -26,16 +46,7 @@ func TestCacheDropsManagedFields(t *testing.T) {
 	testenv.Require(t, env)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := fdbcontroller.CacheOptions(nil)
-	opts.Scheme = env.Scheme
-	c, err := cache.New(env.Config, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("the cache did not sync")
-	}
+	c := providerCache(ctx, t, func(cache.Cache) error { return nil })
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "managed-fields", Labels: map[string]string{"team": "a"}}, Data: map[string]string{"k": "v"}}
 	if err := env.Client.Create(ctx, cm, client.FieldOwner("someone-else")); err != nil {
 		t.Fatal(err)
@@ -73,19 +84,7 @@ func TestCacheIndexesClusters(t *testing.T) {
 	testenv.Require(t, env)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := fdbcontroller.CacheOptions(nil)
-	opts.Scheme = env.Scheme
-	c, err := cache.New(env.Config, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := clusterindex.Register(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		t.Fatal("the cache did not sync")
-	}
+	c := providerCache(ctx, t, func(c cache.Cache) error { return clusterindex.Register(ctx, c) })
 	for _, ns := range []string{"index-a", "index-b"} {
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			t.Fatal(err)
