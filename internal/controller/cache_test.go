@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/clusterindex"
 	fdbcontroller "github.com/crossplane-contrib/provider-foundationdb/internal/controller"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/uncopied"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controllertest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -129,4 +131,45 @@ func TestCacheIndexesClusters(t *testing.T) {
 		diff := cmp.Diff(want, names(indexed))
 		return diff == "", diff
 	})
+}
+
+// TestUncopiedListsShareTheCache: a list through uncopied.Client returns
+// the cache's objects (their maps are the cache's own), a plain list
+// copies.
+func TestUncopiedListsShareTheCache(t *testing.T) {
+	testenv.Require(t, env)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := providerCache(ctx, t, func(cache.Cache) error { return nil })
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "uncopied", Labels: map[string]string{"list": "uncopied"}}, Data: map[string]string{"k": "v"}}
+	if err := env.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	cached, err := client.New(env.Config, client.Options{Scheme: env.Scheme, Cache: &client.CacheOptions{Reader: c}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// data lists the ConfigMap twice through l and returns its Data maps.
+	data := func(l client.Client) (map[string]string, map[string]string) {
+		var maps []map[string]string
+		for range 2 {
+			list := &corev1.ConfigMapList{}
+			if err := l.List(ctx, list, client.MatchingLabels{"list": "uncopied"}); err != nil || len(list.Items) != 1 {
+				t.Fatalf("list: %d ConfigMaps, %v; want one", len(list.Items), err)
+			}
+			maps = append(maps, list.Items[0].Data)
+		}
+		return maps[0], maps[1]
+	}
+	controllertest.Eventually(t, 10*time.Second, "the ConfigMap in the cache", func() (bool, string) {
+		list := &corev1.ConfigMapList{}
+		err := cached.List(ctx, list, client.MatchingLabels{"list": "uncopied"})
+		return err == nil && len(list.Items) == 1, ""
+	})
+	if a, b := data(uncopied.Client(cached)); reflect.ValueOf(a).Pointer() != reflect.ValueOf(b).Pointer() {
+		t.Error("two lists through uncopied.Client returned different copies, want the cache's object both times")
+	}
+	if a, b := data(cached); reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() {
+		t.Error("two plain lists returned the same object, want copies")
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/uncopied"
 )
 
 const errNewConfig = "cannot create a %s object"
@@ -51,7 +52,7 @@ func setup(mgr ctrl.Manager, o controller.Options, s shard.Shard, kind string, o
 		Usage:     v1alpha1.ProviderConfigUsageGroupVersionKind,
 		UsageList: v1alpha1.ProviderConfigUsageListGroupVersionKind,
 	}
-	r := providerconfig.NewReconciler(mgr, of,
+	r := providerconfig.NewReconciler(uncopied.Manager(mgr), of,
 		providerconfig.WithLogger(o.Logger.WithValues("controller", name)),
 		//lint:ignore SA1019 crossplane-runtime's event.NewAPIRecorder takes the old record.EventRecorder
 		providerconfig.WithRecorder(event.NewAPIRecorder(mgr.GetEventRecorderFor(name))))

@@ -31,6 +31,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/uncopied"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 )
 
@@ -100,7 +101,7 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 		return err
 	}
 	if m := o.MetricOptions; m != nil && m.MRStateMetrics != nil {
-		rec := statemetrics.NewMRStateRecorder(mgr.GetClient(), o.Logger.WithValues("controller", name), m.MRStateMetrics, list, m.PollStateMetricInterval)
+		rec := statemetrics.NewMRStateRecorder(uncopied.Client(mgr.GetClient()), o.Logger.WithValues("controller", name), m.MRStateMetrics, list, m.PollStateMetricInterval)
 		return errors.Wrap(mgr.Add(rec), errAddStateRecorder)
 	}
 	return nil

@@ -35,14 +35,14 @@ type link struct {
 // runs on, flow/Net2.actor.cpp at 7.3.63), so every TLS connection of
 // its fails. It looks at its files again every refresh delay (none when
 // the delay is not positive). A restart drops every connection.
-func (t *tlsState) start(now time.Time, commandLine string, g ProcessGroup) {
+func (t *tlsState) start(now time.Time, commandLine string, g ProcessGroup, creds loaded) {
 	*t = tlsState{}
 	t.settings, t.configured = tlsSettingsOf(commandLine)
 	if !t.configured {
 		return
 	}
 	t.seen = t.settings.files(g)
-	t.creds, _ = loadCredentials(t.seen[0], t.seen[1], t.seen[2], t.settings.verifyPeers)
+	t.creds, _ = creds.load(t.seen, t.settings.verifyPeers)
 	if t.settings.refresh > 0 {
 		t.nextLook = now.Add(t.settings.refresh)
 	}
@@ -55,12 +55,12 @@ func (t *tlsState) start(now time.Time, commandLine string, g ProcessGroup) {
 // old ones when they do not (TLSCertificateRefreshMismatch). New
 // connections use the credentials loaded last; established ones keep
 // going.
-func (t *tlsState) look(now time.Time, g ProcessGroup) {
+func (t *tlsState) look(now time.Time, g ProcessGroup, creds loaded) {
 	for !t.nextLook.IsZero() && !t.nextLook.After(now) {
 		files := t.settings.files(g)
 		if !bytes.Equal(files[0], t.seen[0]) || !bytes.Equal(files[1], t.seen[1]) || !bytes.Equal(files[2], t.seen[2]) {
 			t.seen = files
-			if c, err := loadCredentials(files[0], files[1], files[2], t.settings.verifyPeers); err == nil {
+			if c, err := creds.load(files, t.settings.verifyPeers); err == nil {
 				t.creds = c
 			}
 		}

@@ -200,8 +200,9 @@ func (p *process) view() fdb.Process {
 	}}
 }
 
-// start (re)starts p with the group's current settings.
-func (p *process) start(now time.Time, g ProcessGroup) {
+// start (re)starts p with the group's current settings; it loads its TLS
+// files through creds.
+func (p *process) start(now time.Time, g ProcessGroup, creds loaded) {
 	p.dnsName = g.DNSName
 	p.class = cmp.Or(g.Class, ClassUnset)
 	p.zone = g.zone(p.index)
@@ -209,7 +210,7 @@ func (p *process) start(now time.Time, g ProcessGroup) {
 	p.commandLine = g.commandLine(p.index)
 	p.listeners = listenersOf(p.commandLine, g.IP, p.index)
 	p.address = p.listeners[0].String()
-	p.tls.start(now, p.commandLine, g)
+	p.tls.start(now, p.commandLine, g, creds)
 	machine, ok := commandLineLocality(p.commandLine, fdb.LocalityMachineID)
 	if !ok {
 		machine = p.zone
@@ -228,7 +229,7 @@ func (s *Sim) restart(p *process, g ProcessGroup) {
 		p.running = false
 		return
 	}
-	p.start(s.now, g)
+	p.start(s.now, g, s.creds)
 }
 
 // storageClass reports whether p's class may hold data.
@@ -405,7 +406,7 @@ func (s *Sim) refreshProcesses() {
 		g := s.groups[p.group]
 		running := !g.Stopped && !s.now.Before(p.downUntil) && (p.running || g.startable())
 		if running && !p.running {
-			p.start(s.now, g)
+			p.start(s.now, g, s.creds)
 		}
 		p.running = running
 	}
@@ -413,7 +414,7 @@ func (s *Sim) refreshProcesses() {
 	clear(s.listening)
 	for _, id := range s.procIDs {
 		if p := s.procs[id]; p.running && majorMinor(p.version) == s.protocol {
-			p.tls.look(s.now, s.groups[p.group])
+			p.tls.look(s.now, s.groups[p.group], s.creds)
 			for _, name := range p.names() {
 				s.listening[name] = p
 			}

@@ -150,6 +150,9 @@ type Sim struct {
 	stateLost        bool
 
 	faults faults
+	// creds are the TLS credentials the processes loaded, shared by
+	// content.
+	creds loaded
 
 	violations []Violation
 	quorumLost bool
@@ -190,6 +193,7 @@ func New(clk clock.PassiveClock, opts Options) *Sim {
 		backups:     map[string]*backup{},
 		restores:    map[string]*restore{},
 		faults:      faults{fail: map[Op]injected{}},
+		creds:       loaded{},
 	}
 }
 

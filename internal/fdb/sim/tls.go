@@ -2,10 +2,12 @@ package sim
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,6 +176,43 @@ func loadCredentials(cert, key, ca []byte, verifyPeers []string) (*credentials, 
 		c.rules = append(c.rules, rules...)
 	}
 	return c, nil
+}
+
+// loaded are credentials loaded before, by the content of their files and
+// rules: every process of a database loads the same files, and the
+// credentials are only read once loaded, so one copy serves them all.
+// It holds what loaded and what failed to, for a few sets of files at a
+// time (a rotation adds one): a database that cycles through more starts
+// over.
+type loaded map[string]loadResult
+
+// loadResult is what loading one set of files gave.
+type loadResult struct {
+	creds *credentials
+	err   error
+}
+
+// maxLoaded is how many sets of files loaded keeps.
+const maxLoaded = 8
+
+// load returns the credentials of files (certificate, key, CA) and the
+// rules verifyPeers, as loadCredentials.
+func (l loaded) load(files [3][]byte, verifyPeers []string) (*credentials, error) {
+	h := sha256.New()
+	for _, b := range append(files[:], []byte(strings.Join(verifyPeers, "\x00"))) {
+		h.Write(binary.AppendUvarint(nil, uint64(len(b))))
+		h.Write(b)
+	}
+	key := string(h.Sum(nil))
+	if r, ok := l[key]; ok {
+		return r.creds, r.err
+	}
+	if len(l) >= maxLoaded {
+		clear(l)
+	}
+	c, err := loadCredentials(files[0], files[1], files[2], verifyPeers)
+	l[key] = loadResult{creds: c, err: err}
+	return c, err
 }
 
 // fromTLSCredentials loads a client's credentials; nil without any.
