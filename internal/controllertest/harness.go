@@ -195,7 +195,8 @@ func (h *Harness) newManager(env *testenv.Env, s shard.Shard) (ctrl.Manager, err
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](20*time.Millisecond, 300*time.Millisecond),
 		// Polls run on the queue's wall clock, as generously as the
 		// global limiter lets the other controllers run.
-		Budget: cadence.NewBudget(1000, 1000, clock.RealClock{}),
+		Budget:     cadence.NewBudget(1000, 1000, clock.RealClock{}),
+		Converging: cadence.NewBudget(1000, 1000, clock.RealClock{}),
 		// Settled groups are polled hourly: every scenario sees their drift
 		// arrive as events, status nudges included.
 		WatchedPoll: time.Hour,

@@ -1,11 +1,13 @@
 // Package cadence decides in which order and how often the managed kinds'
-// controllers reconcile, so that new work never waits behind drift polls.
-// Each controller runs controller-runtime's priority queue: a reconcile
-// whose resource still converges requeues at Work, one that ends settled
-// at Poll, the priority the queue gives an initial listing and a resync;
+// controllers reconcile, so that new work never waits behind re-checks and
+// drift polls. Each controller runs controller-runtime's priority queue:
 // new objects, spec changes and watch events come at the queue's default,
-// Work. A Budget shared by every managed kind's controller admits Poll
-// reconciles only, at the provider's poll rate; Work never waits for it.
+// Work; a reconcile whose resource still converges requeues to check it
+// again at Converge; one that ends settled at Poll, the priority the queue
+// gives an initial listing and a resync. Two budgets, each shared by every
+// managed kind's controller, admit the re-checks of converging resources
+// and the drift polls of settled ones at their own rates; Work never waits
+// for either.
 package cadence
 
 import (
@@ -16,10 +18,15 @@ import (
 )
 
 const (
-	// Work is the priority of a reconcile of a resource that converges:
-	// not yet Ready or up to date, being deleted, or waiting on a step. It
-	// is the priority the queue gives new objects, changes and events.
+	// Work is the priority the queue gives new objects, changes and
+	// events.
 	Work = 0
+	// Converge is the priority of the re-check of a resource that
+	// converges: not yet Ready or up to date, being deleted, or waiting on
+	// a step. Most of what it waits for arrives as events (its pods, its
+	// groups); the re-check sees what does not (the database's status, the
+	// time a policy waits for).
+	Converge = (Work + Poll) / 2
 	// Poll is the priority of a drift poll of a settled resource: the
 	// priority the queue gives the initial listing and resyncs.
 	Poll = handler.LowPriority

@@ -17,13 +17,16 @@ import (
 
 // A Controller is the cadence of one managed kind's controller. Its queue
 // records the priority of each request it hands out; its reconciler reads
-// it, lets a Poll-priority request run only with a token of the budget,
-// and requeues each request at the priority its poll-interval hook decided.
+// it, lets a Converge- or Poll-priority request run only with a token of
+// its budget, and requeues each request at the priority its poll-interval
+// hook decided.
 // Requests of one controller are never reconciled concurrently, so each
 // record is written and read by one reconcile at a time.
 type Controller struct {
-	name   string
-	budget *Budget
+	name string
+	// converging admits the re-checks of converging resources, polls the
+	// drift polls of settled ones.
+	converging, polls *Budget
 
 	// taken is the priority at which the queue handed out each request
 	// being reconciled.
@@ -33,10 +36,11 @@ type Controller struct {
 	settled sync.Map
 }
 
-// New returns the cadence of the controller named name, whose polls take
-// tokens of budget; polls are not budgeted when budget is nil.
-func New(name string, budget *Budget) *Controller {
-	return &Controller{name: name, budget: budget}
+// New returns the cadence of the controller named name, whose re-checks
+// of converging resources take tokens of converging and whose drift polls
+// take tokens of polls; either is not budgeted when its budget is nil.
+func New(name string, converging, polls *Budget) *Controller {
+	return &Controller{name: name, converging: converging, polls: polls}
 }
 
 // Options returns o with controller-runtime's priority queue, which records
@@ -72,31 +76,52 @@ func (c *Controller) Hook(h managed.PollIntervalHook) managed.PollIntervalHook {
 	}
 }
 
-// Reconciler returns r behind the budget: a request handed out at Poll
-// priority runs with a token, or is requeued at Poll for when its token is
-// free, without holding a worker; any other runs at once and gives back a
-// token it held. The request is requeued at Work or Poll as the hook found
-// its resource converging or settled; at its own priority when r returned
-// before the hook decided (an error, a requeue after a write).
+// Reconciler returns r behind the budgets: a request handed out at Poll
+// priority runs with a token of the poll budget, one handed out at Converge
+// with a token of the converging budget, or is requeued at its priority for
+// when its token is free, without holding a worker; any other runs at once
+// and gives back a token it held. The request is requeued at Converge or
+// Poll as the hook found its resource converging or settled; at its own
+// priority when r returned before the hook decided (an error, a requeue
+// after a write).
 func (c *Controller) Reconciler(r reconcile.Reconciler) reconcile.Reconciler {
 	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		p, ok := c.taken.LoadAndDelete(req)
-		if c.budget != nil {
-			if ok && p.(int) <= Poll {
-				if d := c.budget.Admit(c.name, req); d > 0 {
-					return reconcile.Result{RequeueAfter: d, Priority: ptr.To(Poll)}, nil
-				}
-			} else {
-				c.budget.Release(c.name, req)
+		priority := Work
+		if ok {
+			priority = p.(int)
+		}
+		budget := c.budgetOf(priority)
+		for _, b := range []*Budget{c.converging, c.polls} {
+			if b != nil && b != budget {
+				b.Release(c.name, req)
+			}
+		}
+		if budget != nil {
+			if d := budget.Admit(c.name, req); d > 0 {
+				return reconcile.Result{RequeueAfter: d, Priority: ptr.To(priority)}, nil
 			}
 		}
 		res, err := r.Reconcile(ctx, req)
 		if s, ok := c.settled.LoadAndDelete(req); ok {
-			res.Priority = ptr.To(Work)
+			res.Priority = ptr.To(Converge)
 			if s.(bool) {
 				res.Priority = ptr.To(Poll)
 			}
 		}
 		return res, err
 	})
+}
+
+// budgetOf is the budget a request handed out at priority runs on: the
+// poll budget at Poll and below, the converging budget up to Converge,
+// none above.
+func (c *Controller) budgetOf(priority int) *Budget {
+	switch {
+	case priority <= Poll:
+		return c.polls
+	case priority <= Converge:
+		return c.converging
+	}
+	return nil
 }

@@ -25,17 +25,28 @@ func request(name string) reconcile.Request {
 	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
 }
 
-// TestWorkBeforePolls runs a controller-runtime controller with one worker
-// at a controller's cadence, with a budget of two polls a second: 40 polls
-// of settled resources hold or await tokens for 20 s when a request of new
-// work arrives, which must be served at once.
-func TestWorkBeforePolls(t *testing.T) {
-	const polls = 40
+// TestWorkBeforeBudgetedRequests runs a controller-runtime controller with
+// one worker at a controller's cadence, with budgets of two re-checks and
+// two polls a second: 40 requests at Converge or Poll hold or await tokens
+// for 20 s when a request of new work arrives, which must be served at
+// once.
+func TestWorkBeforeBudgetedRequests(t *testing.T) {
+	for name, priority := range map[string]int{"Converge": Converge, "Poll": Poll} {
+		t.Run(name, func(t *testing.T) {
+			workBefore(t, priority)
+		})
+	}
+}
+
+// workBefore adds 40 requests at priority, then one at Work, and checks that
+// the work is served before all but the requests whose tokens came due.
+func workBefore(t *testing.T, priority int) {
+	const waiting = 40
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	c := New("cadence-test", NewBudget(2, 1, clock.RealClock{}))
-	served := make(chan string, 2*polls)
+	c := New("cadence-test", NewBudget(2, 1, clock.RealClock{}), NewBudget(2, 1, clock.RealClock{}))
+	served := make(chan string, 2*waiting)
 	inner := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 		served <- req.Name
 		return reconcile.Result{RequeueAfter: time.Hour}, nil
@@ -56,12 +67,12 @@ func TestWorkBeforePolls(t *testing.T) {
 	go func() { _ = ctrl.Start(ctx) }()
 
 	q := <-queues
-	for i := range polls {
-		q.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(Poll)}, request(fmt.Sprintf("poll-%d", i)))
+	for i := range waiting {
+		q.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(priority)}, request(fmt.Sprintf("waiting-%d", i)))
 	}
-	// The first poll takes the one token; the others hold later ones.
-	if got := <-served; got != "poll-0" {
-		t.Fatalf("first served: want poll-0, got %s", got)
+	// The first request takes the one token; the others hold later ones.
+	if got := <-served; got != "waiting-0" {
+		t.Fatalf("first served: want waiting-0, got %s", got)
 	}
 	time.Sleep(100 * time.Millisecond)
 	added := time.Now()
@@ -76,14 +87,14 @@ func TestWorkBeforePolls(t *testing.T) {
 				continue
 			}
 			if waited := time.Since(added); waited > time.Second {
-				t.Errorf("work waited %s behind polls", waited)
+				t.Errorf("work waited %s behind budgeted requests", waited)
 			}
 			if len(before) > 2 {
-				t.Errorf("%d polls were served before the work, want at most 2 (the tokens due meanwhile): %v", len(before), before)
+				t.Errorf("%d budgeted requests were served before the work, want at most 2 (the tokens due meanwhile): %v", len(before), before)
 			}
 			return
 		case <-timeout:
-			t.Fatalf("work not served within 2 s while %d polls await tokens (served meanwhile: %v)", polls, before)
+			t.Fatalf("work not served within 2 s while %d requests await tokens (served meanwhile: %v)", waiting, before)
 		}
 	}
 }
@@ -99,14 +110,14 @@ func TestReconcilerPriority(t *testing.T) {
 		want *int
 	}{
 		"Converging": {
-			reason: "A reconcile whose hook found the resource converging requeues at Work.",
+			reason: "A reconcile whose hook found the resource converging requeues at Converge.",
 			hook:   func(mg resource.Managed) { mg.SetConditions(xpv2.Creating()) },
-			want:   ptr.To(Work),
+			want:   ptr.To(Converge),
 		},
 		"Waiting": {
-			reason: "A Ready resource waiting on a step (not up to date) requeues at Work.",
+			reason: "A Ready resource waiting on a step (not up to date) requeues at Converge.",
 			hook:   func(mg resource.Managed) { mg.SetConditions(xpv2.Available(), xpv2.UpdateRestricted()) },
-			want:   ptr.To(Work),
+			want:   ptr.To(Converge),
 		},
 		"Settled": {
 			reason: "A reconcile whose hook found the resource settled requeues at Poll.",
@@ -119,7 +130,7 @@ func TestReconcilerPriority(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := New("cadence-test", nil)
+			c := New("cadence-test", nil, nil)
 			hook := c.Hook(func(resource.Managed, time.Duration) time.Duration { return time.Minute })
 			r := c.Reconciler(reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 				if tc.hook == nil {

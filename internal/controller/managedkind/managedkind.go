@@ -85,7 +85,7 @@ var IdempotentCreate = managed.WithCreationGracePeriod(0)
 func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind, obj T, list resource.ManagedList,
 	newConnector func(Deps) managed.TypedExternalConnector[T], watch func(*builder.Builder) *builder.Builder, extra ...managed.ReconcilerOption) error {
 	name := managed.ControllerName(gvk.Kind)
-	c := cadence.New(name, o.Budget)
+	c := cadence.New(name, o.Converging, o.Budget)
 	r, err := NewReconciler(mgr, o, gvk, newConnector, append(slices.Clip(extra), managed.WithPollIntervalHook(c.Hook(o.PollIntervalHook())))...)
 	if err != nil {
 		return err

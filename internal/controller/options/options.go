@@ -99,6 +99,10 @@ type Options struct {
 	// Budget is the poll budget every managed kind's drift polls take a
 	// token of (see package cadence); polls are not budgeted when nil.
 	Budget *cadence.Budget
+	// Converging is the budget every managed kind's re-checks of a
+	// converging resource take a token of (see package cadence); they are
+	// not budgeted when nil.
+	Converging *cadence.Budget
 
 	// WatchedPoll is the poll interval of a Ready, up-to-date resource for
 	// which Watched is true, when longer than its poll interval and it has
