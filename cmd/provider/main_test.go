@@ -19,7 +19,7 @@ func TestParseFlags(t *testing.T) {
 	t.Setenv("FDB_BINARY_DIR", "")
 	defaults := flags{
 		syncInterval: time.Hour, pollInterval: time.Minute, watchedPoll: 5 * time.Minute, minPollInterval: 15 * time.Second, pollJitterPercentage: 10, pollStateMetric: 5 * time.Second,
-		maxReconcileRate: 10, kubeAPIQPS: 100, maxConvergeRate: 50, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
+		maxReconcileRate: 10, workers: 20, kubeAPIQPS: 100, maxConvergeRate: 50, metricsAddress: ":8080", healthAddress: ":8081", fdbBackend: "real", fdbBinaryDir: "/usr/bin/fdb",
 		leaderElection: true, changeLogsSocketPath: "/var/run/changelogs/changelogs.sock", simToolCost: "real", shard: shard.Shard{Count: 1},
 	}
 	cases := map[string]struct {
@@ -66,6 +66,10 @@ func TestParseFlags(t *testing.T) {
 			args: []string{"--kube-api-qps=300"},
 			want: func() flags { f := defaults; f.kubeAPIQPS = 300; return f }(),
 		},
+		"Workers": {
+			args: []string{"--max-concurrent-reconciles=5"},
+			want: func() flags { f := defaults; f.workers = 5; return f }(),
+		},
 		"ConvergeRate": {
 			args: []string{"--max-converge-rate=20"},
 			want: func() flags { f := defaults; f.maxConvergeRate = 20; return f }(),
@@ -90,6 +94,7 @@ func TestParseFlags(t *testing.T) {
 		},
 		"UnknownBackend":       {args: []string{"--fdb-backend=mock"}, wantErr: `--fdb-backend must be real or sim, not "mock"`},
 		"ZeroRate":             {args: []string{"--max-reconcile-rate=0"}, wantErr: "--max-reconcile-rate must be at least 1"},
+		"NoWorkers":            {args: []string{"--max-concurrent-reconciles=0"}, wantErr: "--max-concurrent-reconciles must be at least 1"},
 		"ZeroConvergeRate":     {args: []string{"--max-converge-rate=0"}, wantErr: "--max-converge-rate must be at least 1"},
 		"ZeroAPIRate":          {args: []string{"--kube-api-qps=0"}, wantErr: "--kube-api-qps must be at least 1"},
 		"UnknownFlag":          {args: []string{"--nope"}, wantErr: "flag provided but not defined: -nope"},
