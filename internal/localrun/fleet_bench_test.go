@@ -31,6 +31,15 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 )
 
+// fleetShapeEnv, set to "small", makes the fleet's Clusters (not the
+// extra one) the smallest shape there is: single redundancy, one storage,
+// one log and one stateless process group, 3 pods instead of the
+// quickstart's 11. It is the cheaper harness for N = 1,000: on two cores
+// the local cluster creates about 200 pods a minute, so 11,000 pods and
+// their groups' reconciles take longer than a session (docs/PERFORMANCE.md,
+// Fleet).
+const fleetShapeEnv = "FLEET_SHAPE"
+
 // fleetSteadyWindow is how long the steady state of a Ready fleet is
 // measured: four of the run's 15 s poll intervals.
 const fleetSteadyWindow = time.Minute
@@ -48,7 +57,9 @@ const fleetSteadyWindow = time.Minute
 // extra Cluster's; from the tool-cost counters (the provider's default
 // --sim-tool-cost=real): status reads per database per minute at steady
 // state, the CPU the tools would spend in the provider's pod and the CPU
-// each database's cluster controller would spend on status. Figures are
+// each database's cluster controller would spend on status. FLEET_SHAPE=small
+// makes the fleet (not the extra Cluster) of the smallest shape instead
+// (fleetShapeEnv). Figures are
 // reported, never asserted. It needs the local
 // cluster's binaries (make bench-fleet) and skips without them.
 func BenchmarkFleet(b *testing.B) {
@@ -71,8 +82,13 @@ func fleet(b *testing.B, binPath string, n int) {
 	defer cancel()
 	o := runOptions(b, binPath, "fdb-fleet-bench")
 	o.Quickstart = false
-	// Room for every pod at well under a node's 110.
-	o.NodesPerZone = max(2, (n+1)*11/(o.Zones*80)+1)
+	small := os.Getenv(fleetShapeEnv) == "small"
+	groups := 11
+	if small {
+		groups = 3
+	}
+	// Room for every pod (the extra Cluster's 11 too) at well under a node's 110.
+	o.NodesPerZone = max(2, (n*groups+11)/(o.Zones*80)+1)
 	o.MetricsAddress = freeAddress(b)
 	o.ProviderArgs = []string{"--enable-pprof"}
 	r, err := localrun.Start(ctx, o)
@@ -101,6 +117,10 @@ func fleet(b *testing.B, binPath string, n int) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, template); err != nil {
 		b.Fatal(err)
 	}
+	fleetTemplate := template
+	if small {
+		fleetTemplate = smallest(template)
+	}
 	// The watch ends before the run stops (deferred calls run last first).
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
@@ -121,7 +141,7 @@ func fleet(b *testing.B, binPath string, n int) {
 	start := time.Now()
 	created := map[string]time.Time{}
 	for i := range n {
-		name, at, err := createCluster(ctx, c, template, fmt.Sprintf("fleet-%03d", i))
+		name, at, err := createCluster(ctx, c, fleetTemplate, fmt.Sprintf("fleet-%03d", i))
 		if err != nil {
 			fail(err)
 		}
@@ -164,6 +184,7 @@ func fleet(b *testing.B, binPath string, n int) {
 	toReady := ready.since(created)
 	window := fleetSteadyWindow.Seconds()
 	b.ReportMetric(float64(n), "clusters")
+	b.ReportMetric(float64(groups), "groups/db")
 	b.ReportMetric(allReady.Seconds(), "s-all-ready")
 	b.ReportMetric(percentile(toReady, 50).Seconds(), "s-p50-ready")
 	b.ReportMetric(percentile(toReady, 99).Seconds(), "s-p99-ready")
@@ -253,6 +274,16 @@ func unlimitedClient(kubeconfig string) (client.WithWatch, error) {
 		return nil, err
 	}
 	return client.NewWithWatch(cfg, client.Options{Scheme: s})
+}
+
+// smallest returns a copy of template with the fewest process groups a
+// database runs with: single redundancy, one storage, one log and one
+// stateless group.
+func smallest(template *v1alpha1.Cluster) *v1alpha1.Cluster {
+	out := template.DeepCopy()
+	out.Spec.ForProvider.DatabaseConfiguration.RedundancyMode = v1alpha1.RedundancySingle
+	out.Spec.ForProvider.ProcessCounts = v1alpha1.ProcessCounts{Storage: 1, Log: 1, Stateless: 1}
+	return out
 }
 
 // createCluster creates a copy of template named name, with its own
