@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -41,6 +42,11 @@ type Session struct {
 	// changed marks the database changed in the status cache; nil without
 	// a cache or an admin client.
 	changed func()
+	// shared is FDB's status cache client, owe makes the resource's next
+	// reconcile read the database itself; nil without a cache or an admin
+	// client.
+	shared *statuscache.Client
+	owe    func()
 }
 
 // Changed makes the next status read of the session's database go to the
@@ -49,6 +55,20 @@ func (s *Session) Changed() {
 	if s.changed != nil {
 		s.changed()
 	}
+}
+
+// Firsthand reports whether the database status the reconcile read came
+// from a read of its own. When it did not (another's read, shared up to the
+// age StatusAge allows the resource), the resource's next reconcile reads
+// the database itself: a step that changes the database waits for it
+// (managedkind.Evidence.Firsthand). Without a status cache every read is
+// firsthand.
+func (s *Session) Firsthand() bool {
+	if s.shared == nil || s.shared.ReadHere() {
+		return true
+	}
+	s.owe()
+	return false
 }
 
 // Connector opens sessions.
@@ -95,8 +115,9 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 		return nil, errors.Wrap(err, errConnectFDB)
 	}
 	if k.Statuses != nil {
-		key := statuscache.Key(s.ConnectionString, creds)
-		s.FDB, s.changed = k.Statuses.Client(key, s.FDB, k.StatusAge(mg)), func() { k.Statuses.Changed(key) }
+		key, resource := statuscache.Key(s.ConnectionString, creds), fmt.Sprintf("%T %s/%s", mg, mg.GetNamespace(), mg.GetName())
+		s.shared = k.Statuses.Client(key, resource, s.FDB, k.StatusAge(mg))
+		s.FDB, s.changed, s.owe = s.shared, func() { k.Statuses.Changed(key) }, func() { k.Statuses.Owe(resource) }
 	}
 	return s, nil
 }

@@ -83,12 +83,13 @@ func fleet(b *testing.B, binPath string, n int) {
 	o := runOptions(b, binPath, "fdb-fleet-bench")
 	o.Quickstart = false
 	small := os.Getenv(fleetShapeEnv) == "small"
-	groups := 11
+	groups, zones := 11, o.Zones
 	if small {
-		groups = 3
+		// A single-redundancy database's groups all ask for the first zone.
+		groups, zones = 3, 1
 	}
 	// Room for every pod (the extra Cluster's 11 too) at well under a node's 110.
-	o.NodesPerZone = max(2, (n*groups+11)/(o.Zones*80)+1)
+	o.NodesPerZone = max(2, (n*groups+11)/(zones*80)+1)
 	o.MetricsAddress = freeAddress(b)
 	o.ProviderArgs = []string{"--enable-pprof"}
 	r, err := localrun.Start(ctx, o)

@@ -7,110 +7,123 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
-// client is an admin client whose status reads go through the cache and
+// Client is an admin client whose status reads go through the cache and
 // whose changes mark its key changed.
-type client struct {
+type Client struct {
 	fdb.Client
 	cache  *Cache
 	key    string
 	maxAge time.Duration
+	// own is whether the last status came from a read of this client's.
+	own bool
 }
 
-func (c *client) Status(ctx context.Context) (*fdb.Status, error) {
-	return c.cache.Status(ctx, c.key, c.maxAge, c.Client.Status)
+// Status returns the database's status, shared as Cache.Client says.
+func (c *Client) Status(ctx context.Context) (*fdb.Status, error) {
+	own := false
+	s, err := c.cache.Status(ctx, c.key, c.maxAge, func(ctx context.Context) (*fdb.Status, error) {
+		own = true
+		return c.Client.Status(ctx)
+	})
+	c.own = own
+	return s, err
 }
+
+// ReadHere reports whether the last status came from a read of this
+// client's own, not one it shared.
+func (c *Client) ReadHere() bool { return c.own }
 
 // changed marks the key changed once a call that may change the database
 // returned, whether it failed or not: a failed call may have done part of
 // its work.
-func (c *client) changed() { c.cache.Changed(c.key) }
+func (c *Client) changed() { c.cache.Changed(c.key) }
 
-func (c *client) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
+func (c *Client) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {
 	defer c.changed()
 	return c.Client.Configure(ctx, cfg, newDatabase)
 }
 
-func (c *client) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
+func (c *Client) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
 	defer c.changed()
 	return c.Client.Exclude(ctx, targets)
 }
 
-func (c *client) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
+func (c *Client) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
 	defer c.changed()
 	return c.Client.Include(ctx, targets)
 }
 
-func (c *client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
+func (c *Client) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 	defer c.changed()
 	return c.Client.Kill(ctx, targets)
 }
 
-func (c *client) ChangeCoordinators(ctx context.Context, coordinators []fdb.ProcessAddress) (string, error) {
+func (c *Client) ChangeCoordinators(ctx context.Context, coordinators []fdb.ProcessAddress) (string, error) {
 	defer c.changed()
 	return c.Client.ChangeCoordinators(ctx, coordinators)
 }
 
-func (c *client) ForceRecovery(ctx context.Context, dc string) error {
+func (c *Client) ForceRecovery(ctx context.Context, dc string) error {
 	defer c.changed()
 	return c.Client.ForceRecovery(ctx, dc)
 }
 
-func (c *client) SetMaintenance(ctx context.Context, zone string, seconds int) error {
+func (c *Client) SetMaintenance(ctx context.Context, zone string, seconds int) error {
 	defer c.changed()
 	return c.Client.SetMaintenance(ctx, zone, seconds)
 }
 
-func (c *client) ResetMaintenance(ctx context.Context) error {
+func (c *Client) ResetMaintenance(ctx context.Context) error {
 	defer c.changed()
 	return c.Client.ResetMaintenance(ctx)
 }
 
-func (c *client) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
+func (c *Client) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
 	defer c.changed()
 	return c.Client.StartBackup(ctx, req)
 }
 
-func (c *client) StopBackup(ctx context.Context, tag string) error {
+func (c *Client) StopBackup(ctx context.Context, tag string) error {
 	defer c.changed()
 	return c.Client.StopBackup(ctx, tag)
 }
 
-func (c *client) PauseBackups(ctx context.Context) error {
+func (c *Client) PauseBackups(ctx context.Context) error {
 	defer c.changed()
 	return c.Client.PauseBackups(ctx)
 }
 
-func (c *client) ResumeBackups(ctx context.Context) error {
+func (c *Client) ResumeBackups(ctx context.Context) error {
 	defer c.changed()
 	return c.Client.ResumeBackups(ctx)
 }
 
-func (c *client) ModifyBackup(ctx context.Context, req fdb.BackupRequest) error {
+func (c *Client) ModifyBackup(ctx context.Context, req fdb.BackupRequest) error {
 	defer c.changed()
 	return c.Client.ModifyBackup(ctx, req)
 }
 
-func (c *client) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
+func (c *Client) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
 	defer c.changed()
 	return c.Client.StartRestore(ctx, req)
 }
 
-func (c *client) AbortRestore(ctx context.Context, tag string) error {
+func (c *Client) AbortRestore(ctx context.Context, tag string) error {
 	defer c.changed()
 	return c.Client.AbortRestore(ctx, tag)
 }
 
-func (c *client) TakeLock(ctx context.Context, r fdb.LockRequest) (fdb.GlobalLock, error) {
+func (c *Client) TakeLock(ctx context.Context, r fdb.LockRequest) (fdb.GlobalLock, error) {
 	defer c.changed()
 	return c.Client.TakeLock(ctx, r)
 }
 
-func (c *client) ReleaseLock(ctx context.Context, holder string) error {
+func (c *Client) ReleaseLock(ctx context.Context, holder string) error {
 	defer c.changed()
 	return c.Client.ReleaseLock(ctx, holder)
 }
 
-func (c *client) UpdateLockDenyList(ctx context.Context, entries []fdb.LockDenyEntry) error {
+func (c *Client) UpdateLockDenyList(ctx context.Context, entries []fdb.LockDenyEntry) error {
 	defer c.changed()
 	return c.Client.UpdateLockDenyList(ctx, entries)
 }

@@ -12,6 +12,14 @@
 // the provider changes makes the next read go to the database: every admin
 // call through a shared client but the reads, and every step a reconcile
 // took (Cache.Changed). A failed read, or one cut short, is not kept.
+//
+// A step that changes the database is planned and decided on a status the
+// reconcile read itself: a shared read may be as old as its reader
+// accepted, and the database may have changed meanwhile without the
+// provider (chaos seed 956: a transaction log recruited onto a stateless
+// pod a few seconds after the read its group's reconcile shared). Such a
+// reconcile leaves its step to the next reconcile of the resource, which
+// reads anew (Cache.Owe).
 package statuscache
 
 import (
@@ -37,6 +45,8 @@ type Cache struct {
 	// swept is when the cache last let go of the keys nobody read for
 	// forget (sweep).
 	swept time.Time
+	// owed are the resources whose next read goes to the database (Owe).
+	owed map[string]bool
 }
 
 // forget is how long a key's last read is kept without a newer one: longer
@@ -66,7 +76,7 @@ type read struct {
 
 // New returns a cache that ages its reads by clk.
 func New(clk clock.PassiveClock) *Cache {
-	return &Cache{clock: clk, entries: map[string]*entry{}}
+	return &Cache{clock: clk, entries: map[string]*entry{}, owed: map[string]bool{}}
 }
 
 // Key identifies a database as a client reaches it: by its connection
@@ -81,12 +91,34 @@ func Key(connectionString string, tls *fdb.TLSCredentials) string {
 	return connectionString + " " + hex.EncodeToString(sum[:8])
 }
 
-// Client returns c, an admin client of the database of key, whose Status
-// shares reads no older than maxAge with the other clients of key, and
-// whose other calls but BackupStatus and RestoreStatus mark key changed.
-// Readers share the status returned: none may change it.
-func (k *Cache) Client(key string, c fdb.Client, maxAge time.Duration) fdb.Client {
-	return &client{Client: c, cache: k, key: key, maxAge: maxAge}
+// Client returns c, an admin client of the database of key for the
+// reconcile of the resource named resource, whose Status shares reads no
+// older than maxAge with the other clients of key (none when the resource
+// is owed a read of its own: Owe), and whose other calls but BackupStatus
+// and RestoreStatus mark key changed. Readers share the status returned:
+// none may change it. ReadHere says whether the last status came from a
+// read of this client's own.
+func (k *Cache) Client(key, resource string, c fdb.Client, maxAge time.Duration) *Client {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.owed[resource] {
+		delete(k.owed, resource)
+		maxAge = ownRead
+	}
+	return &Client{Client: c, cache: k, key: key, maxAge: maxAge}
+}
+
+// ownRead is the age a reader accepts that shares no read, stored or under
+// way: it reads the database itself.
+const ownRead = -1
+
+// Owe makes the next client of resource read the database itself: its
+// reconcile planned a step on a status another read, and leaves the step
+// to the next reconcile.
+func (k *Cache) Owe(resource string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.owed[resource] = true
 }
 
 // Changed makes the next status read of key go to the database: the
@@ -112,19 +144,19 @@ func (k *Cache) entry(key string) *entry {
 }
 
 // Status returns the status of key read no longer than maxAge ago, from
-// the cache, from the read under way or by reading it with get. A reader
-// whose wait for another's read ends because that reader gave up reads
-// again itself.
+// the cache, from the read under way or by reading it with get; with
+// ownRead, always by reading it with get. A reader whose wait for another's
+// read ends because that reader gave up reads again itself.
 func (k *Cache) Status(ctx context.Context, key string, maxAge time.Duration, get func(context.Context) (*fdb.Status, error)) (*fdb.Status, error) {
 	for {
 		k.mu.Lock()
 		e := k.entry(key)
-		if e.status != nil && k.clock.Since(e.readAt) <= maxAge {
+		if e.status != nil && maxAge != ownRead && k.clock.Since(e.readAt) <= maxAge {
 			s := e.status
 			k.mu.Unlock()
 			return s, nil
 		}
-		if r := e.reading; r != nil {
+		if r := e.reading; r != nil && maxAge != ownRead {
 			k.mu.Unlock()
 			select {
 			case <-r.done:

@@ -225,7 +225,7 @@ func TestEveryChangeMarksTheKey(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			k := New(clocktesting.NewFakeClock(time.Now()))
 			r := &reader{}
-			c := k.Client("db", nop{}, time.Minute)
+			c := k.Client("db", "pg", nop{}, time.Minute)
 			if _, err := k.Status(context.Background(), "db", time.Minute, r.get); err != nil {
 				t.Fatal(err)
 			}
@@ -287,5 +287,40 @@ func waitFor(t *testing.T, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out")
 		}
+	}
+}
+
+// statusReader is an admin client whose status reads reader r serves.
+type statusReader struct {
+	nop
+	r *reader
+}
+
+func (s statusReader) Status(ctx context.Context) (*fdb.Status, error) { return s.r.get(ctx) }
+
+// TestFirsthand: a client says whether its last status came from a read of
+// its own, and a resource owed a read of its own (Owe) gets one, once,
+// however young the read it would share.
+func TestFirsthand(t *testing.T) {
+	type read struct {
+		Served   int64
+		ReadHere bool
+	}
+	k := New(clocktesting.NewFakeClock(time.Now()))
+	r := &reader{}
+	status := func(resource string) read {
+		c := k.Client("db", resource, statusReader{r: r}, time.Minute)
+		s, err := c.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return read{s.Client.Timestamp, c.ReadHere()}
+	}
+	got := []read{status("cluster"), status("pg-1")}
+	k.Owe("pg-1")
+	got = append(got, status("pg-2"), status("pg-1"), status("pg-1"), status("cluster"))
+	want := []read{{1, true}, {1, false}, {1, false}, {2, true}, {2, false}, {2, false}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reads (-want +got):\n%s", diff)
 	}
 }

@@ -378,6 +378,6 @@ func (e *external) stop(ctx context.Context, b *v1alpha1.Backup, msg string, res
 func (e *external) gated(ctx context.Context, b *v1alpha1.Backup, t apiv1alpha1.ActionType, msg string, details map[string]any, reason event.Reason, run func() error) error {
 	s := step.Step{Reason: reason, Message: msg,
 		Action: &policy.Action{Type: t, Targets: []string{workload.BackupTag(b)}, Reason: msg, Details: details}}
-	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status, Changed: e.session.Changed}
+	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status, Changed: e.session.Changed, Firsthand: e.session.Firsthand}
 	return e.Take(ctx, b, ev, s, func(context.Context) error { return run() })
 }

@@ -103,7 +103,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 	if s == nil {
 		return managed.ExternalUpdate{}, nil
 	}
-	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status, Lock: managedkind.LockOf(cr, e.session.FDB), Changed: e.session.Changed}
+	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status, Lock: managedkind.LockOf(cr, e.session.FDB), Changed: e.session.Changed, Firsthand: e.session.Firsthand}
 	return managed.ExternalUpdate{}, e.Take(ctx, cr, ev, s.Step, func(ctx context.Context) error { return e.execute(ctx, cr, s) })
 }
 
@@ -116,7 +116,7 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.ExternalDelete, error) {
 	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes, ConfigMap, headless Service and NetworkPolicy",
 		Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cr.GetName()}, Reason: "the Cluster is deleted"}}
-	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status, Changed: e.session.Changed}
+	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status, Changed: e.session.Changed, Firsthand: e.session.Firsthand}
 	return managed.ExternalDelete{}, e.Take(ctx, cr, ev, s, func(ctx context.Context) error { return e.deleteAll(ctx) })
 }
 

@@ -112,7 +112,8 @@ func Setup[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk sc
 // connector newConnector builds from the kind's Deps (mgr's client, its
 // uncached reader, the options' backend, clock and journal), a reference
 // resolver that costs nothing when nothing changed, the shared reconciler
-// options, then extra. Its status updates that would change nothing are
+// options, then extra. A gated step its external client left to the next
+// reconcile (ErrSecondhand) ends the reconcile without an error. Its status updates that would change nothing are
 // skipped (quietManager). A driver that calls Reconcile itself —
 // the fault-injection harness — builds it without a controller.
 func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options, gvk schema.GroupVersionKind,
@@ -127,7 +128,7 @@ func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options
 	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal, Nudges: o.Nudges}
 	return managed.NewReconciler(quietManager{mgr}, resource.ManagedKind(gvk),
 		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithReferenceResolver(newQuickResolver(mgr.GetClient())),
-			managed.WithTypedExternalConnector[T](newConnector(deps))), extra...)...), nil
+			managed.WithTypedExternalConnector[T](firsthandConnector[T]{newConnector(deps)})), extra...)...), nil
 }
 
 // ClusterOf returns the Cluster named name in mg's namespace. gone is true

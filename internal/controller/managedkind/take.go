@@ -22,6 +22,12 @@ const (
 	errRecordDecision = "cannot record the safety-policy decision"
 )
 
+// ErrSecondhand is what Take returns for a gated step planned on a status
+// shared from another's read: nothing ran, and the caller must do nothing
+// that rests on the step; the reconcile ends without error
+// (firsthandExternal) and the next one reads the database itself.
+var ErrSecondhand = errors.New("the step was planned on a status read by another reconcile: the next reconcile reads the database itself")
+
 // A Decider is a managed resource that records its last safety-policy
 // decision in its status.
 type Decider interface {
@@ -48,10 +54,19 @@ type Evidence struct {
 	// or not: the next status read of the database goes to the database
 	// (connector.Session.Changed).
 	Changed func()
+	// Firsthand, when set, reports whether Status came from a read of this
+	// reconcile's own rather than one shared from an earlier read of
+	// another (connector.Session.Firsthand, which then makes the
+	// resource's next reconcile read the database itself).
+	Firsthand func() bool
 }
 
 // Take takes step s on mg, the one gate-and-record path of every managed
-// kind. A step that waits does nothing. A gated step is decided on with the
+// kind. A step that waits does nothing. A gated step planned on a status
+// that was not firsthand (ev.Firsthand) does nothing either and returns
+// ErrSecondhand: the next reconcile reads the database itself, plans again
+// and decides on what it read, since the database may have changed without
+// the provider since the shared read. A gated step is decided on with the
 // input built from ev alone (never from a status recorded by an earlier
 // reconcile); the decision is recorded on mg (the PolicyAllowed condition, a
 // Warning event when denied or warned, the decision metric and
@@ -66,6 +81,9 @@ type Evidence struct {
 func (d Deps) Take(ctx context.Context, mg Decider, ev Evidence, s step.Step, run func(context.Context) error) error {
 	if s.Waits() {
 		return nil
+	}
+	if s.Action != nil && ev.Status != nil && ev.Firsthand != nil && !ev.Firsthand() {
+		return ErrSecondhand
 	}
 	var decision *v1alpha1.PolicyDecision
 	if s.Action != nil {

@@ -1,13 +1,20 @@
 package managedkind
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 )
 
 func TestSinceRecorded(t *testing.T) {
@@ -67,6 +74,33 @@ func TestSinceRecorded(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, sinceRecorded(tc.recorded, tc.d)); diff != "" {
 				t.Errorf("\n%s\nsinceRecorded(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestTakeWaitsForAFirsthandStatus: a gated step planned on a status shared
+// from another's read is not taken (and its reconcile asked nothing of the
+// gate) and Take says so (ErrSecondhand); a step no policy gates is.
+func TestTakeWaitsForAFirsthandStatus(t *testing.T) {
+	cases := map[string]struct {
+		action  *policy.Action
+		wantRan bool
+	}{
+		"GatedStep":   {action: &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{"stateless-1"}}, wantRan: false},
+		"UngatedStep": {action: nil, wantRan: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ran, asked := false, false
+			d := Deps{Record: event.NewNopRecorder()}
+			ev := Evidence{Status: &fdb.Status{}, Firsthand: func() bool { asked = true; return false }}
+			s := step.Step{Reason: "RecreatingPod", Message: "deleted the pod", Action: tc.action}
+			err := d.Take(context.Background(), &v1alpha1.ProcessGroup{}, ev, s, func(context.Context) error { ran = true; return nil })
+			type outcome struct{ Ran, Asked, Secondhand bool }
+			want := outcome{Ran: tc.wantRan, Asked: !tc.wantRan, Secondhand: !tc.wantRan}
+			if diff := cmp.Diff(want, outcome{ran, asked, errors.Is(err, ErrSecondhand)}); diff != "" {
+				t.Errorf("Take (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -161,7 +161,7 @@ func (e *external) Delete(ctx context.Context, pg *v1alpha1.ProcessGroup) (manag
 // take takes the planned step, with the status read in this reconcile as
 // the evidence of its decision.
 func (e *external) take(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
-	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status, Changed: e.session.Changed}
+	ev := managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status, Changed: e.session.Changed, Firsthand: e.session.Firsthand}
 	if e.cluster != nil {
 		ev.Lock = managedkind.LockOf(e.cluster, e.session.FDB)
 	}

@@ -196,5 +196,5 @@ func (e *external) Disconnect(context.Context) error { return nil }
 // path, with the status read in this reconcile as evidence.
 func (e *external) take(ctx context.Context, r *v1alpha1.Restore, run func(context.Context) error) error {
 	s := next(r, e.cluster.GetName(), e.obs)
-	return e.Take(ctx, r, managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status, Changed: e.session.Changed}, s, run)
+	return e.Take(ctx, r, managedkind.Evidence{Cluster: e.cluster, Status: e.obs.status, Changed: e.session.Changed, Firsthand: e.session.Firsthand}, s, run)
 }
