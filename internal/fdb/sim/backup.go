@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -197,6 +198,7 @@ func (s *Sim) StartBackup(ctx context.Context, req fdb.BackupRequest) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpStartBackup, req.Tag, req.URL)
 	tag := fdb.Tag(req.Tag)
 	if b, ok := s.backups[tag]; ok && b.running() {
 		return errors.Wrapf(fdb.ErrAlreadyExists, "%s: a backup runs on tag %q", errStartBackup, tag)
@@ -225,6 +227,7 @@ func (s *Sim) StopBackup(ctx context.Context, tag string) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpStopBackup, tag)
 	b, err := s.runningBackup(tag, errStopBackup)
 	if err != nil {
 		return err
@@ -248,6 +251,7 @@ func (s *Sim) setBackupsPaused(ctx context.Context, paused bool, op Op, msg stri
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(op)
 	s.backupsPaused = paused
 	return nil
 }
@@ -261,6 +265,7 @@ func (s *Sim) ModifyBackup(ctx context.Context, req fdb.BackupRequest) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpModifyBackup, req.Tag, strconv.Itoa(req.SnapshotPeriodSeconds))
 	b, err := s.runningBackup(req.Tag, errModifyBackup)
 	if err != nil {
 		return err
@@ -308,6 +313,7 @@ func (s *Sim) StartRestore(ctx context.Context, req fdb.RestoreRequest) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpStartRestore, req.Tag, req.URL)
 	tag := fdb.Tag(req.Tag)
 	if r, ok := s.restores[tag]; ok && !r.state.Terminal() {
 		return errors.Wrapf(fdb.ErrAlreadyExists, "%s: a restore runs on tag %q", errStartRestore, tag)
@@ -343,6 +349,7 @@ func (s *Sim) AbortRestore(ctx context.Context, tag string) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpAbortRestore, tag)
 	tag = fdb.Tag(tag)
 	r, ok := s.restores[tag]
 	if !ok {

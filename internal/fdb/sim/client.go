@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"net"
 	"reflect"
 	"slices"
@@ -54,6 +55,7 @@ func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newD
 		return errors.Wrap(err, errConfigure)
 	}
 	defer s.mu.Unlock()
+	s.took(OpConfigure, fmt.Sprintf("%+v", cfg), fmt.Sprintf("new=%v", newDatabase))
 	if !s.quorumReachable() || (!newDatabase && !s.available()) {
 		return errors.Wrap(fdb.ErrUnavailable, errConfigure)
 	}
@@ -172,6 +174,7 @@ func (s *Sim) Exclude(ctx context.Context, targets []fdb.ProcessAddress) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.tookOn(OpExclude, targets)
 	s.exclusions = fdb.SortedAddresses(append(slices.Clone(s.exclusions), targets...))
 	s.applyExclusions(func(p *process) bool { return s.roles.holds(p.id) })
 	return nil
@@ -187,6 +190,7 @@ func (s *Sim) Include(ctx context.Context, targets []fdb.ProcessAddress) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.tookOn(OpInclude, targets)
 	s.exclusions = slices.DeleteFunc(s.exclusions, func(t fdb.ProcessAddress) bool { return slices.Contains(targets, t) })
 	s.applyExclusions(func(p *process) bool { return p.up && !p.storageClass() })
 	return nil
@@ -220,6 +224,7 @@ func (s *Sim) Kill(ctx context.Context, targets []fdb.ProcessAddress) error {
 		return errors.Wrap(err, errKill)
 	}
 	defer s.mu.Unlock()
+	s.tookOn(OpKill, targets)
 	if !s.quorumReachable() {
 		return errors.Wrap(fdb.ErrUnavailable, errKill)
 	}
@@ -273,6 +278,7 @@ func (s *Sim) ChangeCoordinators(ctx context.Context, addrs []fdb.ProcessAddress
 		return "", err
 	}
 	defer s.mu.Unlock()
+	s.tookOn(OpCoordinators, addrs)
 	sorted := fdb.SortedAddresses(addrs)
 	switch {
 	case s.stateLost:

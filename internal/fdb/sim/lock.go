@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
@@ -22,6 +23,7 @@ func (s *Sim) TakeLock(ctx context.Context, r fdb.LockRequest) (fdb.GlobalLock, 
 		return fdb.GlobalLock{}, err
 	}
 	defer s.mu.Unlock()
+	s.took(OpLock, "take", r.Holder)
 	l, err := fdb.Grant(s.globalLock, s.lockDenied, r)
 	if err != nil {
 		return fdb.GlobalLock{}, errors.Wrap(err, errTakeLock)
@@ -36,6 +38,7 @@ func (s *Sim) ReleaseLock(ctx context.Context, holder string) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpLock, "release", holder)
 	s.globalLock = fdb.Released(s.globalLock, holder)
 	return nil
 }
@@ -46,6 +49,7 @@ func (s *Sim) UpdateLockDenyList(ctx context.Context, entries []fdb.LockDenyEntr
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpLock, "deny", fmt.Sprintf("%+v", entries))
 	s.lockDenied = fdb.DenyList(s.lockDenied, entries)
 	return nil
 }

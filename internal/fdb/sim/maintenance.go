@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -20,6 +21,7 @@ func (s *Sim) SetMaintenance(ctx context.Context, zone string, seconds int) erro
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpMaintenance, zone, strconv.Itoa(seconds))
 	if zone == "" || seconds <= 0 {
 		return errors.Errorf("%s: zone %q for %ds", errSetMaintenance, zone, seconds)
 	}
@@ -34,6 +36,7 @@ func (s *Sim) ResetMaintenance(ctx context.Context) error {
 		return err
 	}
 	defer s.mu.Unlock()
+	s.took(OpMaintenance, "off")
 	s.maintenanceZone, s.maintenanceUntil = "", time.Time{}
 	s.evaluate()
 	return nil

@@ -479,15 +479,22 @@ func majorMinor(version string) string {
 // exclusion names no ":tls"; FoundationDB checks a process's secondary
 // address too: fdbclient/ManagementAPI.actor.cpp at 7.3.63).
 func (s *Sim) isExcluded(p *process) bool {
+	views := p.views()
+	return slices.ContainsFunc(s.exclusions, func(t fdb.ProcessAddress) bool {
+		return slices.ContainsFunc(views, t.Matches)
+	})
+}
+
+// views returns the process as an exclusion or kill target is matched
+// against: its view at each address it listens on.
+func (p *process) views() []fdb.Process {
 	v := p.view()
 	views := []fdb.Process{v}
 	for _, l := range p.listeners[min(1, len(p.listeners)):] {
 		v.Address = l.String()
 		views = append(views, v)
 	}
-	return slices.ContainsFunc(s.exclusions, func(t fdb.ProcessAddress) bool {
-		return slices.ContainsFunc(views, t.Matches)
-	})
+	return views
 }
 
 // upProcesses returns the processes that are part of the cluster, sorted.

@@ -393,6 +393,7 @@ func (s *Sim) ForceRecovery(ctx context.Context, dc string) error {
 		return errors.Wrap(err, errForceRecovery)
 	}
 	defer s.mu.Unlock()
+	s.took(OpForceRecovery, dc)
 	if _, ok := s.regionOf(dc); !ok || !s.created {
 		return errors.Errorf("%s: %s %q", errForceRecovery, reasonNotMainDataCenter, dc)
 	}

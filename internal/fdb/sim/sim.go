@@ -156,6 +156,8 @@ type Sim struct {
 
 	violations []Violation
 	quorumLost bool
+	// calls are the admin calls the database took in (AdminCalls).
+	calls []AdminCall
 }
 
 // New returns a simulator whose time follows clk. Nothing runs until the
