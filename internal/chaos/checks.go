@@ -82,6 +82,8 @@ type checkState struct {
 	// databaseOf is the simulator key of each Cluster's database, by the
 	// Cluster's UID.
 	databaseOf map[types.UID]string
+	// callsSeen counts the admin calls of each database checked so far.
+	callsSeen map[*sim.Sim]int
 }
 
 type disruption struct {
@@ -157,6 +159,7 @@ func distinct(dbs map[string]*database) []*database {
 func (r *run) check(ctx context.Context, before map[string]*database, writes []write) {
 	r.observe(writes)
 	r.checkJournal()
+	r.checkAdminCalls(writes)
 	r.checkVolumes(before, writes)
 	r.checkDisruptions(writes)
 	r.checkRestores(ctx, before)

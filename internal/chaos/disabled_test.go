@@ -12,8 +12,10 @@ import (
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestChaosCatchesDisabledRule disables one safety rule at a time the way
@@ -101,4 +103,46 @@ func unlocked(ns, dc string) *fdbv1alpha1.Cluster {
 	c.Spec.ForProvider.Locks.DisableLocks = true
 	c.SetAnnotations(map[string]string{policy.AnnotationAllowDisableLocks: "true"})
 	return c
+}
+
+// TestChaosCatchesUngatedAdminCall plants a mutation no decision allows:
+// once the database is up, an exclusion of a storage group reaches it
+// outside the provider's gate. The check that reads the simulator's own
+// record of admin calls finds it; the provider's journal never saw it.
+func TestChaosCatchesUngatedAdminCall(t *testing.T) {
+	testenv.Require(t, env)
+	planted := Op{Name: "exclude a storage group outside the gate", Do: func(ctx context.Context, r *run) error {
+		db := r.used[clusterName]
+		if db == nil {
+			return fmt.Errorf("the provider never reached database %s", clusterName)
+		}
+		return db.Exclude(ctx, []fdb.ProcessAddress{fdb.ProcessAddress("locality_instance_id:" + storageGroupOf(t, r))})
+	}, Converged: func(*run) (bool, string) { return true, "" }}
+	w := Workload{Name: "planted-exclude", Ops: []Op{bootstrap(false), planted}}
+	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checks []string
+	for _, v := range rep.Violations {
+		checks = append(checks, v.Check)
+	}
+	if diff := cmp.Diff([]string{"ungated-admin-call"}, checks); diff != "" {
+		t.Errorf("violations after a planted exclusion (-want +got):\n%s", diff)
+	}
+}
+
+// storageGroupOf returns the first storage group of the run's Cluster.
+func storageGroupOf(t *testing.T, r *run) string {
+	t.Helper()
+	var ids []string
+	for _, o := range r.hist.latest()[groupKind] {
+		if pg := o.(*fdbv1alpha1.ProcessGroup); pg.Spec.ForProvider.ProcessClass == fdbv1alpha1.ProcessClassStorage {
+			ids = append(ids, pg.ID())
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal(errNoStorageGroup)
+	}
+	return slices.Min(ids)
 }
