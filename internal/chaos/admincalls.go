@@ -60,8 +60,9 @@ var allowing = []string{string(policy.ResultAllowed), string(policy.ResultWarned
 // server stores them after the step, or as the step wrote them (a
 // resource the step deleted): a decision of an action that gates the
 // call, with a result that lets it run, whose targets name what the call
-// acts on.
-func (r *run) checkAdminCalls(writes []write) {
+// acts on. Each exclusion is also held to the exclusion budget
+// (checkExclusionBudget).
+func (r *run) checkAdminCalls(before map[string]*database, writes []write) {
 	if r.checks.callsSeen == nil {
 		r.checks.callsSeen = map[*sim.Sim]int{}
 	}
@@ -70,6 +71,9 @@ func (r *run) checkAdminCalls(writes []write) {
 		calls := db.AdminCalls(r.checks.callsSeen[db])
 		r.checks.callsSeen[db] += len(calls)
 		for _, c := range calls {
+			if c.Op == sim.OpExclude {
+				r.checkExclusionBudget(before, c)
+			}
 			gate, gated := gatedBy[c.Op]
 			if !gated {
 				continue

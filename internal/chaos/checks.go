@@ -159,7 +159,7 @@ func distinct(dbs map[string]*database) []*database {
 func (r *run) check(ctx context.Context, before map[string]*database, writes []write) {
 	r.observe(writes)
 	r.checkJournal()
-	r.checkAdminCalls(writes)
+	r.checkAdminCalls(before, writes)
 	r.checkVolumes(before, writes)
 	r.checkDisruptions(writes)
 	r.checkRestores(ctx, before)

@@ -105,35 +105,55 @@ func unlocked(ns, dc string) *fdbv1alpha1.Cluster {
 	return c
 }
 
-// TestChaosCatchesUngatedAdminCall plants a mutation no decision allows:
-// once the database is up, an exclusion of a storage group reaches it
-// outside the provider's gate. The check that reads the simulator's own
-// record of admin calls finds it; the provider's journal never saw it.
-func TestChaosCatchesUngatedAdminCall(t *testing.T) {
+// TestChaosCatchesPlantedExclusion plants exclusions no decision allows:
+// once the database is up, an exclusion reaches it outside the provider's
+// gate. The checks that read the simulator's own record of admin calls
+// find it (and, for one beyond the exclusion budget, that too); the
+// provider's journal never saw it.
+func TestChaosCatchesPlantedExclusion(t *testing.T) {
 	testenv.Require(t, env)
-	planted := Op{Name: "exclude a storage group outside the gate", Do: func(ctx context.Context, r *run) error {
-		db := r.used[clusterName]
-		if db == nil {
-			return fmt.Errorf("the provider never reached database %s", clusterName)
-		}
-		return db.Exclude(ctx, []fdb.ProcessAddress{fdb.ProcessAddress("locality_instance_id:" + storageGroupOf(t, r))})
-	}, Converged: func(*run) (bool, string) { return true, "" }}
-	w := Workload{Name: "planted-exclude", Ops: []Op{bootstrap(false), planted}}
-	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
-	if err != nil {
-		t.Fatal(err)
+	cases := map[string]struct {
+		// groups picks the storage groups to exclude among the run's.
+		groups func(ids []string) []string
+		want   []string
+	}{
+		"OneGroup": {func(ids []string) []string { return ids[:1] }, []string{"ungated-admin-call"}},
+		// Double redundancy, three storage groups wanted and reporting:
+		// one may be in flight.
+		"EveryGroup": {func(ids []string) []string { return ids }, []string{"exclusion-budget", "ungated-admin-call"}},
 	}
-	var checks []string
-	for _, v := range rep.Violations {
-		checks = append(checks, v.Check)
-	}
-	if diff := cmp.Diff([]string{"ungated-admin-call"}, checks); diff != "" {
-		t.Errorf("violations after a planted exclusion (-want +got):\n%s", diff)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			planted := Op{Name: "exclude storage groups outside the gate", Do: func(ctx context.Context, r *run) error {
+				db := r.used[clusterName]
+				if db == nil {
+					return fmt.Errorf("the provider never reached database %s", clusterName)
+				}
+				var targets []fdb.ProcessAddress
+				for _, id := range tc.groups(storageGroups(t, r)) {
+					targets = append(targets, fdb.ProcessAddress("locality_instance_id:"+id))
+				}
+				return db.Exclude(ctx, targets)
+			}, Converged: func(*run) (bool, string) { return true, "" }}
+			w := Workload{Name: "planted-exclude", Ops: []Op{bootstrap(false), planted}}
+			rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var checks []string
+			for _, v := range rep.Violations {
+				checks = append(checks, v.Check)
+			}
+			slices.Sort(checks)
+			if diff := cmp.Diff(tc.want, checks); diff != "" {
+				t.Errorf("violations after a planted exclusion (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
-// storageGroupOf returns the first storage group of the run's Cluster.
-func storageGroupOf(t *testing.T, r *run) string {
+// storageGroups returns the storage groups of the run's Cluster, sorted.
+func storageGroups(t *testing.T, r *run) []string {
 	t.Helper()
 	var ids []string
 	for _, o := range r.hist.latest()[groupKind] {
@@ -144,5 +164,6 @@ func storageGroupOf(t *testing.T, r *run) string {
 	if len(ids) == 0 {
 		t.Fatal(errNoStorageGroup)
 	}
-	return slices.Min(ids)
+	slices.Sort(ids)
+	return ids
 }
