@@ -44,10 +44,10 @@ type checkState struct {
 	simSeen map[string]int
 	// exempt are the simulator keys of databases deleted on purpose.
 	exempt map[string]bool
-	// lost are the groups, by simulator key, whose disk the harness
-	// destroyed: the simulator's findings about their volumes are the
-	// fault's, not the provider's.
-	lost map[string][]string
+	// lost are the disks the harness destroyed, by simulator key: the
+	// simulator's findings about their volumes are the fault's, not the
+	// provider's, until the groups have volumes of their own again.
+	lost map[string][]*lostDisk
 	// disrupted are the groups whose pod the provider deleted to
 	// recreate it, with the fault domain and the pod's UID, until a new
 	// pod runs.
@@ -468,6 +468,7 @@ func (r *run) checkSims(context.Context) {
 	if r.checks.simSeen == nil {
 		r.checks.simSeen = map[string]int{}
 	}
+	r.noteReplacedDisks()
 	for _, key := range slices.Sorted(maps.Keys(r.keysByName())) {
 		db := r.sims.Registry.Get(key)
 		vs := db.Check()
@@ -487,24 +488,80 @@ func (r *run) checkSims(context.Context) {
 	}
 }
 
+// A lostDisk is the disk of group id the harness destroyed: that of the
+// volume claim (or, for a group without one, the pod) with UID uid.
+type lostDisk struct {
+	id  string
+	uid types.UID
+	// replacedAt is the step in which the group was first seen with
+	// another claim (pod); 0 before.
+	replacedAt int
+}
+
 // destroyed notes that the harness destroyed the disk of group id of the
-// database key.
-func (r *run) destroyed(key, id string) {
+// database key, held by pod p or its volume claim.
+func (r *run) destroyed(key, id string, p *corev1.Pod) {
 	if r.checks.lost == nil {
-		r.checks.lost = map[string][]string{}
+		r.checks.lost = map[string][]*lostDisk{}
 	}
-	r.checks.lost[key] = append(r.checks.lost[key], id)
+	r.checks.lost[key] = append(r.checks.lost[key], &lostDisk{id: id, uid: r.diskOf(p)})
+}
+
+// diskOf returns the UID of what holds the disk of pod p's group now: its
+// volume claim, or the pod when it has none; "" when neither is there.
+func (r *run) diskOf(p *corev1.Pod) types.UID {
+	now := r.hist.latest()
+	for _, v := range p.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			if c := now.find(pvcKind, client.ObjectKey{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}); c != nil {
+				return c.GetUID()
+			}
+			return ""
+		}
+	}
+	if o := now.find(podKind, client.ObjectKeyFromObject(p)); o != nil {
+		return o.GetUID()
+	}
+	return ""
 }
 
 // faultsOwn reports whether v is the simulator's finding about a volume
-// the harness destroyed (its removal checks name the group's volume).
+// the harness destroyed (its removal checks name the group's volume): one
+// reported before, or in the step after, the group was first seen with
+// another volume (a finding about the new one is the provider's). The
+// simulator learns of the destroyed volume's removal at the start of a
+// step from the snapshot of the step before.
 func (r *run) faultsOwn(key string, v sim.Violation) bool {
-	for _, id := range r.checks.lost[key] {
-		if strings.HasPrefix(v.Detail, "group "+id+"'s volume") {
+	for _, d := range r.checks.lost[key] {
+		if strings.HasPrefix(v.Detail, "group "+d.id+"'s volume") && (d.replacedAt == 0 || r.step <= d.replacedAt+1) {
 			return true
 		}
 	}
 	return false
+}
+
+// noteReplacedDisks notes, for each lost disk not yet replaced, whether
+// its group now has another volume claim (pod): the provider creates it
+// once the destroyed one is gone.
+func (r *run) noteReplacedDisks() {
+	for _, disks := range r.checks.lost {
+		for _, d := range disks {
+			if now := r.currentDisk(d.id); d.replacedAt == 0 && now != "" && now != d.uid {
+				d.replacedAt = r.step
+			}
+		}
+	}
+}
+
+// currentDisk returns the UID of what holds group id's disk now: the
+// claim of its pod (the pod, without one); "" without a pod.
+func (r *run) currentDisk(id string) types.UID {
+	for _, o := range r.hist.latest()[podKind] {
+		if p := o.(*corev1.Pod); p.Labels[workload.LabelProcessGroup] == id && p.DeletionTimestamp == nil {
+			return r.diskOf(p)
+		}
+	}
+	return ""
 }
 
 // keysByName returns the simulator keys in use.

@@ -225,7 +225,7 @@ func (r *run) loseDisk(before map[string]*database, p *corev1.Pod) (ok bool, err
 			return false, err
 		}
 	}
-	r.destroyed(db.key, id)
+	r.destroyed(db.key, id, p)
 	return true, nil
 }
 
