@@ -210,7 +210,7 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 		created:    map[types.UID]time.Time{},
 	}
 	r.clusters, r.owners = w.clusters()
-	r.sims = connector.NewSimFDB(sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20}))
+	r.sims = connector.NewSimFDB(sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20, RecordAdminCalls: true}))
 	r.crashRate = []float64{0, 0.05, 0.15}[r.chaos.IntN(3)]
 	r.maxLag = r.chaos.IntN(4)
 	if err := r.setup(ctx); err != nil {

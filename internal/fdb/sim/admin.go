@@ -28,7 +28,8 @@ type AdminCall struct {
 }
 
 // AdminCalls returns every admin call the database took in since it was
-// created, oldest first, from the from-th on (0 for all).
+// created, oldest first, from the from-th on (0 for all), when its options
+// ask to record them (Options.RecordAdminCalls); none otherwise.
 func (s *Sim) AdminCalls(from int) []AdminCall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -38,14 +39,20 @@ func (s *Sim) AdminCalls(from int) []AdminCall {
 	return slices.Clone(s.calls[max(from, 0):])
 }
 
-// took records an admin call of op with args; the caller holds the lock.
+// took records an admin call of op with args, when the simulator records
+// them; the caller holds the lock.
 func (s *Sim) took(op Op, args ...string) {
-	s.calls = append(s.calls, AdminCall{At: s.now, Op: op, Args: args})
+	if s.opts.RecordAdminCalls {
+		s.calls = append(s.calls, AdminCall{At: s.now, Op: op, Args: args})
+	}
 }
 
 // tookOn records an admin call of op on the processes targets name, with
 // their groups; the caller holds the lock.
 func (s *Sim) tookOn(op Op, targets []fdb.ProcessAddress) {
+	if !s.opts.RecordAdminCalls {
+		return
+	}
 	args := make([]string, len(targets))
 	var groups []string
 	for i, t := range targets {

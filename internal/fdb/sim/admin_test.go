@@ -19,7 +19,7 @@ import (
 // never reached it.
 func TestAdminCalls(t *testing.T) {
 	ctx := context.Background()
-	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11})
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 11, RecordAdminCalls: true})
 	c.Create(t, fdb.RedundancyTriple)
 	storage1, log2 := c.Address(t, "storage-1"), c.Address(t, "log-2")
 	from := len(c.Sim.AdminCalls(0))

@@ -73,6 +73,10 @@ type Options struct {
 	// RestoreBytes is the size of every restore (1 GiB when zero): the
 	// simulator does not know the content of backup containers.
 	RestoreBytes int64
+	// RecordAdminCalls keeps every admin call the database takes in
+	// (AdminCalls), for a harness that checks them; off, a long-running
+	// simulator keeps none.
+	RecordAdminCalls bool
 }
 
 // Sim simulates one FoundationDB cluster. It is safe for concurrent use.
