@@ -160,6 +160,7 @@ func (r *run) check(ctx context.Context, before map[string]*database, writes []w
 	r.observe(writes)
 	r.checkJournal()
 	r.checkAdminCalls(before, writes)
+	r.checkDeletions(writes)
 	r.checkVolumes(before, writes)
 	r.checkDisruptions(writes)
 	r.checkRestores(ctx, before)

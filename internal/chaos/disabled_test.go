@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -166,4 +167,54 @@ func storageGroups(t *testing.T, r *run) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// TestChaosCatchesPlantedPodDeletion plants a pod deletion no decision
+// allows late in a storage density migration, once one of the old groups
+// is being removed: the provider's identity deletes the pod of a new
+// storage group outside the gate. The check that reads the API server's
+// audit log finds it; the provider's journal (gated-mutation) and its
+// client's record of writes (disruption-grant, volume-deleted) never see
+// it.
+func TestChaosCatchesPlantedPodDeletion(t *testing.T) {
+	testenv.Require(t, env)
+	planted := false
+	plant := fault{"PlantedPodDeletion", func(ctx context.Context, r *run, _ map[string]*database) (string, error) {
+		now := r.hist.latest()
+		old, pod := 0, (*corev1.Pod)(nil)
+		for _, o := range now[groupKind] {
+			pg := o.(*fdbv1alpha1.ProcessGroup)
+			switch {
+			case pg.Spec.ForProvider.ProcessClass != fdbv1alpha1.ProcessClassStorage:
+			case pg.Spec.ForProvider.ProcessesPerPod == 2:
+				if p := podOf(now, clusterName, pg.ID()); pod == nil && p != nil && p.DeletionTimestamp == nil {
+					pod = p
+				}
+			case pg.GetDeletionTimestamp() == nil:
+				old++
+			}
+		}
+		if planted || old == 3 || pod == nil {
+			return "", nil
+		}
+		planted = true
+		return "deleted pod " + pod.Name + " as the provider, outside the gate", r.asProvider.Delete(ctx, pod)
+	}}
+	migrate := storageDensity(2)
+	migrate.Faults = []fault{plant}
+	w := Workload{Name: "planted-pod-deletion", Ops: []Op{bootstrap(false), migrate}}
+	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !planted {
+		t.Fatal("the migration ended before an old storage group was removed: nothing was planted")
+	}
+	var checks []string
+	for _, v := range rep.Violations {
+		checks = append(checks, v.Check)
+	}
+	if diff := cmp.Diff([]string{"ungated-deletion"}, checks); diff != "" {
+		t.Errorf("violations after a planted pod deletion (-want +got):\n%s", diff)
+	}
 }

@@ -57,7 +57,7 @@ func (r *run) inject(ctx context.Context, before map[string]*database) error {
 		r.log("fault %s: not applicable", f.name)
 		return nil
 	}
-	r.report.Faults[f.name]++
+	r.faulted(f.name)
 	r.calmAt = r.clock.Now().Add(faultWindow) // no fault lasts longer, and none ends earlier than one before
 	r.log("fault %s: %s", f.name, what)
 	return nil
@@ -233,7 +233,7 @@ func (r *run) loseDisk(before map[string]*database, p *corev1.Pod) (ok bool, err
 // processes are down meanwhile. Not the lost zone's node: it never comes
 // back.
 func nodeNotReady(ctx context.Context, r *run, before map[string]*database) (string, error) {
-	return r.failNode(ctx, before, Zones[r.pick(len(Zones))])
+	return r.failNode(ctx, before, r.zones[r.pick(len(r.zones))])
 }
 
 // failNode marks the node of zone NotReady for the fault window, when the
@@ -250,6 +250,9 @@ func (r *run) failNode(ctx context.Context, before map[string]*database, zone st
 		_ = db.sim.LoseZone(zone, faultWindow) // a zone without processes loses nothing
 	}
 	r.nodeBack[node] = r.clock.Now().Add(faultWindow)
+	if r.calmAt.Before(r.nodeBack[node]) { // an operation's failure (strandStorage) too
+		r.calmAt = r.nodeBack[node]
+	}
 	return "node " + node + " NotReady", nil
 }
 

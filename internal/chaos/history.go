@@ -52,6 +52,8 @@ type history struct {
 	// now is the API server's objects of the watched kinds as they are
 	// now, but for the dirty kinds.
 	now snapshot
+	// writes counts the writes that succeeded, of any kind.
+	writes int
 	// dirty are the kinds written since now was brought up to date.
 	// Nothing but the run's clients writes to the API server (envtest
 	// runs no controllers), so the other kinds are as they were.
@@ -64,6 +66,9 @@ type history struct {
 // one, a deletion, and a write to an object being deleted (one that
 // removes its last finalizer deletes it, yet answers with the object).
 func (h *history) wrote(obj client.Object, deleted bool, err error) error {
+	if err == nil {
+		h.writes++
+	}
 	gvk, kerr := apiutil.GVKForObject(obj, h.scheme)
 	if kerr != nil || !h.watched(gvk) {
 		return err

@@ -40,9 +40,9 @@ var multiRegion = regionWorkload("multi-region", regionCluster)
 // remote data center join it, then it fails over to dc2 and back, the
 // last three under faults.
 func regionWorkload(name string, spec func(ns, dc string) *fdbv1alpha1.Cluster) Workload {
-	return Workload{name,
-		[]Op{bootstrapRegions(spec), joinRegions(spec), failover(remoteDC, 0, 1), failover(primaryDC, 1, 0)},
-		map[string]int{primaryDC: 0, satelliteDC: 0, remoteDC: 1}}
+	return Workload{Name: name,
+		Ops:      []Op{bootstrapRegions(spec), joinRegions(spec), failover(remoteDC, 0, 1), failover(primaryDC, 1, 0)},
+		Clusters: map[string]int{primaryDC: 0, satelliteDC: 0, remoteDC: 1}}
 }
 
 // regionFaults are the faults of a multi-region database: every fault of
@@ -80,7 +80,7 @@ func regionCluster(ns, dc string) *fdbv1alpha1.Cluster {
 // string (its regions wait for the other data centers).
 func bootstrapRegions(spec func(ns, dc string) *fdbv1alpha1.Cluster) Op {
 	return Op{Name: "bootstrap the primary data center", Converged: madeDatabase(primaryDC), Do: func(ctx context.Context, r *run) error {
-		return r.kube.Create(ctx, spec(r.ns, primaryDC))
+		return r.createCluster(ctx, spec(r.ns, primaryDC))
 	}}
 }
 
@@ -114,7 +114,7 @@ func joinRegions(spec func(ns, dc string) *fdbv1alpha1.Cluster) Op {
 			for _, dc := range []string{satelliteDC, remoteDC} {
 				c := spec(r.ns, dc)
 				c.Spec.ForProvider.SeedConnectionString = seed
-				if err := r.kube.Create(ctx, c); err != nil {
+				if err := r.createCluster(ctx, c); err != nil {
 					return err
 				}
 			}

@@ -18,6 +18,14 @@ type Report struct {
 	Steps    int
 	// Faults counts the faults injected, by kind.
 	Faults map[string]int
+	// Phases places the faults and the provider's mutations in the thirds
+	// of the operations with faults.
+	Phases Phases
+	// Defaults is true when the run's Clusters ran on the built-in time
+	// thresholds.
+	Defaults bool
+	// Skips counts the steps at which the clock skipped ahead (idleSkip).
+	Skips int
 	// Checks counts the invariant checks made.
 	Checks     int
 	Violations []Violation
@@ -50,12 +58,39 @@ func (r *run) violate(check, detail string) {
 	r.log("VIOLATION %s: %s", check, detail)
 }
 
+// Phases sums up how faults met the operations that have them, by the
+// first, second and last third of each.
+type Phases struct {
+	// Faults are the faults that struck in each third of the operation's
+	// steps, from its start to the step it was first seen converged.
+	Faults [3]int
+	// Taken are the provider's mutations in each third of the operation's
+	// mutations, in order; UnderFault those of them taken while a fault
+	// was in force (within 90 s after it struck, faultWindow).
+	Taken, UnderFault [3]int
+}
+
+// add adds o to p.
+func (p *Phases) add(o Phases) {
+	for i := range p.Faults {
+		p.Faults[i] += o.Faults[i]
+		p.Taken[i] += o.Taken[i]
+		p.UnderFault[i] += o.UnderFault[i]
+	}
+}
+
 // Summary adds up the reports of a seed budget.
 type Summary struct {
 	Seeds  int
 	Steps  int
 	Checks int
 	Faults map[string]int
+	// Phases places the faults and mutations in their operations' thirds;
+	// Defaults counts the seeds on the built-in thresholds, Skips the
+	// steps at which the clock skipped ahead.
+	Phases   Phases
+	Defaults int `json:",omitempty"`
+	Skips    int `json:",omitempty"`
 	// ByWorkload counts seeds and violations per workload.
 	ByWorkload map[string][2]int
 	Violations []Violation
@@ -65,7 +100,11 @@ type Summary struct {
 func Summarize(reports []*Report) Summary {
 	s := Summary{Faults: map[string]int{}, ByWorkload: map[string][2]int{}}
 	for _, r := range reports {
-		s.Add(Summary{Seeds: 1, Steps: r.Steps, Checks: r.Checks, Faults: r.Faults,
+		defaults := 0
+		if r.Defaults {
+			defaults = 1
+		}
+		s.Add(Summary{Seeds: 1, Steps: r.Steps, Checks: r.Checks, Faults: r.Faults, Phases: r.Phases, Defaults: defaults, Skips: r.Skips,
 			ByWorkload: map[string][2]int{r.Workload: {1, len(r.Violations)}}, Violations: r.Violations})
 	}
 	return s
@@ -76,6 +115,9 @@ func (s *Summary) Add(o Summary) {
 	s.Seeds += o.Seeds
 	s.Steps += o.Steps
 	s.Checks += o.Checks
+	s.Defaults += o.Defaults
+	s.Skips += o.Skips
+	s.Phases.add(o.Phases)
 	for k, n := range o.Faults {
 		s.Faults[k] += n
 	}
@@ -90,7 +132,8 @@ func (s *Summary) Add(o Summary) {
 // that replays it and the trace that led to it.
 func (s Summary) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "seeds\tsteps\tchecks\tviolations\n%d\t%d\t%d\t%d\n\n", s.Seeds, s.Steps, s.Checks, len(s.Violations))
+	fmt.Fprintf(tw, "seeds\ton default thresholds\tsteps\tskipped ahead\tchecks\tviolations\n%d\t%d\t%d\t%d\t%d\t%d\n\n",
+		s.Seeds, s.Defaults, s.Steps, s.Skips, s.Checks, len(s.Violations))
 	fmt.Fprintf(tw, "workload\tseeds\tviolations\n")
 	for _, k := range slices.Sorted(maps.Keys(s.ByWorkload)) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\n", k, s.ByWorkload[k][0], s.ByWorkload[k][1])
@@ -99,6 +142,11 @@ func (s Summary) Print(w io.Writer) {
 	for _, k := range slices.Sorted(maps.Keys(s.Faults)) {
 		fmt.Fprintf(tw, "%s\t%d\n", k, s.Faults[k])
 	}
+	p := s.Phases
+	fmt.Fprintf(tw, "\noperations with faults, by third\tfirst\tsecond\tlast\n")
+	fmt.Fprintf(tw, "faults struck (thirds of the steps)\t%d\t%d\t%d\n", p.Faults[0], p.Faults[1], p.Faults[2])
+	fmt.Fprintf(tw, "mutations taken (thirds of the mutations)\t%d\t%d\t%d\n", p.Taken[0], p.Taken[1], p.Taken[2])
+	fmt.Fprintf(tw, "of them under a fault\t%d\t%d\t%d\n", p.UnderFault[0], p.UnderFault[1], p.UnderFault[2])
 	_ = tw.Flush()
 	for _, v := range s.Violations {
 		fmt.Fprintf(w, "\n%s\n", v)

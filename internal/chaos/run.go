@@ -52,35 +52,42 @@ const (
 	errOp        = "cannot run the workload's operation"
 )
 
-// Zones are the stand-in nodes' fault domains, one node each.
-var Zones = []string{"zone-a", "zone-b", "zone-c", "zone-d"}
-
 // Steps bound the phases of every operation of a workload.
 type Steps struct {
-	// Faulty is how many steps inject faults after an operation.
-	Faulty int
-	// Converge is how many quiet steps the Cluster has to converge, at
-	// least; ConvergePerTarget, times the objects a step may reconcile,
+	// Faulty is how many steps a fault window lasts, Calm how many quiet
+	// steps follow it: an operation with faults runs in such windows from
+	// its start until it converged (or for the steps it has to converge,
+	// at most), so that its late steps meet faults as its early ones do,
+	// and the calm lets it converge.
+	Faulty, Calm int
+	// Converge is how many quiet steps the Cluster then has to converge,
+	// at least; ConvergePerTarget, times the objects a step may reconcile,
 	// when that is more.
 	Converge, ConvergePerTarget int
 	// Hold is how many steps it must then stay converged.
 	Hold int
 }
 
-// DefaultSteps are the phases of the seed budget. The quiet steps span
-// about 30 minutes of the simulated clock: replacing every storage group
-// (a density change) under a platform policy that excludes at most two
-// groups at once drains them in two rounds, waits out the 5-minute
-// missing-process rule of the exclusion budget and the 10 minutes since
-// the last recovery before the inclusion; seed 844 needed 421 quiet steps.
-// A step reconciles one object of all there are, so an object's turns come
-// the rarer the more objects there are: the multi-region workload's 21
-// (three Clusters, their groups) got 600 steps in which the remote data
-// center's Cluster took its turn 19 times, and replacing a group there
-// (replace, create, wait for the replacement, exclude, remove, include,
-// release the lock) wanted a few more (seed 2071). 40 steps per object
-// give each about 26 turns.
-var DefaultSteps = Steps{Faulty: 60, Converge: 600, ConvergePerTarget: 40, Hold: 20}
+// DefaultSteps are the phases of the seed budget. A fault window of 20
+// steps spans about a minute of the simulated clock, the calm after it
+// two: a Cluster converges only in a status confirmed 90 s after the last
+// fault (faultWindow). Windows short against an operation spread its
+// faults over all of it: with the 60-step windows first tried, the faults
+// of the many operations that converge in a few hundred steps fell in
+// their first third. The quiet steps span about 30 minutes of
+// the simulated clock, more when the clock skips ahead (idleSkip):
+// replacing every storage group (a density change) under a platform
+// policy that excludes at most two groups at once drains them in two
+// rounds, waits out the 5-minute missing-process rule of the exclusion
+// budget and the minutes since the last recovery before the inclusion;
+// seed 844 needed 421 quiet steps. A step reconciles one object of all
+// there are, so an object's turns come the rarer the more objects there
+// are: the multi-region workload's 21 (three Clusters, their groups) got
+// 600 steps in which the remote data center's Cluster took its turn 19
+// times, and replacing a group there (replace, create, wait for the
+// replacement, exclude, remove, include, release the lock) wanted a few
+// more (seed 2071). 40 steps per object give each about 26 turns.
+var DefaultSteps = Steps{Faulty: 20, Calm: 40, Converge: 600, ConvergePerTarget: 40, Hold: 20}
 
 // converge is how many quiet steps a run with targets objects has to
 // converge.
@@ -102,6 +109,8 @@ type run struct {
 	sched, lags, ticks, crashes, chaos *rand.Rand
 	ns                                 string
 	steps                              Steps
+	// zones are the run's zones, one stand-in node each.
+	zones []string
 
 	clock *clocktesting.FakeClock
 	sims  connector.SimFDB
@@ -119,6 +128,9 @@ type run struct {
 	ca    *certs.CA
 	nodes *testenv.Nodes
 	hist  *history
+	// audit reads the deletions the API server audited since the run
+	// began.
+	audit *testenv.AuditReader
 	// instances are the provider's deployments that act on the run's
 	// world: one, or one per data center of a multi-region database;
 	// owners names the instance of each Cluster (0 when absent).
@@ -132,6 +144,25 @@ type run struct {
 	// faults.
 	faulty bool
 	faults []fault
+	// opStep is the step the current operation began at; faultedAt are
+	// the steps in it at which a fault struck (the provider's crashes
+	// too), placed in the operation's thirds once it converged
+	// (tallyPhases).
+	opStep    int
+	faultedAt []int
+	// opTaken are the provider's mutations in an operation with faults,
+	// in order: true for each taken while a fault was in force.
+	opTaken []bool
+	// convergedAt is the first step at which the current operation was
+	// seen converged, 0 before.
+	convergedAt int
+	// defaults is true when the run's Clusters run on the built-in time
+	// thresholds of the policies and the automation (createCluster).
+	defaults bool
+	// idle counts the steps in a row in which nothing was written to the
+	// API server, no mutation taken and no fault injected: the world
+	// waits for time to pass, and the clock skips ahead (idleSkip).
+	idle int
 	// crashRate is the chance that the provider crashes during a faulty
 	// step, after its crashAfter-th write of the step.
 	crashRate  float64
@@ -210,7 +241,10 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 		created:    map[types.UID]time.Time{},
 	}
 	r.clusters, r.owners = w.clusters()
+	r.zones = w.zones()
 	r.sims = connector.NewSimFDB(sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20, RecordAdminCalls: true}))
+	r.defaults = stream(seed, 6).IntN(defaultsOneIn) == 0
+	r.report.Defaults = r.defaults
 	r.crashRate = []float64{0, 0.05, 0.15}[r.chaos.IntN(3)]
 	r.maxLag = r.chaos.IntN(4)
 	if err := r.setup(ctx); err != nil {
@@ -242,11 +276,14 @@ func (r *run) setup(ctx context.Context) error {
 		return errors.Wrap(err, errClient)
 	}
 	r.asProvider = &recorder{Client: c, h: r.hist}
-	n, err := testenv.CreateNodes(ctx, r.kube, Zones, 1)
+	n, err := testenv.CreateNodes(ctx, r.kube, r.zones, 1)
 	if err != nil {
 		return errors.Wrap(err, errNodes)
 	}
 	r.nodes = n
+	if r.audit, err = testenv.NewAuditReader(r.env.AuditLog); err != nil {
+		return err
+	}
 	if err := r.hist.record(ctx); err != nil {
 		return err
 	}
@@ -260,8 +297,13 @@ func (r *run) setup(ctx context.Context) error {
 	return nil
 }
 
-// operate applies one operation of the workload, then runs its faulty
-// phase, its quiet phase until it converged, and the hold.
+// defaultsOneIn: one run in defaultsOneIn runs on the built-in
+// thresholds, the others shorten them (createCluster).
+const defaultsOneIn = 3
+
+// operate applies one operation of the workload, then runs its fault
+// windows until it converged, and its quiet phase until it converged and
+// held.
 func (r *run) operate(ctx context.Context, op Op) error {
 	r.log("op %s", op.Name)
 	if err := op.Do(ctx, r); err != nil {
@@ -271,9 +313,15 @@ func (r *run) operate(ctx context.Context, op Op) error {
 	if converged == nil {
 		converged = clusterConverged
 	}
-	r.faults, r.faulty = op.Faults, len(op.Faults) > 0
-	for i := 0; i < r.steps.Faulty && r.faulty; i++ {
-		if err := r.tick(ctx); err != nil {
+	r.opStep, r.faultedAt, r.opTaken, r.convergedAt = r.step, nil, nil, 0
+	// It converges in a status confirmed after it, at least: one that
+	// changes no spec (a node lost) leaves the Cluster looking converged.
+	if now := r.clock.Now(); r.calmAt.Before(now) {
+		r.calmAt = now
+	}
+	r.faults = op.Faults
+	if len(op.Faults) > 0 {
+		if err := r.faultUntilConverged(ctx, converged); err != nil {
 			return err
 		}
 	}
@@ -281,7 +329,57 @@ func (r *run) operate(ctx context.Context, op Op) error {
 	if err := r.quiesce(ctx); err != nil {
 		return err
 	}
-	return r.converge(ctx, op.Name, converged)
+	err := r.converge(ctx, op.Name, converged)
+	r.tallyPhases()
+	return err
+}
+
+// faultUntilConverged runs fault windows, each followed by its calm, until
+// the operation is seen converged in a calm or it spent the steps an
+// operation has to converge. The operation begins at a point of the cycle
+// the seeded source picks, so that its first steps are not always faulty.
+func (r *run) faultUntilConverged(ctx context.Context, converged func(*run) (bool, string)) error {
+	budget, cycle := r.steps.converge(len(r.targets())), r.steps.Faulty+r.steps.Calm
+	at := r.chaos.IntN(cycle) // where in a window's cycle the operation begins
+	for spent := range budget {
+		r.faulty = (at+spent)%cycle < r.steps.Faulty
+		if err := r.tick(ctx); err != nil {
+			return err
+		}
+		if ok, _ := converged(r); ok && !r.faulty {
+			r.convergedAt = r.step
+			return nil
+		}
+	}
+	return nil
+}
+
+// faulted counts a fault of kind name struck now.
+func (r *run) faulted(name string) {
+	r.report.Faults[name]++
+	r.faultedAt = append(r.faultedAt, r.step)
+}
+
+// tallyPhases places the current operation's faults in the thirds of its
+// steps, from its start to the step it was first seen converged (the last
+// step when it never was), and its mutations in the thirds of its
+// mutations.
+func (r *run) tallyPhases() {
+	end := r.convergedAt
+	if end == 0 {
+		end = r.step
+	}
+	p, span, thirds := &r.report.Phases, max(end-r.opStep, 1), len(r.report.Phases.Faults)
+	for _, at := range r.faultedAt {
+		p.Faults[min((at-r.opStep-1)*thirds/span, thirds-1)]++
+	}
+	for i, under := range r.opTaken {
+		third := i * thirds / len(r.opTaken)
+		p.Taken[third]++
+		if under {
+			p.UnderFault[third]++
+		}
+	}
 }
 
 // ownRecoveries is how many times a hold may start again after the
@@ -316,6 +414,9 @@ func (r *run) convergeOnce(ctx context.Context, name string, converged func(*run
 			return false, err
 		}
 		ok, why = converged(r)
+	}
+	if ok && r.convergedAt == 0 {
+		r.convergedAt = r.step
 	}
 	r.report.Checks++
 	if !ok {
@@ -379,7 +480,8 @@ func (r *run) quiesce(ctx context.Context) error {
 // now, one thing happens, the world is snapshot and checked.
 func (r *run) tick(ctx context.Context) error {
 	r.step++
-	r.clock.Step(time.Duration(1+r.ticks.IntN(5)) * time.Second)
+	r.clock.Step(r.tickLength())
+	wrote, took, struck := r.hist.writes, len(r.journal), len(r.faultedAt)
 	r.written, r.crashAfter = 0, 0
 	if r.faulty && r.crashes.Float64() < r.crashRate {
 		r.crashAfter = 1 + r.crashes.IntN(3)
@@ -436,7 +538,31 @@ func (r *run) tick(ctx context.Context) error {
 			}
 		}
 	}
+	if r.hist.writes == wrote && len(r.journal) == took && len(r.faultedAt) == struck {
+		r.idle++
+	} else {
+		r.idle = 0
+	}
 	return nil
+}
+
+// idleSkip is the longest step of the clock, in seconds, once the world
+// has waited a round: every object had about one reconcile in which it
+// wrote nothing and took no step, and no fault struck. What is left to
+// happen waits for time to pass (a threshold of a policy, a process's
+// uptime, data moving, a fault to heal), and FoundationDB's own
+// simulation skips to it in the same way. A step is 1 to 5 seconds
+// otherwise.
+const idleSkip = 60
+
+// tickLength is how far the clock moves in the next step.
+func (r *run) tickLength() time.Duration {
+	longest := 5
+	if r.idle >= max(len(r.targets()), 1) {
+		longest = idleSkip
+		r.report.Skips++
+	}
+	return time.Duration(1+r.ticks.IntN(longest)) * time.Second
 }
 
 // target is an object the harness may reconcile.
@@ -485,7 +611,7 @@ func (r *run) reconcileOne(ctx context.Context) {
 // incarnation.
 func (r *run) restart(in *instance) error {
 	r.log("provider%s crashed; restarting", in.by(len(r.instances)))
-	r.report.Faults["ProviderCrash"]++
+	r.faulted("ProviderCrash")
 	if now := r.clock.Now(); now.After(r.calmAt) {
 		r.calmAt = now
 	}
@@ -512,6 +638,9 @@ func stream(seed, n uint64) *rand.Rand {
 // journalEntry receives every mutation the provider takes.
 func (r *run) journalEntry(m step.Mutation) {
 	r.journal = append(r.journal, m)
+	if len(r.faults) > 0 {
+		r.opTaken = append(r.opTaken, r.clock.Now().Before(r.calmAt))
+	}
 	if m.Kind == clusterKind.Kind && m.Err == nil {
 		r.steppedAt[m.Name] = r.clock.Now()
 	}
@@ -599,7 +728,7 @@ func (r *run) teardown(ctx context.Context) {
 			_ = c.Delete(ctx, o, client.GracePeriodSeconds(0))
 		}
 	}
-	for _, z := range Zones {
+	for _, z := range r.zones {
 		_ = c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%s-0", z)}})
 	}
 	_ = c.DeleteAllOf(ctx, &v1alpha1.SafetyPolicy{}, client.MatchingLabels{runLabel: r.ns})

@@ -19,7 +19,7 @@ import (
 // The tls workload migrates a live database from plain text to mutual
 // TLS, renews its certificate in place, and migrates it back, each under
 // faults.
-var tlsWorkload = Workload{"tls", []Op{bootstrap(false), enableTLS(), renewCertificate(), disableTLS()}, nil}
+var tlsWorkload = Workload{Name: "tls", Ops: []Op{bootstrap(false), enableTLS(), renewCertificate(), disableTLS()}}
 
 // tlsSecretName is the certificate Secret of the run's Cluster.
 const tlsSecretName = "db-tls"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,6 +48,21 @@ type Workload struct {
 	// with the index of the provider instance that manages it; none is
 	// the one Cluster clusterName under one instance.
 	Clusters map[string]int
+	// Zones is how many zones the run has, one stand-in node each; none
+	// is four.
+	Zones int
+}
+
+// zoneNames are the stand-in nodes' fault domains, one node each: a run
+// has the first ones, as many as its workload asks for.
+var zoneNames = []string{"zone-a", "zone-b", "zone-c", "zone-d", "zone-e"}
+
+// zones returns the zones of w's runs.
+func (w Workload) zones() []string {
+	if w.Zones == 0 {
+		return zoneNames[:4]
+	}
+	return zoneNames[:w.Zones]
 }
 
 // An Op is one thing a user does; the run then injects Faults (and
@@ -61,27 +77,32 @@ type Op struct {
 
 // Workloads are the scenarios, in the order the seeds take them.
 var Workloads = []Workload{
-	{"bootstrap", []Op{bootstrap(true)}, nil},
-	{"scale", []Op{bootstrap(false), scaleStorage(2), scaleStorage(3)}, nil},
-	{"node-loss", []Op{bootstrap(false), replaceLostNode()}, nil},
-	{"coordinator-change", []Op{bootstrap(false), removeCoordinator()}, nil},
-	{"knob-bounce", []Op{bootstrap(false), knob()}, nil},
-	{"cluster-delete", []Op{bootstrap(false), deleteCluster()}, nil},
-	{"orphan", []Op{bootstrap(false), orphan()}, nil},
-	{"upgrade", []Op{bootstrapOn("7.1.66"), upgrade("7.1.67"), upgrade("7.3.63")}, nil},
-	{"backup-restore", []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}, nil},
-	{"replace", []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}, nil},
-	{"stranded", []Op{bootstrapNodeLocal(), strandStorage()}, nil},
-	{"rollout", []Op{bootstrap(false), rollout()}, nil},
-	{"platform-policy", []Op{bootstrapUnderPlatformPolicy(), storageDensity(2)}, nil},
+	{Name: "bootstrap", Ops: []Op{bootstrap(true)}},
+	{Name: "scale", Ops: []Op{bootstrap(false), scaleStorage(2), scaleStorage(3)}},
+	{Name: "node-loss", Ops: []Op{bootstrap(false), replaceLostNode()}},
+	{Name: "coordinator-change", Ops: []Op{bootstrap(false), removeCoordinator()}},
+	{Name: "knob-bounce", Ops: []Op{bootstrap(false), knob()}},
+	{Name: "cluster-delete", Ops: []Op{bootstrap(false), deleteCluster()}},
+	{Name: "orphan", Ops: []Op{bootstrap(false), orphan()}},
+	{Name: "upgrade", Ops: []Op{bootstrapOn("7.1.66"), upgrade("7.1.67"), upgrade("7.3.63")}},
+	{Name: "backup-restore", Ops: []Op{bootstrap(false), backUp(), restoreOverData(), stopBackup()}},
+	{Name: "replace", Ops: []Op{bootstrap(false), storageDensity(2), replaceStorageGroup(), storageDensity(1)}},
+	{Name: "stranded", Ops: []Op{bootstrapNodeLocal(), strandStorage()}},
+	{Name: "rollout", Ops: []Op{bootstrap(false), rollout()}},
+	{Name: "platform-policy", Ops: []Op{bootstrapUnderPlatformPolicy(), storageDensity(2)}},
 	multiRegion,
 	tlsWorkload,
+	// The quickstart's shape: triple redundancy over five zones.
+	{Name: "triple", Ops: []Op{bootstrapShaped("triple", quickstart, true), rollout()}, Zones: 5},
+	// Ten storage groups of two storage servers each.
+	{Name: "dense", Ops: []Op{bootstrapShaped("dense", dense, false), replaceStorageGroup(), scaleStorage(12)}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
 // log groups and a stateless one (no volume: its zone recreates its pod
-// first) over the stand-in zones, with the time thresholds of the
-// policies shortened so that a run takes minutes of virtual time.
+// first) over the stand-in zones, with the built-in time thresholds of the
+// policies; createCluster shortens them for the runs that do not run on
+// the defaults.
 func cluster(ns string) *fdbv1alpha1.Cluster {
 	return &fdbv1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns},
@@ -89,11 +110,46 @@ func cluster(ns string) *fdbv1alpha1.Cluster {
 			Version:               "7.3.63",
 			DatabaseConfiguration: fdbv1alpha1.DatabaseConfiguration{RedundancyMode: fdbv1alpha1.RedundancyDouble, StorageEngine: "ssd-2"},
 			ProcessCounts:         fdbv1alpha1.ProcessCounts{Storage: 3, Log: 3, Stateless: 1},
-			Automation:            fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 1, FailureDetectionTimeSeconds: 60, MinimumUptimeSecondsForBounce: 30},
-			Safety: fdbv1alpha1.SafetySettings{Params: &runtime.RawExtension{Raw: []byte(`{"minSecondsSinceRecoveryForExclude":30,"minSecondsSinceRecoveryForInclude":60,` +
-				`"minSecondsSinceRecoveryForCoordinatorChange":30,"minSecondsSinceRecoveryForConfigure":30}`)}},
+			Automation:            fdbv1alpha1.AutomationOptions{MaxConcurrentReplacements: 1},
 		}},
 	}
+}
+
+// shortened are the policies' time thresholds of a run off the defaults
+// (120, 600, 120 and 60 s since the last recovery): a run then takes
+// minutes of virtual time rather than tens.
+var shortened = map[string]any{"minSecondsSinceRecoveryForExclude": 30, "minSecondsSinceRecoveryForInclude": 60,
+	"minSecondsSinceRecoveryForCoordinatorChange": 30, "minSecondsSinceRecoveryForConfigure": 30}
+
+// createCluster creates c; unless the run runs on the defaults it shortens
+// the policies' time thresholds, the minimum uptime before a bounce (600 s
+// by default) and the failure detection time (7,200 s).
+func (r *run) createCluster(ctx context.Context, c *fdbv1alpha1.Cluster) error {
+	if !r.defaults {
+		c.Spec.ForProvider.Automation.FailureDetectionTimeSeconds = 60
+		c.Spec.ForProvider.Automation.MinimumUptimeSecondsForBounce = 30
+		if err := setParams(c, shortened); err != nil {
+			return err
+		}
+	}
+	return r.kube.Create(ctx, c)
+}
+
+// setParams sets params among the parameters c's policies take.
+func setParams(c *fdbv1alpha1.Cluster, params map[string]any) error {
+	all := map[string]any{}
+	if p := c.Spec.ForProvider.Safety.Params; p != nil {
+		if err := json.Unmarshal(p.Raw, &all); err != nil {
+			return err
+		}
+	}
+	maps.Copy(all, params)
+	raw, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	c.Spec.ForProvider.Safety.Params = &runtime.RawExtension{Raw: raw}
+	return nil
 }
 
 func bootstrap(faulty bool) Op {
@@ -102,8 +158,35 @@ func bootstrap(faulty bool) Op {
 		fs = faults
 	}
 	return Op{Name: "bootstrap", Faults: fs, Do: func(ctx context.Context, r *run) error {
-		return r.kube.Create(ctx, cluster(r.ns))
+		return r.createCluster(ctx, cluster(r.ns))
 	}}
+}
+
+// bootstrapShaped creates the run's Cluster in the shape shape gives it,
+// under faults when faulty.
+func bootstrapShaped(name string, shape func(*fdbv1alpha1.Cluster), faulty bool) Op {
+	op := bootstrap(faulty)
+	op.Name = "bootstrap " + name
+	op.Do = func(ctx context.Context, r *run) error {
+		c := cluster(r.ns)
+		shape(c)
+		return r.createCluster(ctx, c)
+	}
+	return op
+}
+
+// quickstart is examples/cluster.yaml's shape: triple redundancy, five
+// storage, four log and two stateless groups (11 pods; five coordinators,
+// one a zone).
+func quickstart(c *fdbv1alpha1.Cluster) {
+	c.Spec.ForProvider.DatabaseConfiguration.RedundancyMode = fdbv1alpha1.RedundancyTriple
+	c.Spec.ForProvider.ProcessCounts = fdbv1alpha1.ProcessCounts{Storage: 5, Log: 4, Stateless: 2}
+}
+
+// dense runs ten storage groups of two storage servers a pod.
+func dense(c *fdbv1alpha1.Cluster) {
+	c.Spec.ForProvider.ProcessCounts.Storage = 10
+	c.Spec.ForProvider.StorageServersPerPod = 2
 }
 
 // bootstrapOn creates the run's Cluster on version, a release the others'
@@ -112,7 +195,7 @@ func bootstrapOn(version string) Op {
 	return Op{Name: "bootstrap on " + version, Do: func(ctx context.Context, r *run) error {
 		c := cluster(r.ns)
 		c.Spec.ForProvider.Version = version
-		return r.kube.Create(ctx, c)
+		return r.createCluster(ctx, c)
 	}}
 }
 
@@ -148,7 +231,7 @@ func bootstrapUnderPlatformPolicy() Op {
 			}
 			c.Spec.ForProvider.Safety.Policies = append(c.Spec.ForProvider.Safety.Policies, sp.GetName())
 		}
-		return r.kube.Create(ctx, c)
+		return r.createCluster(ctx, c)
 	}}
 }
 
@@ -159,17 +242,10 @@ func bootstrapNodeLocal() Op {
 	return Op{Name: "bootstrap with node-local storage", Do: func(ctx context.Context, r *run) error {
 		c := cluster(r.ns)
 		c.Spec.ForProvider.Processes = map[string]fdbv1alpha1.ProcessSettings{"storage": {StorageClassName: ptr.To(testenv.NodeLocalStorageClass)}}
-		var params map[string]any
-		if err := json.Unmarshal(c.Spec.ForProvider.Safety.Params.Raw, &params); err != nil {
+		if err := setParams(c, map[string]any{"replaceStrandedVolumesAtOnce": true}); err != nil {
 			return err
 		}
-		params["replaceStrandedVolumesAtOnce"] = true
-		raw, err := json.Marshal(params)
-		if err != nil {
-			return err
-		}
-		c.Spec.ForProvider.Safety.Params.Raw = raw
-		return r.kube.Create(ctx, c)
+		return r.createCluster(ctx, c)
 	}}
 }
 

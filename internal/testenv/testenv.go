@@ -64,8 +64,12 @@ type Env struct {
 	Provider     *rest.Config
 	ProviderUser string
 	Scheme       *kruntime.Scheme
+	// AuditLog is the API server's audit log: every deletion of a pod,
+	// volume claim or volume, by whom (AuditReader reads it).
+	AuditLog string
 
 	env *envtest.Environment
+	dir string
 }
 
 // Root is the repository root, found from this file's location.
@@ -110,27 +114,38 @@ func Start() (*Env, error) {
 	// A provider that sets itself as the controller of an object must be
 	// allowed to update the owner's finalizers.
 	env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
-	cfg, err := env.Start()
+	dir, err := os.MkdirTemp("", "testenv-")
 	if err != nil {
 		return nil, fmt.Errorf("cannot start control plane: %w", err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: s})
-	if err != nil {
-		_ = env.Stop()
+	e := &Env{Scheme: s, env: env, dir: dir}
+	if e.AuditLog, err = audit(env, dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	if e.Config, err = env.Start(); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("cannot start control plane: %w", err)
+	}
+	if e.Client, err = client.New(e.Config, client.Options{Scheme: s}); err != nil {
+		_ = e.Stop()
 		return nil, fmt.Errorf("cannot create client: %w", err)
 	}
-	user, err := manifest.InstallProviderRBAC(context.Background(), c, ProviderManifests())
-	if err != nil {
-		_ = env.Stop()
+	if e.ProviderUser, err = manifest.InstallProviderRBAC(context.Background(), e.Client, ProviderManifests()); err != nil {
+		_ = e.Stop()
 		return nil, fmt.Errorf("cannot install the provider's permissions: %w", err)
 	}
-	provider := rest.CopyConfig(cfg)
-	provider.Impersonate = rest.ImpersonationConfig{UserName: user}
-	return &Env{Config: cfg, Client: c, Provider: provider, ProviderUser: user, Scheme: s, env: env}, nil
+	e.Provider = rest.CopyConfig(e.Config)
+	e.Provider.Impersonate = rest.ImpersonationConfig{UserName: e.ProviderUser}
+	return e, nil
 }
 
-// Stop stops the control plane.
-func (e *Env) Stop() error { return e.env.Stop() }
+// Stop stops the control plane and removes its audit log.
+func (e *Env) Stop() error {
+	err := e.env.Stop()
+	_ = os.RemoveAll(e.dir)
+	return err
+}
 
 // Main runs a test binary's tests against one control plane shared by the
 // package, stored in *env. Use it from TestMain. Without the binaries it

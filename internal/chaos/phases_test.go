@@ -1,0 +1,73 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+)
+
+// TestTallyPhases: each fault lands in the third of its operation's steps,
+// from the step after the operation began to the step it was first seen
+// converged, that it struck in; each mutation in the third of the
+// operation's mutations it was, counted under a fault when one was in
+// force.
+func TestTallyPhases(t *testing.T) {
+	cases := map[string]struct {
+		opStep, convergedAt, step int
+		faultedAt                 []int
+		taken                     []bool
+		want                      Phases
+	}{
+		"EachThird":             {opStep: 100, convergedAt: 190, faultedAt: []int{101, 130, 131, 160, 161, 190}, want: Phases{Faults: [3]int{2, 2, 2}}},
+		"NeverConverged":        {opStep: 0, step: 30, faultedAt: []int{29, 30}, want: Phases{Faults: [3]int{0, 0, 2}}},
+		"ConvergedAtOnce":       {opStep: 10, convergedAt: 11, faultedAt: []int{11}, want: Phases{Faults: [3]int{1, 0, 0}}},
+		"NoFault":               {opStep: 10, convergedAt: 50},
+		"CrashAfterConvergence": {opStep: 0, convergedAt: 9, faultedAt: []int{12}, want: Phases{Faults: [3]int{0, 0, 1}}},
+		"Mutations": {opStep: 0, convergedAt: 9, taken: []bool{true, false, false, true, true, true},
+			want: Phases{Taken: [3]int{2, 2, 2}, UnderFault: [3]int{1, 1, 2}}},
+		"OneMutation": {opStep: 0, convergedAt: 9, taken: []bool{true}, want: Phases{Taken: [3]int{1, 0, 0}, UnderFault: [3]int{1, 0, 0}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := &run{opStep: tc.opStep, convergedAt: tc.convergedAt, step: tc.step, faultedAt: tc.faultedAt, opTaken: tc.taken, report: &Report{}}
+			r.tallyPhases()
+			if diff := cmp.Diff(tc.want, r.report.Phases); diff != "" {
+				t.Errorf("Phases (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestClockSkipsWhenIdle: the clock moves 1 to 5 seconds a step until
+// every object had about one idle turn, then up to idleSkip.
+func TestClockSkipsWhenIdle(t *testing.T) {
+	cases := map[string]struct {
+		idle     int
+		min, max time.Duration
+	}{
+		"Busy":          {idle: 0, max: 5 * time.Second},
+		"NotYetARound":  {idle: 2, max: 5 * time.Second},
+		"IdleForARound": {idle: 3, min: 6 * time.Second, max: idleSkip * time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var groups []client.Object
+			for _, name := range []string{"db-storage-1", "db-storage-2", "db-log-1"} {
+				groups = append(groups, &fdbv1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: name}})
+			}
+			r := &run{idle: tc.idle, ticks: stream(1, 3), report: &Report{}, hist: &history{snaps: []snapshot{{groupKind: groups}}}}
+			longest := time.Duration(0)
+			for range 200 {
+				longest = max(longest, r.tickLength())
+			}
+			if longest < tc.min || longest > tc.max {
+				t.Errorf("longest of 200 steps: %v, want between %v and %v", longest, tc.min, tc.max)
+			}
+		})
+	}
+}
