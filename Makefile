@@ -37,7 +37,7 @@ test: vet check-generated ## Unit and integration tests on a real API server, th
 	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path CROSSPLANE_CRDS=$$crds FDB_REQUIRE_CONTROLPLANE=1 \
 	  $(GO) tool gotestsum --format pkgname --format-icons text --raw-command -- $(GO) test -json -count=1 -timeout 30m ./...
 
-SEEDS ?= 14
+SEEDS ?=
 FIRST ?= 1
 PARALLEL ?= 1
 # When the code (every file but docs/, *.md and the tests of packages other

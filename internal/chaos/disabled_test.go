@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -216,5 +218,104 @@ func TestChaosCatchesPlantedPodDeletion(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"ungated-deletion"}, checks); diff != "" {
 		t.Errorf("violations after a planted pod deletion (-want +got):\n%s", diff)
+	}
+}
+
+// TestChaosCatchesPlantedDisruption plants, through the provider's own
+// client, the deletion of two storage pods in two zones with no grant and
+// no decision: the checks of its writes find a pod deleted outside the
+// granted domain and two domains disrupted at once, and the audit log's
+// check both deletions ungated.
+func TestChaosCatchesPlantedDisruption(t *testing.T) {
+	testenv.Require(t, env)
+	planted := false
+	plant := fault{"PlantedDisruption", func(ctx context.Context, r *run, _ map[string]*database) (string, error) {
+		now, zones, pods := r.hist.latest(), map[string]bool{}, []*corev1.Pod(nil)
+		for _, p := range r.pods() {
+			if z := zoneOf(now, p); workload.HasVolume(p) && p.Labels[workload.LabelProcessClass] == string(fdbv1alpha1.ProcessClassStorage) && !zones[z] && len(pods) < 2 {
+				zones[z], pods = true, append(pods, p)
+			}
+		}
+		if planted || len(pods) < 2 {
+			return "", nil
+		}
+		planted = true
+		c := r.instances[0].prov.client
+		for _, p := range pods {
+			if err := c.Delete(ctx, p); err != nil {
+				return "", err
+			}
+		}
+		return fmt.Sprintf("deleted pods %s and %s as the provider, outside the gate", pods[0].Name, pods[1].Name), nil
+	}}
+	w := Workload{Name: "planted-disruption", Ops: []Op{bootstrap(false), {Name: "disrupt two zones outside the gate", Faults: []fault{plant},
+		Do: func(context.Context, *run) error { return nil }}}}
+	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !planted {
+		t.Fatal("nothing was planted")
+	}
+	var checks []string
+	for _, v := range rep.Violations {
+		if !slices.Contains(checks, v.Check) {
+			checks = append(checks, v.Check)
+		}
+	}
+	slices.Sort(checks)
+	if diff := cmp.Diff([]string{"disruption-grant", "one-domain", "ungated-deletion"}, checks); diff != "" {
+		t.Errorf("violations after a planted disruption (-want +got):\n%s", diff)
+	}
+}
+
+// TestChaosCatchesPlantedForeignClusterFile plants, beside a second
+// database, the run's ConfigMap written again with that database's
+// cluster file: the run's Cluster then reaches a database not its own.
+func TestChaosCatchesPlantedForeignClusterFile(t *testing.T) {
+	testenv.Require(t, env)
+	const other = "other"
+	planted := false
+	plant := fault{"PlantedForeignClusterFile", func(ctx context.Context, r *run, _ map[string]*database) (string, error) {
+		var own, foreign *corev1.ConfigMap
+		for _, o := range r.hist.latest()[cmKind] {
+			switch cm := o.(*corev1.ConfigMap); cm.Labels[workload.LabelCluster] {
+			case clusterName:
+				own = cm
+			case other:
+				foreign = cm
+			}
+		}
+		if planted || own == nil || foreign == nil || foreign.Data[workload.KeyClusterFile] == "" {
+			return "", nil
+		}
+		planted = true
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: own.Namespace, Name: own.Name, Labels: own.Labels}, Data: maps.Clone(own.Data)}
+		cm.Data[workload.KeyClusterFile] = foreign.Data[workload.KeyClusterFile]
+		if err := r.kube.Delete(ctx, own); err != nil {
+			return "", err
+		}
+		return "wrote ConfigMap " + cm.Name + " again with Cluster " + other + "'s cluster file", r.kube.Create(ctx, cm)
+	}}
+	both := Op{Name: "bootstrap two databases", Do: func(ctx context.Context, r *run) error {
+		c := cluster(r.ns)
+		c.SetName(other)
+		c.Spec.ForProvider.DataCenter = other // its group IDs differ from the run's Cluster's
+		if err := r.createCluster(ctx, c); err != nil {
+			return err
+		}
+		return r.createCluster(ctx, cluster(r.ns))
+	}}
+	w := Workload{Name: "planted-foreign-cluster-file", Clusters: map[string]int{clusterName: 0, other: 0},
+		Ops: []Op{both, {Name: "write the cluster file of another database", Faults: []fault{plant}, Do: func(context.Context, *run) error { return nil }}}}
+	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !planted {
+		t.Fatal("nothing was planted")
+	}
+	if !slices.ContainsFunc(rep.Violations, func(v Violation) bool { return v.Check == "database-identity" }) {
+		t.Errorf("a Cluster given another database's cluster file: no database-identity violation among %v", rep.Violations)
 	}
 }
