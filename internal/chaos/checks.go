@@ -20,7 +20,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -57,8 +56,6 @@ type checkState struct {
 	// twoDomains is true while two domains are disrupted, so that one
 	// episode is one violation.
 	twoDomains bool
-	// journaled is how many journal entries were checked.
-	journaled int
 	// observed is the generation of each Cluster whose status the
 	// provider last confirmed: it wrote the status, so it read that
 	// generation (the crossplane-runtime here records no observed
@@ -158,7 +155,6 @@ func distinct(dbs map[string]*database) []*database {
 // check runs every per-step check on what the step did.
 func (r *run) check(ctx context.Context, before map[string]*database, writes []write) {
 	r.observe(writes)
-	r.checkJournal()
 	r.checkAdminCalls(before, writes)
 	r.checkDeletions(writes)
 	r.checkVolumes(before, writes)
@@ -285,25 +281,6 @@ func (r *run) confirm(c client.Object, groupsSeen int) {
 	r.checks.observed[key] = c.GetGeneration()
 	r.checks.confirmedAt[key] = r.clock.Now()
 	r.checks.groupsSeen[key] = groupsSeen
-}
-
-// checkJournal: every gated mutation was allowed by the policies in force.
-func (r *run) checkJournal() {
-	for _, m := range r.journal[r.checks.journaled:] {
-		if m.Step.Action == nil {
-			continue
-		}
-		r.report.Checks++
-		ok := []string{string(policy.ResultAllowed), string(policy.ResultWarned), string(policy.ResultAudited)}
-		if m.Decision == nil || !slices.Contains(ok, m.Decision.Result) {
-			result := "no decision"
-			if m.Decision != nil {
-				result = m.Decision.Result + " by " + m.Decision.Rule
-			}
-			r.violate("gated-mutation", fmt.Sprintf("%s %s took %s (%s) with %s", m.Kind, m.Name, m.Step.Reason, m.Step.Action.Type, result))
-		}
-	}
-	r.checks.journaled = len(r.journal)
 }
 
 // checkVolumes: no volume claim the provider deleted belonged to a group

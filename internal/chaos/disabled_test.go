@@ -175,9 +175,8 @@ func storageGroups(t *testing.T, r *run) []string {
 // allows late in a storage density migration, once one of the old groups
 // is being removed: the provider's identity deletes the pod of a new
 // storage group outside the gate. The check that reads the API server's
-// audit log finds it; the provider's journal (gated-mutation) and its
-// client's record of writes (disruption-grant, volume-deleted) never see
-// it.
+// audit log finds it; the provider's journal and its client's record of
+// writes (disruption-grant, volume-deleted) never see it.
 func TestChaosCatchesPlantedPodDeletion(t *testing.T) {
 	testenv.Require(t, env)
 	planted := false
