@@ -79,10 +79,12 @@ func (r *run) exclusionTally(st *fdb.Status, cluster string, class fdbv1alpha1.P
 }
 
 // holdsData reports whether process p serves a log or stores data.
-func holdsData(p fdb.Process) bool {
-	return slices.ContainsFunc(p.Roles, func(role fdb.ProcessRole) bool {
-		return role.Role == fdb.RoleLog || (role.Role == fdb.RoleStorage && role.StoredBytes > 0)
-	})
+func holdsData(p fdb.Process) bool { return slices.ContainsFunc(p.Roles, heldRole) }
+
+// heldRole reports whether role holds data: a log, or a storage server
+// that stores some.
+func heldRole(role fdb.ProcessRole) bool {
+	return role.Role == fdb.RoleLog || (role.Role == fdb.RoleStorage && role.StoredBytes > 0)
 }
 
 // classesOf returns the classes of groups, sorted, once each.

@@ -325,10 +325,8 @@ func stillHeld(st *fdb.Status, id string, addrs []string) string {
 	reporting := false
 	for _, p := range fdb.ProcessesByInstance(st)[id] {
 		reporting = true
-		for _, role := range p.Roles {
-			if role.Role == fdb.RoleLog || (role.Role == fdb.RoleStorage && role.StoredBytes > 0) {
-				return fmt.Sprintf("held the %s role of process %s", role.Role, p.Locality.ProcessID)
-			}
+		if i := slices.IndexFunc(p.Roles, heldRole); i >= 0 {
+			return fmt.Sprintf("held the %s role of process %s", p.Roles[i].Role, p.Locality.ProcessID)
 		}
 	}
 	if !reporting && st.Cluster.Data.State.Name != fdb.DataHealthy {
