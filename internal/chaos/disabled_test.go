@@ -138,16 +138,7 @@ func TestChaosCatchesPlantedExclusion(t *testing.T) {
 				}
 				return db.Exclude(ctx, targets)
 			}, Converged: func(*run) (bool, string) { return true, "" }}
-			w := Workload{Name: "planted-exclude", Ops: []Op{bootstrap(false), planted}}
-			rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var checks []string
-			for _, v := range rep.Violations {
-				checks = append(checks, v.Check)
-			}
-			slices.Sort(checks)
+			checks := violatedChecks(t, Workload{Name: "planted-exclude", Ops: []Op{bootstrap(false), planted}}, nil)
 			if diff := cmp.Diff(tc.want, checks); diff != "" {
 				t.Errorf("violations after a planted exclusion (-want +got):\n%s", diff)
 			}
@@ -203,18 +194,7 @@ func TestChaosCatchesPlantedPodDeletion(t *testing.T) {
 	}}
 	migrate := storageDensity(2)
 	migrate.Faults = []fault{plant}
-	w := Workload{Name: "planted-pod-deletion", Ops: []Op{bootstrap(false), migrate}}
-	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !planted {
-		t.Fatal("the migration ended before an old storage group was removed: nothing was planted")
-	}
-	var checks []string
-	for _, v := range rep.Violations {
-		checks = append(checks, v.Check)
-	}
+	checks := violatedChecks(t, Workload{Name: "planted-pod-deletion", Ops: []Op{bootstrap(false), migrate}}, &planted)
 	if diff := cmp.Diff([]string{"ungated-deletion"}, checks); diff != "" {
 		t.Errorf("violations after a planted pod deletion (-want +got):\n%s", diff)
 	}
@@ -249,21 +229,7 @@ func TestChaosCatchesPlantedDisruption(t *testing.T) {
 	}}
 	w := Workload{Name: "planted-disruption", Ops: []Op{bootstrap(false), {Name: "disrupt two zones outside the gate", Faults: []fault{plant},
 		Do: func(context.Context, *run) error { return nil }}}}
-	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !planted {
-		t.Fatal("nothing was planted")
-	}
-	var checks []string
-	for _, v := range rep.Violations {
-		if !slices.Contains(checks, v.Check) {
-			checks = append(checks, v.Check)
-		}
-	}
-	slices.Sort(checks)
-	if diff := cmp.Diff([]string{"disruption-grant", "one-domain", "ungated-deletion"}, checks); diff != "" {
+	if diff := cmp.Diff([]string{"disruption-grant", "one-domain", "ungated-deletion"}, violatedChecks(t, w, &planted)); diff != "" {
 		t.Errorf("violations after a planted disruption (-want +got):\n%s", diff)
 	}
 }
@@ -307,14 +273,29 @@ func TestChaosCatchesPlantedForeignClusterFile(t *testing.T) {
 	}}
 	w := Workload{Name: "planted-foreign-cluster-file", Clusters: map[string]int{clusterName: 0, other: 0},
 		Ops: []Op{both, {Name: "write the cluster file of another database", Faults: []fault{plant}, Do: func(context.Context, *run) error { return nil }}}}
+	if checks := violatedChecks(t, w, &planted); !slices.Contains(checks, "database-identity") {
+		t.Errorf("a Cluster given another database's cluster file: no database-identity violation among %v", checks)
+	}
+}
+
+// violatedChecks runs workload w on seed 1 and returns the checks it found
+// violated, sorted, once each. It fails the test when planted (if given)
+// is still false after the run: nothing was planted.
+func violatedChecks(t *testing.T, w Workload, planted *bool) []string {
+	t.Helper()
 	rep, err := Run(context.Background(), env, 1, w, DefaultSteps, fmt.Sprintf("planted-%d", runs.Add(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !planted {
-		t.Fatal("nothing was planted")
+	if planted != nil && !*planted {
+		t.Fatalf("%s: nothing was planted", w.Name)
 	}
-	if !slices.ContainsFunc(rep.Violations, func(v Violation) bool { return v.Check == "database-identity" }) {
-		t.Errorf("a Cluster given another database's cluster file: no database-identity violation among %v", rep.Violations)
+	var checks []string
+	for _, v := range rep.Violations {
+		if !slices.Contains(checks, v.Check) {
+			checks = append(checks, v.Check)
+		}
 	}
+	slices.Sort(checks)
+	return checks
 }
