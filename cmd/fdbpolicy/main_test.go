@@ -81,7 +81,7 @@ func TestEval(t *testing.T) {
 	body := `now: "2025-06-01T00:00:00Z"
 action: {type: Exclude, targets: [storage-3], processClass: storage}
 cluster: {available: true, activeGenerations: 1, secondsSinceLastRecovery: 42, desiredFaultTolerance: 1, desiredCounts: {storage: 3}}
-processGroups: [{id: storage-1, class: storage}, {id: storage-2, class: storage}, {id: storage-3, class: storage}]
+processGroups: [{id: storage-1, class: storage, reporting: true}, {id: storage-2, class: storage, reporting: true}, {id: storage-3, class: storage, reporting: true}]
 `
 	if err := os.WriteFile(input, []byte(body), 0o600); err != nil {
 		t.Fatal(err)

@@ -24,12 +24,13 @@ func DesiredFaultTolerance(redundancyMode string) int64 {
 //
 //	max(0, valid + desiredFaultTolerance - desired[class] - ongoing)
 //
-// valid counts the class's groups that report their processes and are not
-// removed already (removing and fully excluded); ongoing counts the groups
-// being removed whose exclusion has not finished. While any group of the
-// class has missed its processes for less than
-// IgnoreMissingProcessesSeconds the budget is 0: the replacement may not be
-// up yet. Every class with a desired count or a group has an entry.
+// valid counts the class's groups whose processes the status of this
+// reconcile shows (ProcessGroup.Reporting), that are not recorded missing
+// and not removed already (removing and fully excluded); ongoing counts the
+// groups being removed whose exclusion has not finished. While any group of
+// the class has missed its processes for less than
+// IgnoreMissingProcessesSeconds, or misses them with no record since when,
+// the budget is 0: the replacement may not be up yet. Every class with a desired count or a group has an entry.
 func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, groups []ProcessGroup) map[string]int64 {
 	tallies := make(classTallies, 0, len(desired))
 	for class := range desired {
@@ -49,8 +50,12 @@ func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, grou
 		if g.Removing && g.FullyExcluded {
 			continue
 		}
-		if age, missing := g.conditionAge(ConditionMissingProcesses); missing {
-			t.frozen = t.frozen || age < IgnoreMissingProcessesSeconds
+		// A group is valid only when this reconcile's status shows its
+		// processes and it is not recorded missing. One the status does not
+		// show, with no record since when, may have lost them a moment ago:
+		// missing evidence freezes the class as a fresh loss does.
+		if age, missing := g.conditionAge(ConditionMissingProcesses); missing || !g.Reporting {
+			t.frozen = t.frozen || !missing || age < IgnoreMissingProcessesSeconds
 			continue
 		}
 		t.valid++

@@ -10,7 +10,7 @@ func TestExclusionBudget(t *testing.T) {
 	storage := func(n int, mods ...func(*ProcessGroup)) []ProcessGroup {
 		out := make([]ProcessGroup, n)
 		for i := range out {
-			out[i] = ProcessGroup{ID: "storage", Class: "storage"}
+			out[i] = ProcessGroup{ID: "storage", Class: "storage", Reporting: true}
 		}
 		for i, m := range mods {
 			m(&out[i])
@@ -18,8 +18,12 @@ func TestExclusionBudget(t *testing.T) {
 		return out
 	}
 	missingFor := func(s int64) func(*ProcessGroup) {
-		return func(g *ProcessGroup) { g.Conditions = []Condition{{Type: ConditionMissingProcesses, AgeSeconds: s}} }
+		return func(g *ProcessGroup) {
+			g.Reporting = false
+			g.Conditions = []Condition{{Type: ConditionMissingProcesses, AgeSeconds: s}}
+		}
 	}
+	silent := func(g *ProcessGroup) { g.Reporting = false }
 	ongoing := func(g *ProcessGroup) { g.Removing, g.Excluded = true, true }
 	removed := func(g *ProcessGroup) { g.Removing, g.Excluded, g.FullyExcluded = true, true, true }
 
@@ -72,6 +76,19 @@ func TestExclusionBudget(t *testing.T) {
 			reason: "After 5 minutes a missing group only stops counting as valid.",
 			args:   args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(7, missingFor(IgnoreMissingProcessesSeconds))},
 			want:   map[string]int64{"storage": 2},
+		},
+		"SilentWithoutCondition": {
+			reason: "A group whose processes this status does not show, with no record of how long (its pod's node just went, or the group is new), is no valid group and freezes the class (chaos seed 677 at 9864f05).",
+			args:   args{desired: map[string]int64{"storage": 3}, ft: 1, groups: storage(4, silent)},
+			want:   map[string]int64{"storage": 0},
+		},
+		"ReportingDespiteCondition": {
+			reason: "A group recorded missing that this status shows again still freezes the class until its record clears.",
+			args: args{desired: map[string]int64{"storage": 5}, ft: 1, groups: storage(7, func(g *ProcessGroup) {
+				missingFor(IgnoreMissingProcessesSeconds - 1)(g)
+				g.Reporting = true
+			})},
+			want: map[string]int64{"storage": 0},
 		},
 		"PerClass": {
 			reason: "A frozen class does not freeze the others; a class with no groups has a budget entry.",

@@ -83,7 +83,7 @@ func actions(a ...v1alpha1.ActionType) func(*v1alpha1.SafetyPolicySpec) {
 func groups(n int) []ProcessGroup {
 	out := make([]ProcessGroup, n)
 	for i := range out {
-		out[i] = ProcessGroup{ID: fmt.Sprintf("storage-%d", i+1), Class: "storage", Roles: []string{"storage"}, Conditions: []Condition{{Type: "PodPending", AgeSeconds: 1}}}
+		out[i] = ProcessGroup{ID: fmt.Sprintf("storage-%d", i+1), Class: "storage", Reporting: true, Roles: []string{"storage"}, Conditions: []Condition{{Type: "PodPending", AgeSeconds: 1}}}
 	}
 	return out
 }

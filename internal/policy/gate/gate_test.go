@@ -34,7 +34,7 @@ func exclude(available bool) policy.Input {
 	return policy.Input{
 		Action:        policy.Action{Type: v1alpha1.ActionExclude, Targets: []string{"storage-1"}, ProcessClass: "storage"},
 		Cluster:       policy.Cluster{Available: available, ActiveGenerations: 1, SecondsSinceLastRecovery: 3600, DesiredCounts: map[string]int64{"storage": 1}, DesiredFaultTolerance: 1},
-		ProcessGroups: []policy.ProcessGroup{{ID: "storage-1", Class: "storage"}},
+		ProcessGroups: []policy.ProcessGroup{{ID: "storage-1", Class: "storage", Reporting: true}},
 		Observed:      true,
 	}
 }

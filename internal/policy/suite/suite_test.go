@@ -35,7 +35,7 @@ now: "2025-01-01T06:00:00Z"
 input:
   action: {type: Exclude, targets: [storage-1], processClass: storage}
   cluster: {available: true, secondsSinceLastRecovery: 3600, desiredFaultTolerance: 1, desiredCounts: {storage: 1}}
-  processGroups: [{id: storage-1, class: storage}]
+  processGroups: [{id: storage-1, class: storage, reporting: true}]
 tests:
 - name: early exclusion warns
   expect: {result: Warned, message: "warned by change-window/office-hours: it is 6:00, changes start at 8:00"}
