@@ -29,6 +29,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -207,7 +210,12 @@ type run struct {
 	nodeBack map[string]time.Time
 }
 
-// watchedKinds are the kinds the provider reads from its caches.
+// watchedKinds are the kinds the provider reads from its caches: the
+// kinds it watches and those its client reads, which controller-runtime's
+// client serves from an informer of each (the Services, accounts, roles
+// and policies a Cluster checks every reconcile). Persistent volumes, which
+// the stand-in provisioner writes about as often as the provider reads
+// them, are read from the API server.
 var watchedKinds = []schema.GroupVersionKind{
 	fdbv1alpha1.ClusterGroupVersionKind,
 	fdbv1alpha1.ProcessGroupGroupVersionKind,
@@ -222,6 +230,12 @@ var watchedKinds = []schema.GroupVersionKind{
 	corev1.SchemeGroupVersion.WithKind("ConfigMap"),
 	corev1.SchemeGroupVersion.WithKind("Secret"),
 	deploymentKind,
+	corev1.SchemeGroupVersion.WithKind("Service"),
+	corev1.SchemeGroupVersion.WithKind("ServiceAccount"),
+	rbacv1.SchemeGroupVersion.WithKind("Role"),
+	rbacv1.SchemeGroupVersion.WithKind("RoleBinding"),
+	networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"),
+	storagev1.SchemeGroupVersion.WithKind("StorageClass"),
 }
 
 // Run runs workload w under seed on env and reports what happened. name
