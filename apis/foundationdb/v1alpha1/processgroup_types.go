@@ -90,7 +90,9 @@ type ProcessGroupObservation struct {
 	// +optional
 	FaultDomain string `json:"faultDomain,omitempty"`
 
-	// Roles the group's processes serve, e.g. storage, log, coordinator.
+	// Roles the group's processes serve that make removing it matter:
+	// storage, log, coordinator. The stateless roles FoundationDB recruits
+	// anew at every recovery are left out.
 	// +optional
 	Roles []string `json:"roles,omitempty"`
 

@@ -243,3 +243,39 @@ func TestProcessesByDensity(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordsRolesThatHoldData: the group records the roles that make
+// removing it matter — storage, log, coordinator — and not the stateless
+// ones FoundationDB recruits anew at every recovery, which would rewrite
+// the status of many groups each time.
+func TestRecordsRolesThatHoldData(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	cases := map[string]struct {
+		roles        []string
+		coordinators string
+		want         []string
+	}{
+		"Storage":   {roles: []string{"storage", "commit_proxy", "master"}, want: []string{"storage"}},
+		"Stateless": {roles: []string{"cluster_controller", "resolver"}},
+		"Coordinator": {roles: []string{"log", "grv_proxy"}, coordinators: "10.0.0.1:4501",
+			want: []string{"coordinator", "log"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := process(c, false, "")
+			for _, r := range tc.roles {
+				p.Roles = append(p.Roles, fdb.ProcessRole{Role: r})
+			}
+			status := &fdb.Status{}
+			status.Cluster.Processes = map[string]fdb.Process{"p": p}
+			if tc.coordinators != "" {
+				status.Cluster.ConnectionString = "db:abc@" + tc.coordinators
+			}
+			e := &external{cluster: c}
+			o := &observation{id: "storage-1", want: workload.Pod(c, pg, "storage-1"), pod: running(c, pg), status: status, procs: []fdb.Process{p}}
+			if diff := cmp.Diff(tc.want, e.atProvider(pg, o, time.Now()).Roles); diff != "" {
+				t.Errorf("Roles: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
