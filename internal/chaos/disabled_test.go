@@ -272,7 +272,15 @@ func TestChaosCatchesPlantedForeignClusterFile(t *testing.T) {
 		return r.createCluster(ctx, cluster(r.ns))
 	}}
 	w := Workload{Name: "planted-foreign-cluster-file", Clusters: map[string]int{clusterName: 0, other: 0},
-		Ops: []Op{both, {Name: "write the cluster file of another database", Faults: []fault{plant}, Do: func(context.Context, *run) error { return nil }}}}
+		Ops: []Op{both, {Name: "write the cluster file of another database", Faults: []fault{plant}, Do: func(context.Context, *run) error { return nil },
+			// Its fault windows go on until the plant could strike: the
+			// other database has its cluster file.
+			Converged: func(r *run) (bool, string) {
+				if !planted {
+					return false, "nothing planted yet"
+				}
+				return clusterConverged(r)
+			}}}}
 	if checks := violatedChecks(t, w, &planted); !slices.Contains(checks, "database-identity") {
 		t.Errorf("a Cluster given another database's cluster file: no database-identity violation among %v", checks)
 	}

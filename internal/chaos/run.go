@@ -708,14 +708,15 @@ func (r *run) logData(dbs map[string]*database) {
 }
 
 // log appends a line to the run's trace. The run's namespace, which is
-// unique to the run and part of its pods' DNS names, reads "<ns>"; a UID
+// unique to the run (part of its pods' DNS names, and of messages about
+// its objects), reads "<ns>"; a UID
 // (which the API server draws, and some messages quote: a
 // ProviderConfigUsage is named by its user's) "<uid>", and a connection
 // string's ID (drawn from its Cluster's UID) "<id>": a replay of the seed
 // in another namespace traces the same.
 func (r *run) log(format string, args ...any) {
 	line := fmt.Sprintf("%d ", r.step) + fmt.Sprintf(format, args...)
-	line = strings.ReplaceAll(line, "."+r.ns+".", ".<ns>.")
+	line = strings.ReplaceAll(line, r.ns, "<ns>")
 	line = connectionID.ReplaceAllString(uid.ReplaceAllString(line, "<uid>"), "$1:<id>@")
 	r.trace = append(r.trace, line)
 }
