@@ -135,3 +135,16 @@ func ViewIncompleteBecause(s *Status) string {
 	}
 	return ""
 }
+
+// RemovalRoles are those of roles that make removing a process matter:
+// storage, log and coordinator. FoundationDB recruits the stateless roles
+// anew at every recovery.
+func RemovalRoles(roles []string) []string {
+	var out []string
+	for _, r := range roles {
+		if r == RoleStorage || r == RoleLog || r == RoleCoordinator {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -135,7 +135,7 @@ func unsettled(mg resource.Managed) []string {
 // Restore r are Ready, up to date and synced, the database healthy at full
 // fault tolerance with no data moving, the backup paused, the restore
 // completed, and each group's status shows the roles the database gives
-// it now; if not, why.
+// it now that make removing it matter; if not, why.
 func converged(t testing.TB, cr *v1alpha1.Cluster, b *v1alpha1.Backup, r *v1alpha1.Restore) (bool, string) {
 	t.Helper()
 	get(t, cr)
@@ -154,7 +154,7 @@ func converged(t testing.TB, cr *v1alpha1.Cluster, b *v1alpha1.Backup, r *v1alph
 		pg := &groups[i]
 		why = append(why, unsettled(pg)...)
 		at := pg.Status.AtProvider
-		if roles := fdb.DrainOf(st, pg.ID(), max(pg.Spec.ForProvider.ProcessesPerPod, 1), fdb.AddressNames(at.DNSName, at.Addresses...)).Roles; !slices.Equal(roles, at.Roles) {
+		if roles := fdb.RemovalRoles(fdb.DrainOf(st, pg.ID(), max(pg.Spec.ForProvider.ProcessesPerPod, 1), fdb.AddressNames(at.DNSName, at.Addresses...)).Roles); !slices.Equal(roles, at.Roles) {
 			why = append(why, fmt.Sprintf("%s records roles %v, the database gives it %v", pg.ID(), at.Roles, roles))
 		}
 	}

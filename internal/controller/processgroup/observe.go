@@ -255,7 +255,7 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		// same ports: while the processes listen on both, a coordinator
 		// may be named by either.
 		o.drain = fdb.DrainOf(o.status, o.id, pg.Spec.ForProvider.ProcessesPerPod, fdb.AddressNames(at.DNSName, eitherKind(append(slices.Clone(at.Addresses), prev.Addresses...))...))
-		at.Excluded, at.Roles = o.drain.Excluded, recordedRoles(o.drain.Roles)
+		at.Excluded, at.Roles = o.drain.Excluded, fdb.RemovalRoles(o.drain.Roles)
 	}
 	stamp := metav1.NewTime(now)
 	if at.Excluded && at.ExclusionTime == nil {
@@ -279,20 +279,6 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		at.ProcessGroupConditions = append(at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: t, Since: since})
 	}
 	return at
-}
-
-// recordedRoles are the roles of roles a group records: those that make
-// removing it matter (storage, log, coordinator). FoundationDB recruits the
-// stateless roles anew at every recovery; recording them would rewrite the
-// status of many groups each time, for nothing a decision reads.
-func recordedRoles(roles []string) []string {
-	var out []string
-	for _, r := range roles {
-		if r == fdb.RoleStorage || r == fdb.RoleLog || r == fdb.RoleCoordinator {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // eitherKind are addresses, each followed by the address of the other kind
