@@ -11,6 +11,36 @@ import (
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
 
+// TestPull: after a mutation taken clear of faults, the cycle of fault
+// windows (20 faulty steps, 40 calm) moves on so that its next window
+// opens in the drawn number of steps, never later than it would have.
+func TestPull(t *testing.T) {
+	const faulty, cycle = 20, 60
+	cases := map[string]struct {
+		at, spent, soon int
+		// opens is how many calm steps come before the next window.
+		opens int
+	}{
+		"EarlyInACalm":      {at: 0, spent: 25, soon: 3, opens: 3},
+		"AtOnce":            {at: 7, spent: 40, soon: 0, opens: 0},
+		"OpensSoonerAnyway": {at: 0, spent: 57, soon: 4, opens: 2},
+		"LastCalmStep":      {at: 0, spent: 59, soon: 2, opens: 0},
+		"LaterCycle":        {at: 13, spent: 150, soon: 1, opens: 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			at := pull(tc.at, tc.spent, cycle, tc.soon)
+			opens := 0
+			for (at+tc.spent+1+opens)%cycle >= faulty {
+				opens++
+			}
+			if opens != tc.opens {
+				t.Errorf("pull(%d, %d, %d, %d) = %d: the window opens after %d calm steps, want %d", tc.at, tc.spent, cycle, tc.soon, at, opens, tc.opens)
+			}
+		})
+	}
+}
+
 // TestTallyPhases: each fault lands in the third of its operation's steps,
 // from the step after the operation began to the step it was first seen
 // converged, that it struck in; each mutation in the third of the

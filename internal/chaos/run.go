@@ -352,11 +352,17 @@ func (r *run) operate(ctx context.Context, op Op) error {
 // the operation is seen converged in a calm or it spent the steps an
 // operation has to converge. The operation begins at a point of the cycle
 // the seeded source picks, so that its first steps are not always faulty.
+// A mutation the provider takes in a calm, clear of any fault, opens the
+// next window within a few steps: the last steps of an operation (the
+// last removal, the inclusion, the kill) come in the calm after the faults
+// that held them back, and would otherwise meet fewer faults than its
+// first.
 func (r *run) faultUntilConverged(ctx context.Context, converged func(*run) (bool, string)) error {
 	budget, cycle := r.steps.converge(len(r.targets())), r.steps.Faulty+r.steps.Calm
 	at := r.chaos.IntN(cycle) // where in a window's cycle the operation begins
 	for spent := range budget {
 		r.faulty = (at+spent)%cycle < r.steps.Faulty
+		taken := len(r.opTaken)
 		if err := r.tick(ctx); err != nil {
 			return err
 		}
@@ -364,9 +370,24 @@ func (r *run) faultUntilConverged(ctx context.Context, converged func(*run) (boo
 			r.convergedAt = r.step
 			return nil
 		}
+		if !r.faulty && slices.Contains(r.opTaken[taken:], false) {
+			at = pull(at, spent, cycle, r.chaos.IntN(pullWindow))
+		}
 	}
 	return nil
 }
+
+// pull moves a cycle of length cycle begun at offset at on, after its step
+// spent, so that its next window opens after soon more steps, or as it
+// would when that is sooner.
+func pull(at, spent, cycle, soon int) int {
+	untilWindow := (cycle - (at+spent+1)%cycle) % cycle
+	return at + max(untilWindow-soon, 0)
+}
+
+// pullWindow bounds how many steps after a mutation taken clear of faults
+// the next fault window opens.
+const pullWindow = 5
 
 // faulted counts a fault of kind name struck now.
 func (r *run) faulted(name string) {
