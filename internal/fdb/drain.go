@@ -136,13 +136,21 @@ func ViewIncompleteBecause(s *Status) string {
 	return ""
 }
 
+// DataRoles are those of roles that hold data: storage and log.
+func DataRoles(roles []string) []string { return rolesAmong(roles, RoleStorage, RoleLog) }
+
 // RemovalRoles are those of roles that make removing a process matter:
 // storage, log and coordinator. FoundationDB recruits the stateless roles
 // anew at every recovery.
 func RemovalRoles(roles []string) []string {
+	return rolesAmong(roles, RoleStorage, RoleLog, RoleCoordinator)
+}
+
+// rolesAmong returns, in order, those of roles that are among some.
+func rolesAmong(roles []string, some ...string) []string {
 	var out []string
 	for _, r := range roles {
-		if r == RoleStorage || r == RoleLog || r == RoleCoordinator {
+		if slices.Contains(some, r) {
 			out = append(out, r)
 		}
 	}

@@ -30,7 +30,8 @@ func DesiredFaultTolerance(redundancyMode string) int64 {
 // groups being removed whose exclusion has not finished. While any group of
 // the class has missed its processes for less than
 // IgnoreMissingProcessesSeconds, or misses them with no record since when,
-// the budget is 0: the replacement may not be up yet. Every class with a desired count or a group has an entry.
+// the budget is 0: the replacement may not be up yet. Every class with a
+// desired count or a group has an entry.
 func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, groups []ProcessGroup) map[string]int64 {
 	tallies := make(classTallies, 0, len(desired))
 	for class := range desired {

@@ -186,7 +186,7 @@ func dataInPod(pg *v1alpha1.ProcessGroup, o *observation) string {
 	if pg.Spec.ForProvider.ProcessClass.IsStateful() {
 		return ""
 	}
-	held := slices.DeleteFunc(slices.Clone(o.drain.Roles), func(r string) bool { return r != fdb.RoleLog && r != fdb.RoleStorage })
+	held := fdb.DataRoles(o.drain.Roles)
 	switch {
 	case len(held) > 0:
 		return fmt.Sprintf("its processes serve %s, whose data this pod without a volume keeps until FoundationDB recruits the role elsewhere", strings.Join(held, ", "))
