@@ -32,8 +32,8 @@ func (r *run) checkExclusionBudget(before map[string]*database, call sim.AdminCa
 	}
 	for name, excluded := range byCluster {
 		db, c := before[name], r.clusterNamed(name)
-		if db == nil || db.status == nil || db.status.Incomplete() || c == nil {
-			continue // the status read before the step shows nothing to count on; volume-deleted and the simulator judge the removal
+		if db == nil || db.status == nil || db.status.Incomplete() || !db.status.ConfigurationRead() || c == nil {
+			continue // the status read before the step shows nothing to count on (or not which are excluded); volume-deleted and the simulator judge the removal
 		}
 		for _, class := range classesOf(excluded) {
 			r.report.Checks++

@@ -85,6 +85,8 @@ func DrainOf(s *Status, instanceID string, processes int, addresses []string) Dr
 		d.Why = "the status does not list the roles of its processes"
 	case !d.Reporting:
 		d.Why = fmt.Sprintf("%d of its %d processes report: a group that does not report cannot prove it holds no data", len(procs), max(processes, 1))
+	case !d.Excluded && !s.ConfigurationRead():
+		d.Why = "the status cannot show whether it is excluded: the cluster controller could not read the database's configuration"
 	case !d.Excluded:
 		d.Why = "it is not excluded"
 	case len(d.Roles) > 0:

@@ -6,13 +6,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// drainStatus is a complete status in which storage-1's one process
+// drainStatus is a complete status, with the configuration, in which storage-1's one process
 // reports at 10.0.0.1:4500, excluded and serving nothing, and 10.0.0.9 is
 // the coordinator.
 func drainStatus(mod ...func(*Status)) *Status {
 	s := &Status{}
 	s.Cluster.ConnectionString = "db:abc@10.0.0.9:4500"
 	s.Cluster.RecoveryState.ActiveGenerations = 1
+	s.Cluster.Configuration.StorageEngine = "ssd-2"
 	s.Cluster.Processes = map[string]Process{
 		"p1": {Address: "10.0.0.1:4500", Excluded: true, Locality: Locality{InstanceID: "storage-1", ProcessID: "storage-1"}, Roles: []ProcessRole{}},
 		"p9": {Address: "10.0.0.9:4500", Locality: Locality{InstanceID: "log-1", ProcessID: "log-1"}, Roles: []ProcessRole{{Role: RoleLog}}},
@@ -58,6 +59,16 @@ func TestDrainOf(t *testing.T) {
 				s.Cluster.Processes["p1"] = p
 			}), processes: 1,
 			want: Drain{Complete: true, Reporting: true, Excluded: true, HoldsData: true, Roles: []string{"storage"}, Why: "it still serves storage"},
+		},
+		"ConfigurationUnreadable": {
+			reason: "An unavailable database's status has no exclusion list nor excluded flags: it says nothing of the exclusion.",
+			status: drainStatus(func(s *Status) {
+				s.Cluster.Configuration = Configuration{}
+				p := s.Cluster.Processes["p1"]
+				p.Excluded = false
+				s.Cluster.Processes["p1"] = p
+			}), processes: 1,
+			want: Drain{Complete: true, Reporting: true, Why: "the status cannot show whether it is excluded: the cluster controller could not read the database's configuration"},
 		},
 		"NotExcluded": {
 			reason: "A group that is not excluded is not drained.",

@@ -40,8 +40,10 @@ type realFacts struct {
 	Generation           int64
 	LogGenerations       int
 	Redundancy           fdb.RedundancyMode
-	StorageEngine        string
-	Exclusions           []fdb.ProcessAddress
+	// ConfigurationRead and MaintenanceRead are what Status says of them.
+	ConfigurationRead, MaintenanceRead bool
+	StorageEngine                      string
+	Exclusions                         []fdb.ProcessAddress
 	// Excluded are the processes reporting excluded.
 	Excluded  []string
 	Processes int
@@ -89,6 +91,8 @@ func factsOf(s *fdb.Status) realFacts {
 		Generation:           c.Generation,
 		LogGenerations:       len(c.Logs),
 		Redundancy:           c.Configuration.RedundancyMode,
+		ConfigurationRead:    s.ConfigurationRead(),
+		MaintenanceRead:      s.MaintenanceRead(),
 		StorageEngine:        c.Configuration.StorageEngine,
 		Exclusions:           fdb.Exclusions(s),
 		Processes:            len(c.Processes),

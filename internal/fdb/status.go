@@ -59,6 +59,10 @@ const (
 // of a status that lacks the cluster view.
 const MessageStatusIncomplete = "status_incomplete"
 
+// MessageUnreadableConfiguration is the status message of a status whose
+// cluster controller could not read the database's configuration.
+const MessageUnreadableConfiguration = "unreadable_configuration"
+
 // Status is the subset of `status json` the provider reads. JSON names
 // follow the published schema, so real output unmarshals into it; fields
 // the model does not know are ignored.
@@ -123,6 +127,10 @@ type ClusterStatus struct {
 	// MaintenanceSecondsRemaining how long it still lasts.
 	MaintenanceZone             string  `json:"maintenance_zone,omitempty"`
 	MaintenanceSecondsRemaining float64 `json:"maintenance_seconds_remaining,omitempty"`
+	// FullReplication says whether every shard has all its replicas; nil
+	// when the cluster controller could not read it, nor the maintenance
+	// zone read in the same transaction (see MaintenanceRead).
+	FullReplication *bool `json:"full_replication,omitempty"`
 	// Clients are the connected clients; nil when the status does not say.
 	Clients    *ClientsStatus `json:"clients,omitempty"`
 	Generation int64          `json:"generation,omitempty"`
@@ -482,6 +490,29 @@ func ParseStatus(out []byte) (*Status, error) {
 		s.Cluster.Messages = append(s.Cluster.Messages, Message{Name: MessageStatusIncomplete, Description: descriptionNoMessages})
 	}
 	return s, nil
+}
+
+// ConfigurationRead reports whether the status holds the database's
+// configuration. The cluster controller writes it, with the exclusion list
+// and each process's excluded flag, only when it read the configuration
+// keys within five seconds: an unavailable database's status has none of
+// them (fdbserver/Status.actor.cpp, loadConfiguration and
+// configurationFetcher, 7.3.79), and an empty exclusion list there proves
+// nothing.
+func (s *Status) ConfigurationRead() bool {
+	// A configuration always names the storage engine, and the redundancy
+	// mode unless it is a custom one (fdbclient/DatabaseConfiguration.cpp,
+	// toJSON, 7.3.79).
+	c := s.Cluster.Configuration
+	return c.StorageEngine != "" || c.RedundancyMode != ""
+}
+
+// MaintenanceRead reports whether the status says which zone is under
+// maintenance: maintenance_zone is written only when the same read
+// succeeded, and full_replication with it (same source), so a status
+// without full_replication leaves the maintenance unknown.
+func (s *Status) MaintenanceRead() bool {
+	return s.Cluster.FullReplication != nil
 }
 
 // Incomplete reports whether the status lacks the cluster view: the cluster

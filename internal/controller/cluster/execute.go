@@ -138,6 +138,10 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 		if err := db.Configure(ctx, s.Configuration, true); err != nil && !errors.Is(err, fdb.ErrAlreadyExists) {
 			return errors.Wrap(err, errConfigure)
 		}
+		// Recorded now: a database that cannot recover yet (a
+		// three_data_hall one before its other halls join) has a status
+		// without its configuration for as long as that lasts.
+		cr.Status.AtProvider.Configured = true
 		return nil
 	case kindConfigure:
 		return errors.Wrap(db.Configure(ctx, s.Configuration, false), errConfigure)

@@ -31,6 +31,7 @@ func converged(n int) (*v1alpha1.Cluster, *observation) {
 		}}}
 	st := &fdb.Status{Client: fdb.ClientStatus{DatabaseStatus: fdb.DatabaseStatus{Available: true, Healthy: true}}}
 	st.Cluster.Configuration.DatabaseConfiguration = fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-2", UsableRegions: 1}
+	st.Cluster.FullReplication = ptr.To(true)
 	st.Cluster.Processes = map[string]fdb.Process{}
 	o := &observation{status: st, zones: fixtureZones, pods: map[string]*corev1.Pod{}, database: true, service: workload.Service(cr),
 		account: workload.MonitorAccount(workload.Namespace(cr)), role: workload.MonitorRole(workload.Namespace(cr)), binding: workload.MonitorRoleBinding(workload.Namespace(cr))}

@@ -28,14 +28,38 @@ const (
 // has no FoundationDB zone to maintain, and a zone disrupted only by a
 // failure is no planned restart: its data must heal.
 func (o *observation) plannedZone(cr *v1alpha1.Cluster) string {
+	return o.plannedZoneOf(cr.Status.AtProvider.MaintenanceZone)
+}
+
+// plannedZoneOf is plannedZone with ours the zone the Cluster recorded it
+// put under maintenance.
+func (o *observation) plannedZoneOf(ours string) string {
 	g := o.grant
 	if g == nil || !disruption.IsZone(g.Domain) {
 		return ""
 	}
 	for _, m := range o.members {
-		if m.Zone == g.Domain && (m.Wants || m.Disrupted && cr.Status.AtProvider.MaintenanceZone == g.Domain) {
+		if m.Zone == g.Domain && (m.Wants || m.Disrupted && ours == g.Domain) {
 			return g.Domain
 		}
+	}
+	return ""
+}
+
+// maintenanceRecord is the zone the provider put under maintenance (ours,
+// as recorded) as it stands after this reconcile. It is kept while the
+// status shows it or cannot tell (no status, or one that could not read
+// the maintenance, as during the recovery a recreated pod causes: missing
+// evidence does not end a planned restart), and while the zone's planned
+// restart goes on after the maintenance ran out (maintenanceStep sets it
+// again); it is dropped once the zone is back, or another zone's
+// maintenance replaced it.
+func (o *observation) maintenanceRecord(ours string) string {
+	switch s := o.status; {
+	case ours == "" || s == nil || !s.MaintenanceRead() || s.Cluster.MaintenanceZone == ours:
+		return ours
+	case s.Cluster.MaintenanceZone == "" && o.plannedZoneOf(ours) == ours:
+		return ours
 	}
 	return ""
 }

@@ -2,9 +2,11 @@ package cluster
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
@@ -99,6 +101,11 @@ func TestPlanMaintenance(t *testing.T) {
 			reason: "A maintenance somebody else set is not the provider's to end.",
 			mutate: []mutation{maintenance("c", 400, "")},
 		},
+		"SetAgainAfterRunningOut": {
+			reason: "The maintenance ran out while the recreated pod is still away: the provider sets it again.",
+			mutate: []mutation{podDown("storage-5"), notReporting("storage-5"), granted("c", 1), maintenance("", 0, "c")},
+			want:   setMaintenance("c"),
+		},
 		"NotWhileUnavailable": {
 			reason: "Nothing is set on an unavailable database.",
 			mutate: []mutation{podDrifted("storage-2"), regrant(), unavailable()},
@@ -110,6 +117,56 @@ func TestPlanMaintenance(t *testing.T) {
 			cr, o := observed(5, tc.mutate...)
 			if diff := cmp.Diff(tc.want, next(cr, o), compareGroups); diff != "" {
 				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestMaintenanceRecord: the Cluster remembers the zone it put under
+// maintenance for as long as that zone's planned restart goes on, whatever
+// the status can or cannot show of it, and forgets it once the zone is
+// back or another zone's maintenance replaced it.
+func TestMaintenanceRecord(t *testing.T) {
+	restarting := []mutation{podDown("storage-5"), notReporting("storage-5"), granted("c", 1)}
+	cases := map[string]struct {
+		reason string
+		mutate []mutation
+		want   string
+	}{
+		"Shown": {
+			reason: "The status shows the maintenance the provider set.",
+			mutate: append(restarting, maintenance("c", 500, "c")),
+			want:   "c",
+		},
+		"Unreadable": {
+			reason: "The recovery the recreated pod caused leaves the status without the maintenance: that proves nothing.",
+			mutate: append(restarting, maintenance("c", 500, "c"), unavailable()),
+			want:   "c",
+		},
+		"RanOutMidRestart": {
+			reason: "The maintenance ran out while the pod is still away: the restart is still planned, and the maintenance is set again.",
+			mutate: append(restarting, maintenance("", 0, "c")),
+			want:   "c",
+		},
+		"Back": {
+			reason: "The zone is back and the maintenance ran out: nothing left to end.",
+			mutate: []mutation{maintenance("", 0, "c")},
+		},
+		"Replaced": {
+			reason: "Another zone's maintenance replaced it.",
+			mutate: append(restarting, maintenance("b", 500, "c")),
+		},
+		"None": {
+			reason: "A zone under somebody else's maintenance is not the provider's.",
+			mutate: append(restarting, maintenance("c", 500, "")),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cr, o := observed(5, tc.mutate...)
+			got := o.atProvider(cr.Status.AtProvider, metav1.NewTime(time.Unix(0, 0))).MaintenanceZone
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("\n%s\natProvider(...).MaintenanceZone: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

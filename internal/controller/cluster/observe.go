@@ -373,9 +373,21 @@ func (o *observation) dataCenterDown() bool {
 	return !slices.ContainsFunc(o.groups, func(pg v1alpha1.ProcessGroup) bool { return reporting[groupID(&pg)] > 0 })
 }
 
-// configured reports whether the database was created (configure new).
+// configured reports whether this reconcile's status shows the database's
+// configuration: it was created (configure new) and the status could read
+// it, which an unavailable database's cannot (fdb.Status.ConfigurationRead).
+// Steps that read the configuration, its exclusions or the excluded flags
+// need it.
 func (o *observation) configured() bool {
-	return o.status != nil && o.status.Cluster.Configuration.RedundancyMode != ""
+	return o.status != nil && o.status.ConfigurationRead()
+}
+
+// created reports whether the database was created: the status shows its
+// configuration, or cannot read it and the Cluster recorded it configured
+// before (and FoundationDB does not say it never was).
+func (o *observation) created() bool {
+	return o.configured() || o.status != nil && o.configuredBefore &&
+		o.status.Cluster.RecoveryState.Name != fdb.RecoveryConfigurationNeverCreated
 }
 
 // available reports whether the database serves transactions.
@@ -469,15 +481,11 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	cs := o.connectionString()
 	at := v1alpha1.ClusterObservation{
 		ConnectionString:   cs,
-		Configured:         o.configured(),
+		Configured:         o.created(),
 		LastPolicyDecision: previous.LastPolicyDecision,
 		ProcessGroups:      v1alpha1.ProcessGroupCounts{Total: len(o.groups), ByClass: map[string]int{}},
 	}
-	// The maintenance the provider set, while the status shows it (or
-	// cannot tell).
-	if o.status == nil || o.status.Cluster.MaintenanceZone == previous.MaintenanceZone {
-		at.MaintenanceZone = previous.MaintenanceZone
-	}
+	at.MaintenanceZone = o.maintenanceRecord(previous.MaintenanceZone)
 	// Locks stay disabled as allowed (the Cluster clears it when its spec
 	// asks for locks again).
 	at.LocksDisabled, at.LockDenyList = previous.LocksDisabled, previous.LockDenyList

@@ -179,9 +179,20 @@ func gone(ids ...string) mutation {
 	}
 }
 
-// unavailable makes the database not serve transactions.
+// unavailable makes the database not serve transactions, and its status
+// lack what the cluster controller reads from it: the configuration, the
+// excluded flags and the maintenance (fdb.Status.ConfigurationRead).
 func unavailable() mutation {
-	return func(_ *v1alpha1.Cluster, o *observation) { o.status.Client.DatabaseStatus.Available = false }
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		c := &o.status.Cluster
+		o.status.Client.DatabaseStatus.Available = false
+		c.Configuration, c.FullReplication, c.MaintenanceZone, c.MaintenanceSecondsRemaining = fdb.Configuration{}, nil, "", 0
+		for k, p := range c.Processes {
+			p.Excluded = false
+			c.Processes[k] = p
+		}
+		c.Messages = append(c.Messages, fdb.Message{Name: fdb.MessageUnreadableConfiguration})
+	}
 }
 
 // noDatabase is the world before the first coordinators: pods running, no

@@ -113,7 +113,7 @@ func forcedFailoverStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	to := plan.MainDataCenter(specRegions(cr))
 	from := cr.Status.AtProvider.ActivePrimaryDC
 	s := o.status
-	if to == "" || from == "" || to == from || s == nil || !o.configured() || s.Client.DatabaseStatus.Available || !s.Client.Coordinators.QuorumReachable {
+	if to == "" || from == "" || to == from || s == nil || !o.created() || s.Client.DatabaseStatus.Available || !s.Client.Coordinators.QuorumReachable {
 		return nil
 	}
 	destination := false

@@ -128,12 +128,13 @@ func TestPlanRegions(t *testing.T) {
 }
 
 func TestPlanForcedFailover(t *testing.T) {
-	// lostPrimary is a database that lost dc1: unavailable, its
+	// lostPrimary is a database that lost dc1: unavailable (its status
+	// without the configuration, which the Cluster recorded), its
 	// coordinators reachable, dc1 the primary and a lag of 2 s last
 	// recorded.
 	lostPrimary := func(cr *v1alpha1.Cluster, o *observation) {
 		configured(o)
-		o.status.Client.DatabaseStatus.Available = false
+		unavailable()(cr, o)
 		o.status.Client.Coordinators.QuorumReachable = true
 		cr.Status.AtProvider.ActivePrimaryDC = "dc1"
 		cr.Status.AtProvider.DataCenterLag = &v1alpha1.DataCenterLagObservation{Seconds: "2"}

@@ -226,7 +226,7 @@ func strandedStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 // true): the replacement of the groups that need it now, or of the early
 // candidates.
 func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterStep {
-	if !o.configured() {
+	if !o.created() {
 		return nil
 	}
 	inFlight := len(o.replacing())
@@ -326,9 +326,10 @@ func (o *observation) group(id string) *v1alpha1.ProcessGroup {
 }
 
 // reportingActive counts the class's active groups whose processes report
-// in this reconcile's status and are not excluded.
+// in this reconcile's status and are not excluded; none when the status
+// cannot say which are excluded.
 func (o *observation) reportingActive(class v1alpha1.ProcessClass) int {
-	if o.status == nil {
+	if !o.configured() {
 		return 0
 	}
 	up := map[string]bool{}

@@ -71,7 +71,7 @@ func TestRegionsJSONSurvivesFdbcliTokenizer(t *testing.T) {
 			if err := client.Configure(context.Background(), fdb.DatabaseConfiguration{Regions: regions}, false); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(regions, c.Status(t).Cluster.Configuration.Regions); diff != "" {
+			if diff := cmp.Diff(regions, c.Configuration(t).Regions); diff != "" {
 				t.Errorf("regions FoundationDB got (-want +got):\n%s", diff)
 			}
 		})

@@ -163,6 +163,15 @@ func (c *Cluster) Status(t testing.TB) *fdb.Status {
 	return s
 }
 
+// Configuration waits until a status holds the database's configuration
+// (an unavailable database's does not; see fdb.Status.ConfigurationRead)
+// and returns it.
+func (c *Cluster) Configuration(t testing.TB) fdb.Configuration {
+	t.Helper()
+	c.WaitFor(t, time.Minute, (*fdb.Status).ConfigurationRead)
+	return c.Status(t).Cluster.Configuration
+}
+
 // NotFullyExcluded returns the targets, sorted, that are not safe to
 // remove yet: those that select no process of s, and those that select a
 // process not reported excluded or still serving a role (holding data

@@ -346,7 +346,7 @@ func TestStatusReportsStorageEngineAsReleased(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, c.Status(t).Cluster.Configuration.StorageEngine); diff != "" {
+			if diff := cmp.Diff(tc.want, c.Configuration(t).StorageEngine); diff != "" {
 				t.Errorf("storage_engine: -want, +got:\n%s", diff)
 			}
 		})

@@ -113,6 +113,9 @@ func (s *Sim) statusFor(coordinators []fdb.ProcessAddress, reach func(fdb.Proces
 	}
 	c.RecoveryState = s.recoveryStatus()
 	c.Processes = s.processStatus()
+	if s.created && !available {
+		s.unreadableConfiguration(c)
+	}
 	c.Data = data
 	c.Logs = logs
 	if s.created {
@@ -124,7 +127,10 @@ func (s *Sim) statusFor(coordinators []fdb.ProcessAddress, reach func(fdb.Proces
 	}
 	c.Layers = fdb.Layers{Valid: true, Backup: s.backupLayer()}
 	c.Clients = s.clientsStatus()
-	if s.underMaintenance(s.maintenanceZone) {
+	if available {
+		c.FullReplication = ptr(data.State.Healthy) // an estimate: FoundationDB compares each data center's replicas with the team size
+	}
+	if available && s.underMaintenance(s.maintenanceZone) {
 		c.MaintenanceZone, c.MaintenanceSecondsRemaining = s.maintenanceZone, s.maintenanceUntil.Sub(s.now).Seconds()
 	}
 	// Processes of another protocol; not those the others' certificates
@@ -348,7 +354,8 @@ func (s *Sim) logSet(out *fdb.LogGeneration, g *logGeneration, ids []string, rep
 	return tolerance, tolerance < 0
 }
 
-func ptr(n int) *int { return &n }
+// ptr returns a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }
 
 func (s *Sim) backupLayer() fdb.BackupLayer {
 	l := fdb.BackupLayer{InstancesRunning: s.agents, Paused: s.backupsPaused}
@@ -404,4 +411,20 @@ func (s *Sim) coordinatorZoneFailures() int {
 		zones++
 	}
 	return zones
+}
+
+// unreadableConfiguration takes from c what an unavailable database's
+// status lacks: the cluster controller reads the configuration, and the
+// maintenance zone beside it, in a transaction of at most five seconds,
+// and without an answer writes no configuration but the coordinators'
+// count, no exclusion list, no process's excluded flag and no maintenance,
+// and says so (fdbserver/Status.actor.cpp, loadConfiguration,
+// configurationFetcher and processStatusFetcher, 7.3.79).
+func (s *Sim) unreadableConfiguration(c *fdb.ClusterStatus) {
+	c.Configuration = fdb.Configuration{}
+	for id, p := range c.Processes {
+		p.Excluded = false
+		c.Processes[id] = p
+	}
+	c.Messages = append(c.Messages, fdb.Message{Name: fdb.MessageUnreadableConfiguration, Description: "Unable to read database configuration."})
 }

@@ -102,3 +102,57 @@ func TestCoordinatorZoneFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusOfAnUnavailableDatabase: while the database cannot serve the
+// cluster controller's read of its configuration, the status holds no
+// configuration, exclusion, excluded flag or maintenance, and says so;
+// they return with the database.
+func TestStatusOfAnUnavailableDatabase(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 3})
+	c.Create(t, fdb.RedundancyTriple)
+	ctx := context.Background()
+	excluded := addressOf(c, "storage-1")
+	if err := c.Sim.Exclude(ctx, []fdb.ProcessAddress{excluded}); err != nil {
+		t.Fatal(err)
+	}
+	zone := c.Status(t).Cluster.Processes["storage-2"].Locality.ZoneID
+	if err := c.Sim.SetMaintenance(ctx, zone, 600); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Minute)
+	type view struct {
+		Available, ConfigurationRead, MaintenanceRead bool
+		Exclusions                                    []fdb.ProcessAddress
+		ExcludedFlags                                 int
+		Maintenance                                   string
+		Unreadable                                    bool
+	}
+	observe := func() view {
+		s := c.Status(t)
+		v := view{Available: s.Client.DatabaseStatus.Available, ConfigurationRead: s.ConfigurationRead(), MaintenanceRead: s.MaintenanceRead(),
+			Exclusions: fdb.Exclusions(s), Maintenance: s.Cluster.MaintenanceZone}
+		for _, p := range s.Cluster.Processes {
+			if p.Excluded {
+				v.ExcludedFlags++
+			}
+		}
+		for _, m := range s.Cluster.Messages {
+			v.Unreadable = v.Unreadable || m.Name == fdb.MessageUnreadableConfiguration
+		}
+		return v
+	}
+	readable := view{Available: true, ConfigurationRead: true, MaintenanceRead: true, Exclusions: []fdb.ProcessAddress{excluded}, ExcludedFlags: 1, Maintenance: zone}
+	if diff := cmp.Diff(readable, observe()); diff != "" {
+		t.Errorf("available (-want +got):\n%s", diff)
+	}
+	if err := c.Sim.Kill(ctx, []fdb.ProcessAddress{addressOf(c, holderOf(t, c, fdb.RoleMaster))}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(view{Unreadable: true}, observe()); diff != "" {
+		t.Errorf("recovering (-want +got):\n%s", diff)
+	}
+	c.WaitFor(t, time.Minute, func(s *fdb.Status) bool { return s.Client.DatabaseStatus.Available })
+	if diff := cmp.Diff(readable, observe()); diff != "" {
+		t.Errorf("recovered (-want +got):\n%s", diff)
+	}
+}
