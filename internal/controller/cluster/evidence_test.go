@@ -70,6 +70,11 @@ func TestPlanNeverActsOnMissingEvidence(t *testing.T) {
 			ms:     []mutation{storage(6), statusUnreadable()},
 			want:   kindWait, msg: "cannot choose IDs for new process groups: the exclusion list could not be read",
 		},
+		"NoNewIDsWhileTheExclusionListIsUnreadable": {
+			reason: "An unavailable database's status has no exclusion list (chaos seed 82): a replacement took the ID of a removed group whose exclusion an include denied had left, and came up excluded.",
+			ms:     []mutation{storage(6), recordedConfigured(), excluded(instance("storage-6")), unavailable()},
+			want:   kindWait, msg: "cannot choose IDs for new process groups: the exclusion list could not be read",
+		},
 		"NewIDsSkipExcludedOnes": {
 			reason: "With the list, an ID still excluded is skipped.",
 			ms:     []mutation{storage(6), excluded(instance("storage-6"))},

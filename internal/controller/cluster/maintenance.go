@@ -46,6 +46,26 @@ func (o *observation) plannedZoneOf(ours string) string {
 	return ""
 }
 
+// foreignMaintenance is the zone under a maintenance this Cluster did not
+// set, while it holds back the zone the Cluster plans to restart; ""
+// when none does. FoundationDB keeps one zone under maintenance for the
+// whole database, and a Cluster's groups recreate their pods only while
+// it covers their zone: one set by another Cluster of the database (one
+// data hall's or data center's while this one's rolls too) or by an
+// operator is theirs until it ends, and replacing it would put a second
+// zone's pods down beside theirs.
+func (o *observation) foreignMaintenance(cr *v1alpha1.Cluster) string {
+	want := o.plannedZone(cr)
+	if want == "" || o.status == nil || !o.status.MaintenanceRead() {
+		return ""
+	}
+	current := o.status.Cluster.MaintenanceZone
+	if current == "" || current == want || current == cr.Status.AtProvider.MaintenanceZone {
+		return ""
+	}
+	return current
+}
+
 // maintenanceRecord is the zone the provider put under maintenance (ours,
 // as recorded) as it stands after this reconcile. It is kept while the
 // status shows it or cannot tell (no status, or one that could not read
@@ -88,10 +108,10 @@ func (o *observation) restarting(cr *v1alpha1.Cluster) map[string]string {
 // data distribution waits for them instead of re-replicating their data;
 // it sets it again before it runs out, and ends the maintenance it set
 // once the zone is back (a maintenance set by someone else is left
-// alone). The groups recreate their pods only while the status shows
-// their zone under maintenance.
+// alone, and never replaced: see foreignMaintenance). The groups recreate
+// their pods only while the status shows their zone under maintenance.
 func maintenanceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if !o.available() {
+	if !o.available() || o.foreignMaintenance(cr) != "" {
 		return nil
 	}
 	current, remaining := o.status.Cluster.MaintenanceZone, o.status.Cluster.MaintenanceSecondsRemaining

@@ -97,6 +97,11 @@ func TestPlanMaintenance(t *testing.T) {
 				Kind: kindResetMaintenance, Zone: "c",
 			},
 		},
+		"AnotherZoneNotReplaced": {
+			reason: "The status shows another zone under a maintenance this Cluster did not set (another data hall's Cluster rolls): it is not replaced, and the granted zone waits.",
+			mutate: []mutation{podDrifted("storage-2"), regrant(), maintenance("b", 600, "")},
+			want:   waiting("fault domain c waits to recreate its pods: zone b is under a maintenance this Cluster did not set (another Cluster of the database, or an operator), until it ends"),
+		},
 		"OthersLeftAlone": {
 			reason: "A maintenance somebody else set is not the provider's to end.",
 			mutate: []mutation{maintenance("c", 400, "")},

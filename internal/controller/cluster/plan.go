@@ -306,9 +306,12 @@ func (o *observation) eligibleZones() map[string]int {
 }
 
 func createGroupsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	if o.database && o.status == nil && missingGroups(cr, o) {
-		// IDs still in the exclusion list are never reused; without it no
-		// ID is known to be free.
+	if o.database && (o.status == nil || o.created() && !o.configured()) && missingGroups(cr, o) {
+		// IDs still in the exclusion list are never reused; without it
+		// (no status, or an unavailable database's, which has none) no ID
+		// is known to be free. A Cluster that never saw its database
+		// created excluded nothing yet: the joiners of a three_data_hall
+		// database, which cannot recover before they come, make theirs.
 		return wait("cannot choose IDs for new process groups: the exclusion list could not be read")
 	}
 	// IDs asked to be replaced stay in the spec after their groups are
@@ -916,8 +919,11 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 
 // disruptionStep waits while pods are recreated under the disruption grant,
 // or while groups need a disruption that no domain may take now.
-func disruptionStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+func disruptionStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	switch {
+	case o.grant != nil && o.foreignMaintenance(cr) != "":
+		return wait("fault domain %s waits to recreate its pods: zone %s is under a maintenance this Cluster did not set (another Cluster of the database, or an operator), until it ends",
+			o.grant.Domain, o.foreignMaintenance(cr))
 	case o.grant != nil:
 		return wait("fault domain %s may recreate its pods (disruption grant of generation %d)", o.grant.Domain, o.grant.Generation)
 	case o.holdWhy != "":

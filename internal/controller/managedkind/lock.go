@@ -37,11 +37,12 @@ type Lock struct {
 }
 
 // SharesDatabase reports whether Cluster c is one of several that act on
-// its database: it has regions (a Cluster per data center) or joins a
-// database through a seed connection string.
+// its database: it has regions (a Cluster per data center), is one data
+// hall's (a Cluster per hall, the first of which joins no other) or joins
+// a database through a seed connection string.
 func SharesDatabase(c *v1alpha1.Cluster) bool {
 	p := c.Spec.ForProvider
-	return len(p.DatabaseConfiguration.Regions) > 0 || p.SeedConnectionString != ""
+	return len(p.DatabaseConfiguration.Regions) > 0 || p.SeedConnectionString != "" || p.DataHall != ""
 }
 
 // LockOf returns the global lock the steps of Cluster c take through l, or

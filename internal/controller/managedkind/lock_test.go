@@ -53,6 +53,11 @@ func TestLockOf(t *testing.T) {
 			c:      cluster(func(p *v1alpha1.ClusterParameters) { p.SeedConnectionString = "db:abc@10.0.0.1:4501" }),
 			want:   &Lock{Holder: "team/db", Duration: 5 * time.Minute},
 		},
+		"FirstDataHall": {
+			reason: "The first data hall's Cluster joins no other, yet the other halls' Clusters act on its database: it holds the lock under the hall's ID.",
+			c:      cluster(func(p *v1alpha1.ClusterParameters) { p.DataHall = "hall1" }),
+			want:   &Lock{Holder: "hall1", Duration: 5 * time.Minute},
+		},
 		"DefaultDuration": {
 			reason: "A duration left out is the default.",
 			c:      cluster(func(p *v1alpha1.ClusterParameters) { regions(p); p.Locks.DurationSeconds = 0 }),
