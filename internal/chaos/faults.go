@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -239,7 +238,7 @@ func nodeNotReady(ctx context.Context, r *run, before map[string]*database) (str
 // failNode marks the node of zone NotReady for the fault window, when the
 // zone may be faulted; its pods' processes are down meanwhile.
 func (r *run) failNode(ctx context.Context, before map[string]*database, zone string) (string, error) {
-	node := fmt.Sprintf("node-%s-0", zone)
+	node := nodeOf(zone)
 	if _, down := r.nodeBack[node]; down || zone == r.lostZone || !r.mayFault(before, zone) {
 		return "", nil
 	}

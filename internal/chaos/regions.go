@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -15,7 +14,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
-const errNoSeed = "cannot join the database: the first data center's Cluster records no connection string"
+const errNoSeed = "cannot join the database: the Cluster that made it records no connection string"
 
 // The data centers of the multi-region workload: dc1, the primary, with
 // its satellite dc1s, and the remote dc2. Two provider instances manage
@@ -76,11 +75,18 @@ func regionCluster(ns, dc string) *fdbv1alpha1.Cluster {
 }
 
 // bootstrapRegions creates the primary's Cluster, which makes the
-// database; it converges once it recorded the database's connection
-// string (its regions wait for the other data centers).
+// database.
 func bootstrapRegions(spec func(ns, dc string) *fdbv1alpha1.Cluster) Op {
-	return Op{Name: "bootstrap the primary data center", Converged: madeDatabase(primaryDC), Do: func(ctx context.Context, r *run) error {
-		return r.createCluster(ctx, spec(r.ns, primaryDC))
+	return bootstrapFirst("bootstrap the primary data center", primaryDC, spec)
+}
+
+// bootstrapFirst creates the Cluster called first, which makes the
+// database the others join; it converges once it recorded the database's
+// connection string (a database that spans several data centers or halls
+// waits for the others).
+func bootstrapFirst(name, first string, spec func(ns, name string) *fdbv1alpha1.Cluster) Op {
+	return Op{Name: name, Converged: madeDatabase(first), Do: func(ctx context.Context, r *run) error {
+		return r.createCluster(ctx, spec(r.ns, first))
 	}}
 }
 
@@ -98,41 +104,42 @@ func madeDatabase(name string) func(*run) (bool, string) {
 }
 
 // joinRegions creates the satellite's and the remote data center's
-// Clusters, seeded with the primary's connection string, under faults:
-// the database reaches two usable regions, dc1 the primary.
+// Clusters under faults: the database reaches two usable regions, dc1 the
+// primary.
 func joinRegions(spec func(ns, dc string) *fdbv1alpha1.Cluster) Op {
-	return Op{Name: "join the satellite and the remote data center", Faults: regionFaults, Converged: both(clusterConverged, primaryIs(primaryDC)),
-		Do: func(ctx context.Context, r *run) error {
-			first := &fdbv1alpha1.Cluster{}
-			if err := r.kube.Get(ctx, client.ObjectKey{Namespace: r.ns, Name: primaryDC}, first); err != nil {
+	op := joinOthers(primaryDC, []string{satelliteDC, remoteDC}, spec)
+	op.Name, op.Faults, op.Converged = "join the satellite and the remote data center", regionFaults, both(clusterConverged, primaryIs(primaryDC))
+	return op
+}
+
+// joinOthers creates the Clusters called others, seeded with the
+// connection string the Cluster called first recorded.
+func joinOthers(first string, others []string, spec func(ns, name string) *fdbv1alpha1.Cluster) Op {
+	return Op{Do: func(ctx context.Context, r *run) error {
+		made := &fdbv1alpha1.Cluster{}
+		if err := r.kube.Get(ctx, client.ObjectKey{Namespace: r.ns, Name: first}, made); err != nil {
+			return err
+		}
+		seed := made.Status.AtProvider.ConnectionString
+		if seed == "" {
+			return errors.New(errNoSeed)
+		}
+		for _, name := range others {
+			c := spec(r.ns, name)
+			c.Spec.ForProvider.SeedConnectionString = seed
+			if err := r.createCluster(ctx, c); err != nil {
 				return err
 			}
-			seed := first.Status.AtProvider.ConnectionString
-			if seed == "" {
-				return errors.New(errNoSeed)
-			}
-			for _, dc := range []string{satelliteDC, remoteDC} {
-				c := spec(r.ns, dc)
-				c.Spec.ForProvider.SeedConnectionString = seed
-				if err := r.createCluster(ctx, c); err != nil {
-					return err
-				}
-			}
-			return nil
-		}}
+		}
+		return nil
+	}}
 }
 
 // failover gives dc1 and dc2 the priorities given in every Cluster's
 // spec, in one step, under faults: the database moves its primary to to.
 func failover(to string, dc1, dc2 int) Op {
 	return Op{Name: "fail over to " + to, Faults: regionFaults, Converged: both(clusterConverged, primaryIs(to)), Do: func(ctx context.Context, r *run) error {
-		for _, name := range r.clusters {
-			c := &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: name}}
-			if err := update(ctx, r, c, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.DatabaseConfiguration.Regions = regions(dc1, dc2) }); err != nil {
-				return err
-			}
-		}
-		return nil
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.DatabaseConfiguration.Regions = regions(dc1, dc2) })
 	}}
 }
 

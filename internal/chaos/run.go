@@ -96,6 +96,15 @@ var DefaultSteps = Steps{Faulty: 20, Calm: 40, Converge: 600, ConvergePerTarget:
 // converge.
 func (s Steps) converge(targets int) int { return max(s.Converge, s.ConvergePerTarget*targets) }
 
+// convergeSteps is how many quiet steps the run has to converge now: its
+// objects' turns, once per Cluster of the run. Clusters that share a
+// database take their disruptive steps one at a time under the global
+// lock, so an object's Cluster may wait out every other Cluster's turn:
+// the three-data-hall workload's rollout recreates the pods of twelve
+// zones, three Clusters' one after the other, and needed about 1,700
+// steps (seed 17).
+func (r *run) convergeSteps() int { return r.steps.converge(len(r.targets()) * len(r.clusters)) }
+
 // run is one seed's run.
 type run struct {
 	env *testenv.Env
@@ -114,6 +123,9 @@ type run struct {
 	steps                              Steps
 	// zones are the run's zones, one stand-in node each.
 	zones []string
+	// nodeLabels are the labels a zone's node carries beside its zone,
+	// if any (Workload.NodeLabels).
+	nodeLabels func(zone string) map[string]string
 
 	clock *clocktesting.FakeClock
 	sims  connector.SimFDB
@@ -255,7 +267,7 @@ func Run(ctx context.Context, env *testenv.Env, seed uint64, w Workload, steps S
 		created:    map[types.UID]time.Time{},
 	}
 	r.clusters, r.owners = w.clusters()
-	r.zones = w.zones()
+	r.zones, r.nodeLabels = w.zones(), w.NodeLabels
 	r.sims = connector.NewSimFDB(sim.NewRegistry(r.clock, sim.Options{Seed: seed, TotalKVBytes: 128 << 20, Shards: 16, MovementRate: 2 << 20, RecordAdminCalls: true}))
 	r.defaults = stream(seed, 6).IntN(defaultsOneIn) == 0
 	r.report.Defaults = r.defaults
@@ -295,6 +307,9 @@ func (r *run) setup(ctx context.Context) error {
 		return errors.Wrap(err, errNodes)
 	}
 	r.nodes = n
+	if err := r.labelNodes(ctx); err != nil {
+		return errors.Wrap(err, errNodes)
+	}
 	if r.audit, err = testenv.NewAuditReader(r.env.AuditLog); err != nil {
 		return err
 	}
@@ -307,6 +322,20 @@ func (r *run) setup(ctx context.Context) error {
 			return errors.Wrap(err, errStart)
 		}
 		r.instances = append(r.instances, &instance{name: fmt.Sprintf("instance-%d", i), prov: p})
+	}
+	return nil
+}
+
+// labelNodes gives each zone's node the labels of nodeLabels.
+func (r *run) labelNodes(ctx context.Context) error {
+	if r.nodeLabels == nil {
+		return nil
+	}
+	for _, z := range r.zones {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeOf(z)}}
+		if err := update(ctx, r, node, func(n *corev1.Node) { maps.Copy(n.Labels, r.nodeLabels(z)) }); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -358,7 +387,7 @@ func (r *run) operate(ctx context.Context, op Op) error {
 // that held them back, and would otherwise meet fewer faults than its
 // first.
 func (r *run) faultUntilConverged(ctx context.Context, converged func(*run) (bool, string)) error {
-	budget, cycle := r.steps.converge(len(r.targets())), r.steps.Faulty+r.steps.Calm
+	budget, cycle := r.convergeSteps(), r.steps.Faulty+r.steps.Calm
 	at := r.chaos.IntN(cycle) // where in a window's cycle the operation begins
 	for spent := range budget {
 		r.faulty = (at+spent)%cycle < r.steps.Faulty
@@ -444,7 +473,7 @@ func (r *run) converge(ctx context.Context, name string, converged func(*run) (b
 func (r *run) convergeOnce(ctx context.Context, name string, converged func(*run) (bool, string), last bool) (again bool, err error) {
 	ok, why := converged(r)
 	quiet := 0
-	for ; quiet < r.steps.converge(len(r.targets())) && !ok; quiet++ {
+	for ; quiet < r.convergeSteps() && !ok; quiet++ {
 		if err := r.tick(ctx); err != nil {
 			return false, err
 		}
@@ -765,7 +794,7 @@ func (r *run) teardown(ctx context.Context) {
 		}
 	}
 	for _, z := range r.zones {
-		_ = c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%s-0", z)}})
+		_ = c.Delete(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeOf(z)}})
 	}
 	_ = c.DeleteAllOf(ctx, &v1alpha1.SafetyPolicy{}, client.MatchingLabels{runLabel: r.ns})
 }
@@ -779,3 +808,7 @@ func traceHash(trace []string) uint64 {
 	}
 	return h.Sum64()
 }
+
+// nodeOf is the name of zone's stand-in node (testenv.CreateNodes names
+// them).
+func nodeOf(zone string) string { return fmt.Sprintf("node-%s-0", zone) }

@@ -48,9 +48,12 @@ type Workload struct {
 	// with the index of the provider instance that manages it; none is
 	// the one Cluster clusterName under one instance.
 	Clusters map[string]int
-	// Zones is how many zones the run has, one stand-in node each; none
-	// is four.
-	Zones int
+	// Zones are the run's zones, one stand-in node each; none is the
+	// first four of zoneNames.
+	Zones []string
+	// NodeLabels are the labels a zone's node carries beside its zone
+	// and hostname, if any.
+	NodeLabels func(zone string) map[string]string
 }
 
 // zoneNames are the stand-in nodes' fault domains, one node each: a run
@@ -59,10 +62,10 @@ var zoneNames = []string{"zone-a", "zone-b", "zone-c", "zone-d", "zone-e"}
 
 // zones returns the zones of w's runs.
 func (w Workload) zones() []string {
-	if w.Zones == 0 {
+	if len(w.Zones) == 0 {
 		return zoneNames[:4]
 	}
-	return zoneNames[:w.Zones]
+	return w.Zones
 }
 
 // An Op is one thing a user does; the run then injects Faults (and
@@ -93,9 +96,10 @@ var Workloads = []Workload{
 	multiRegion,
 	tlsWorkload,
 	// The quickstart's shape: triple redundancy over five zones.
-	{Name: "triple", Ops: []Op{bootstrapShaped("triple", quickstart, true), rollout()}, Zones: 5},
+	{Name: "triple", Ops: []Op{bootstrapShaped("triple", quickstart, true), rollout()}, Zones: zoneNames},
 	// Ten storage groups of two storage servers each.
 	{Name: "dense", Ops: []Op{bootstrapShaped("dense", dense, false), replaceStorageGroup(), scaleStorage(12)}},
+	threeDataHalls,
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
@@ -272,9 +276,15 @@ func strandStorage() Op {
 	}}
 }
 
-// updateCluster changes the live Cluster with change, retrying conflicts.
+// updateCluster changes every live Cluster of the run with change, one
+// after the other, retrying conflicts.
 func (r *run) updateCluster(ctx context.Context, change func(*fdbv1alpha1.Cluster)) error {
-	return update(ctx, r, &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: clusterName}}, change)
+	for _, name := range r.clusters {
+		if err := update(ctx, r, &fdbv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: r.ns, Name: name}}, change); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // update changes the live object named as obj is with change, retrying
@@ -390,7 +400,7 @@ func replaceLostNode() Op {
 		if err != nil {
 			return err
 		}
-		r.lostZone, r.lostNode, r.lostAt = zone, fmt.Sprintf("node-%s-0", zone), r.clock.Now()
+		r.lostZone, r.lostNode, r.lostAt = zone, nodeOf(zone), r.clock.Now()
 		if err := r.nodes.SetReady(ctx, r.lostNode, false); err != nil {
 			return err
 		}

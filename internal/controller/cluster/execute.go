@@ -16,6 +16,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -154,7 +155,7 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 	case kindBounce:
 		return errors.Wrap(db.Kill(ctx, s.Addresses), errBounce)
 	case kindSetMaintenance:
-		if err := db.SetMaintenance(ctx, s.Zone, maintenanceSeconds); err != nil {
+		if err := db.SetMaintenance(ctx, s.Zone, disruption.MaintenanceSeconds); err != nil {
 			return errors.Wrap(err, errMaintenance)
 		}
 		cr.Status.AtProvider.MaintenanceZone = s.Zone

@@ -7,16 +7,13 @@ import (
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
-// Maintenance of a planned restart: how long one is set for, and how little
-// may remain before it is set again.
+// Reasons of the events of a planned restart's maintenance.
 const (
-	maintenanceSeconds      = 600
-	maintenanceRenewSeconds = 300
-
 	reasonMaintenance = "SetMaintenance"
 	reasonMaintained  = "ResetMaintenance"
 )
@@ -55,15 +52,20 @@ func (o *observation) plannedZoneOf(ours string) string {
 // operator is theirs until it ends, and replacing it would put a second
 // zone's pods down beside theirs.
 func (o *observation) foreignMaintenance(cr *v1alpha1.Cluster) string {
-	want := o.plannedZone(cr)
-	if want == "" || o.status == nil || !o.status.MaintenanceRead() {
+	if want, other := o.plannedZone(cr), o.othersMaintenance(cr); want != "" && other != want {
+		return other
+	}
+	return ""
+}
+
+// othersMaintenance is the zone under a maintenance this Cluster did not
+// set (another Cluster of the database, or an operator); "" when none is,
+// or the status cannot show it.
+func (o *observation) othersMaintenance(cr *v1alpha1.Cluster) string {
+	if o.status == nil || !o.status.MaintenanceRead() || o.status.Cluster.MaintenanceZone == cr.Status.AtProvider.MaintenanceZone {
 		return ""
 	}
-	current := o.status.Cluster.MaintenanceZone
-	if current == "" || current == want || current == cr.Status.AtProvider.MaintenanceZone {
-		return ""
-	}
-	return current
+	return o.status.Cluster.MaintenanceZone
 }
 
 // maintenanceRecord is the zone the provider put under maintenance (ours,
@@ -84,20 +86,39 @@ func (o *observation) maintenanceRecord(ours string) string {
 	return ""
 }
 
-// restarting maps the DNS names of the pods the provider recreates on
-// purpose now (those of the planned zone's groups that are not being
-// removed) to that zone; nil without DNS names in the cluster file, where
-// a recreated pod comes back under another address.
-func (o *observation) restarting(cr *v1alpha1.Cluster) map[string]string {
-	zone := o.plannedZone(cr)
-	if zone == "" || !workload.UseDNS(cr) {
+// restarting maps the DNS names of the pods recreated on purpose now to
+// their zone: those of the planned zone's groups that are not being
+// removed and, while a zone is under a maintenance this Cluster did not
+// set, the coordinators among current that are none of this Cluster's
+// groups' — another Cluster of the database (another data hall's or data
+// center's) recreates pods only in the zone under its maintenance (its
+// groups wait for one), and replaces a coordinator of its own that failed
+// anywhere else itself, so this one does not move the coordinators off a
+// pod the other brings back under the same name. nil without DNS names
+// in the cluster file, where a recreated pod comes back under another
+// address.
+func (o *observation) restarting(cr *v1alpha1.Cluster, current []fdb.ProcessAddress) map[string]string {
+	if !workload.UseDNS(cr) {
 		return nil
 	}
-	removing := o.removing()
 	out := map[string]string{}
-	for _, m := range o.members {
-		if m.Zone == zone && !removing[m.Group] {
-			out[workload.DNSName(cr, m.Group)] = zone
+	if zone := o.plannedZone(cr); zone != "" {
+		removing := o.removing()
+		for _, m := range o.members {
+			if m.Zone == zone && !removing[m.Group] {
+				out[workload.DNSName(cr, m.Group)] = zone
+			}
+		}
+	}
+	if zone := o.othersMaintenance(cr); zone != "" {
+		own := map[string]bool{}
+		for i := range o.groups {
+			own[workload.DNSName(cr, groupID(&o.groups[i]))] = true
+		}
+		for _, a := range current {
+			if a.IsHostname() && !own[a.Host()] {
+				out[a.Host()] = zone
+			}
 		}
 	}
 	return out
@@ -117,11 +138,11 @@ func maintenanceStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	current, remaining := o.status.Cluster.MaintenanceZone, o.status.Cluster.MaintenanceSecondsRemaining
 	want, ours := o.plannedZone(cr), cr.Status.AtProvider.MaintenanceZone
 	switch {
-	case want != "" && (current != want || remaining < maintenanceRenewSeconds):
+	case want != "" && (current != want || remaining < disruption.MaintenanceRenewSeconds):
 		return &clusterStep{
 			Step: step.Step{
 				Reason:  reasonMaintenance,
-				Message: fmt.Sprintf("put zone %s under maintenance for %ds while its pods are recreated", want, maintenanceSeconds),
+				Message: fmt.Sprintf("put zone %s under maintenance for %ds while its pods are recreated", want, disruption.MaintenanceSeconds),
 				Action:  &policy.Action{Type: apiv1alpha1.ActionSetMaintenance, Targets: []string{want}, Reason: "planned restart of its pods"},
 			},
 			Kind: kindSetMaintenance, Zone: want,

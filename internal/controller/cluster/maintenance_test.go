@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -29,6 +30,17 @@ func maintenance(zone string, remaining float64, ours string) mutation {
 func podDown(id string) mutation {
 	return func(cr *v1alpha1.Cluster, o *observation) {
 		o.pods[workload.PodName(cr, id)].Status.Phase = corev1.PodPending
+	}
+}
+
+// othersCoordinator adds a coordinator named by host, the DNS name of
+// another Cluster's pod (another data hall's), which does not report.
+func othersCoordinator(host string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		cs, _ := fdb.ParseConnectionString(o.clusterFile)
+		cs.Coordinators = fdb.SortedAddresses(append(cs.Coordinators, fdb.ProcessAddress(host+":4501")))
+		s := cs.String()
+		o.status.Cluster.ConnectionString, o.clusterFile, o.configMap[workload.KeyClusterFile] = s, s, s
 	}
 }
 
@@ -82,6 +94,17 @@ func TestPlanMaintenance(t *testing.T) {
 				podDown("storage-3"), notReporting("storage-3"), granted("a", 1)},
 			want: waiting("coordinators must change (coordinator db-storage-3.db.ns.svc.cluster.local:4501 is missing, excluded, being removed or not eligible) " +
 				"but cannot choose coordinators: 3 needed in distinct zones, 2 eligible zones"),
+		},
+		"OtherClustersCoordinatorRestarting": {
+			reason: "A coordinator none of this Cluster's groups is (another data hall's) is away while a zone is under a maintenance this Cluster did not set: that Cluster recreates its pods there and brings it back under its name, so no coordinator change.",
+			mutate: []mutation{dnsNames(true), coordinators("storage-1", "storage-2"), othersCoordinator("hall2-storage-1.hall2.ns.svc.cluster.local"),
+				maintenance("hall2-b", 500, "")},
+		},
+		"OtherClustersCoordinatorFailed": {
+			reason: "The same coordinator away with no maintenance in force is missing.",
+			mutate: []mutation{dnsNames(true), coordinators("storage-1", "storage-2"), othersCoordinator("hall2-storage-1.hall2.ns.svc.cluster.local")},
+			want: coordinatorsChanged("coordinator hall2-storage-1.hall2.ns.svc.cluster.local:4501 is missing, excluded, being removed or not eligible",
+				"db-storage-1.db.ns.svc.cluster.local:4501", "db-storage-2.db.ns.svc.cluster.local:4501", "db-storage-3.db.ns.svc.cluster.local:4501"),
 		},
 		"FailureIsNoPlannedRestart": {
 			reason: "A zone disrupted by a failure, not by the provider, gets no maintenance: its data must heal.",

@@ -705,7 +705,7 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	rules := coordinatorRules(cr, o)
 	procs := plan.Processes(o.status)
 	blank := o.blankCoordinators(procs, cs)
-	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr))
+	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr, cs.Coordinators))
 	if problem == "" {
 		problem = plan.StatelessCoordinatorProblem(procs, cs.Coordinators, blank)
 	}
@@ -920,10 +920,10 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 // disruptionStep waits while pods are recreated under the disruption grant,
 // or while groups need a disruption that no domain may take now.
 func disruptionStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
-	switch {
-	case o.grant != nil && o.foreignMaintenance(cr) != "":
+	switch foreign := o.foreignMaintenance(cr); {
+	case o.grant != nil && foreign != "":
 		return wait("fault domain %s waits to recreate its pods: zone %s is under a maintenance this Cluster did not set (another Cluster of the database, or an operator), until it ends",
-			o.grant.Domain, o.foreignMaintenance(cr))
+			o.grant.Domain, foreign)
 	case o.grant != nil:
 		return wait("fault domain %s may recreate its pods (disruption grant of generation %d)", o.grant.Domain, o.grant.Generation)
 	case o.holdWhy != "":

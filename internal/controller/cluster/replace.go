@@ -15,6 +15,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -73,7 +74,7 @@ type replacement struct {
 // a replacement, under a maintenance that keeps data distribution from
 // healing it, with nothing able to prove it drained; so its failure counts
 // only after the maintenance the provider sets for the restart
-// (maintenanceSeconds) has run out too. A group that really failed is then
+// (disruption.MaintenanceSeconds) has run out too. A group that really failed is then
 // replaced, only later. plannedZone is o.plannedZone(cr), read once per
 // reconcile by the caller.
 func planned(cr *v1alpha1.Cluster, o *observation, plannedZone string, pg *v1alpha1.ProcessGroup) bool {
@@ -127,7 +128,7 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 	r := replacement{why: fmt.Sprintf("failed: %s since %s", oldest.Type, stamp(oldest.Since)), automatic: true, failed: lasted}
 	detection := failureDetection(cr)
 	if planned(cr, o, plannedZone, pg) {
-		detection += maintenanceSeconds * time.Second
+		detection += disruption.MaintenanceSeconds * time.Second
 	}
 	switch {
 	case lasted >= detection:

@@ -17,22 +17,23 @@ import (
 )
 
 const (
-	errCreatePod     = "cannot create the group's pod"
-	errCreatePVC     = "cannot create the group's volume claim"
-	errDeletePod     = "cannot delete the group's pod"
-	errStagePod      = "cannot change the image of the pod's sidecar"
-	errReloadPod     = "cannot ask the pod's monitor to read its configuration again"
-	errDeletePVC     = "cannot delete the group's volume claim"
-	errGetCluster    = "cannot read the group's Cluster for its disruption grant"
-	errClusterGone   = "cannot create a process group whose Cluster is deleted or missing"
-	msgNotRunning    = "the pod is not running"
-	msgNoProcesses   = "the pod runs but its processes do not report to the database"
-	msgUnavailable   = "the database is not available"
-	msgNoGrant       = "no fault domain holds the disruption grant yet"
-	msgOtherDomain   = "fault domain %s holds the disruption grant, this group is in %s"
-	msgStaleGrant    = "the disruption grant (generation %d) and the Cluster this group planned against (generation %d) differ"
-	msgNoMaintenance = "zone %s holds the disruption grant but the database status does not show it under maintenance yet"
-	msgVolatileFirst = "fault domain %s holds the disruption grant for its groups without a volume first: a transaction log recruited onto one of their pods while this one is down would go with it"
+	errCreatePod      = "cannot create the group's pod"
+	errCreatePVC      = "cannot create the group's volume claim"
+	errDeletePod      = "cannot delete the group's pod"
+	errStagePod       = "cannot change the image of the pod's sidecar"
+	errReloadPod      = "cannot ask the pod's monitor to read its configuration again"
+	errDeletePVC      = "cannot delete the group's volume claim"
+	errGetCluster     = "cannot read the group's Cluster for its disruption grant"
+	errClusterGone    = "cannot create a process group whose Cluster is deleted or missing"
+	msgNotRunning     = "the pod is not running"
+	msgNoProcesses    = "the pod runs but its processes do not report to the database"
+	msgUnavailable    = "the database is not available"
+	msgNoGrant        = "no fault domain holds the disruption grant yet"
+	msgOtherDomain    = "fault domain %s holds the disruption grant, this group is in %s"
+	msgStaleGrant     = "the disruption grant (generation %d) and the Cluster this group planned against (generation %d) differ"
+	msgNoMaintenance  = "zone %s holds the disruption grant but the database status does not show it under maintenance yet"
+	msgMaintenanceLow = "zone %s is under maintenance for %.0fs more, less than the %ds a recreated pod is given to come back: waiting for the Cluster to set it again"
+	msgVolatileFirst  = "fault domain %s holds the disruption grant for its groups without a volume first: a transaction log recruited onto one of their pods while this one is down would go with it"
 )
 
 // external works against one ProcessGroup's pod, volume and processes
@@ -115,8 +116,8 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 	volatile := !pg.Spec.ForProvider.ProcessClass.IsStateful()
 	allowed := disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain, volatile)
 	switch {
-	case allowed && disruption.IsZone(domain) && !underMaintenance(o, domain):
-		return fmt.Sprintf(msgNoMaintenance, domain), nil
+	case allowed && disruption.IsZone(domain):
+		return maintenanceWait(o, domain), nil
 	case allowed:
 		return "", nil
 	case g == nil:
@@ -129,10 +130,18 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 	return fmt.Sprintf(msgStaleGrant, g.Generation, e.cluster.GetGeneration()), nil
 }
 
-// underMaintenance reports whether the status read in this reconcile shows
-// zone under FoundationDB's maintenance.
-func underMaintenance(o *observation, zone string) bool {
-	return o.status != nil && o.status.Cluster.MaintenanceZone == zone
+// maintenanceWait says why the group may not recreate its pod in zone yet
+// ("" when it may): the status read in this reconcile must show the zone
+// under FoundationDB's maintenance, for at least the time a recreated pod
+// is given to come back (disruption.MaintenanceRenewSeconds).
+func maintenanceWait(o *observation, zone string) string {
+	switch {
+	case o.status == nil || o.status.Cluster.MaintenanceZone != zone:
+		return fmt.Sprintf(msgNoMaintenance, zone)
+	case o.status.Cluster.MaintenanceSecondsRemaining < disruption.MaintenanceRenewSeconds:
+		return fmt.Sprintf(msgMaintenanceLow, zone, o.status.Cluster.MaintenanceSecondsRemaining, disruption.MaintenanceRenewSeconds)
+	}
+	return ""
 }
 
 // Create creates the group's volume claim (stateful classes) and pod.
