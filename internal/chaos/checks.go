@@ -62,7 +62,11 @@ type checkState struct {
 	// generation of its own), or a reconcile of the generation stored
 	// ended cleanly without writing it, so it found the status stored.
 	observed map[client.ObjectKey]int64
-	// confirmedAt is when each Cluster's status was last confirmed.
+	// confirmedAt is when each Cluster's status was last confirmed: as of
+	// when, the world the reconcile that confirmed it read through its
+	// lagging caches was (view.asOf; chaos seeds 853 and 1073: a
+	// reconcile whose caches had not yet seen a group deleted confirmed
+	// the status from before, which looked converged).
 	confirmedAt map[client.ObjectKey]time.Time
 	// groupsSeen is the snapshot of ProcessGroups, by index in the
 	// history, the provider read when it last confirmed each Cluster's
@@ -242,9 +246,9 @@ func (r *run) observe(writes []write) {
 		}
 		switch o := w.obj.(type) {
 		case *fdbv1alpha1.Cluster:
-			r.confirm(o, w.groupsSeen)
+			r.confirm(o, w.groupsSeen, w.asOf)
 		case *fdbv1alpha1.ProcessGroup:
-			r.checks.groupConfirmedAt[client.ObjectKeyFromObject(o)] = r.clock.Now()
+			r.checks.groupConfirmedAt[client.ObjectKeyFromObject(o)] = w.asOf
 		}
 	}
 	for _, o := range r.hist.latest()[groupKind] {
@@ -265,21 +269,21 @@ func (r *run) confirmUnwritten(v *view, gvk schema.GroupVersionKind, key client.
 		return
 	}
 	if gvk == groupKind {
-		r.checks.groupConfirmedAt[key] = r.clock.Now()
+		r.checks.groupConfirmedAt[key] = v.asOf()
 		return
 	}
-	r.confirm(stored, v.served[groupKind])
+	r.confirm(stored, v.served[groupKind], v.asOf())
 }
 
 // confirm notes that c's status is what the provider made of c, and of
-// the ProcessGroups of snapshot groupsSeen.
-func (r *run) confirm(c client.Object, groupsSeen int) {
+// the ProcessGroups of snapshot groupsSeen, reading the world as of asOf.
+func (r *run) confirm(c client.Object, groupsSeen int, asOf time.Time) {
 	if r.checks.observed == nil {
 		r.checks.observed, r.checks.confirmedAt, r.checks.groupsSeen = map[client.ObjectKey]int64{}, map[client.ObjectKey]time.Time{}, map[client.ObjectKey]int{}
 	}
 	key := client.ObjectKeyFromObject(c)
 	r.checks.observed[key] = c.GetGeneration()
-	r.checks.confirmedAt[key] = r.clock.Now()
+	r.checks.confirmedAt[key] = asOf
 	r.checks.groupsSeen[key] = groupsSeen
 }
 
@@ -573,7 +577,7 @@ func (r *run) converged(name string) (bool, string) {
 	}
 	ready, upToDate := c.GetCondition(xpv2.TypeReady), c.GetCondition(xpv2.TypeUpToDate)
 	key := client.ObjectKeyFromObject(c)
-	if r.checks.confirmedAt[key].Before(r.calmAt) {
+	if !r.checks.confirmedAt[key].After(r.calmAt) {
 		return false, "no status confirmed since the last fault ended"
 	}
 	for _, other := range slices.Sorted(maps.Keys(r.steppedAt)) {
@@ -612,7 +616,7 @@ func (r *run) groupsReady(cluster string, seen int) (bool, string) {
 		}
 		key, trouble := client.ObjectKeyFromObject(pg), clustercontroller.Trouble(pg)
 		switch at, ok := r.checks.troubleAt[key]; {
-		case r.checks.groupConfirmedAt[key].Before(r.calmAt):
+		case !r.checks.groupConfirmedAt[key].After(r.calmAt):
 			return false, fmt.Sprintf("the Cluster is Ready, but ProcessGroup %s confirmed no status since the last fault ended", pg.ID())
 		case trouble != "":
 			return false, fmt.Sprintf("the Cluster is Ready, but ProcessGroup %s is not: %s", pg.ID(), trouble)

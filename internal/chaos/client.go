@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +22,10 @@ type write struct {
 	// history, the writer's cache served when it wrote: what a Cluster's
 	// status sums up.
 	groupsSeen int
+	// asOf is when the oldest snapshot the writer's cache could serve was
+	// taken (view.asOf): what the write makes of the world, it made of
+	// the world as of then.
+	asOf time.Time
 }
 
 // providerClient is the client of one provider incarnation: reads of the
@@ -71,7 +76,7 @@ func (c *providerClient) wrote(verb string, obj client.Object, err error) error 
 	if err != nil {
 		return err
 	}
-	c.writes = append(c.writes, write{verb: verb, obj: obj.DeepCopyObject().(client.Object), groupsSeen: c.view.served[groupKind]})
+	c.writes = append(c.writes, write{verb: verb, obj: obj.DeepCopyObject().(client.Object), groupsSeen: c.view.served[groupKind], asOf: c.view.asOf()})
 	if c.crash() {
 		c.dead = true
 	}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/clusterindex"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -49,6 +50,10 @@ type history struct {
 	namespace string
 	kinds     []schema.GroupVersionKind
 	snaps     []snapshot
+	// takenAt is when each snapshot was taken, on the run's clock: it
+	// holds what was written until then, and nothing written after, at
+	// the same time or later (an operation between two steps).
+	takenAt []time.Time
 	// now is the API server's objects of the watched kinds as they are
 	// now, but for the dirty kinds.
 	now snapshot
@@ -131,11 +136,11 @@ func (h *history) refresh(ctx context.Context) error {
 }
 
 // record appends the newest snapshot: the API server's objects now.
-func (h *history) record(ctx context.Context) error {
+func (h *history) record(ctx context.Context, now time.Time) error {
 	if err := h.refresh(ctx); err != nil {
 		return err
 	}
-	h.snaps = append(h.snaps, maps.Clone(h.now))
+	h.snaps, h.takenAt = append(h.snaps, maps.Clone(h.now)), append(h.takenAt, now)
 	return nil
 }
 
@@ -239,6 +244,17 @@ func (v *view) at(gvk schema.GroupVersionKind) snapshot {
 	i := max(v.served[gvk], len(v.h.snaps)-1-v.lag[gvk])
 	v.served[gvk] = i
 	return v.h.snaps[i]
+}
+
+// asOf is when the oldest snapshot the view may serve in this step was
+// taken: a reconcile that read the world through it saw nothing written
+// later, whatever it read.
+func (v *view) asOf() time.Time {
+	lag := 0
+	for _, l := range v.lag {
+		lag = max(lag, l)
+	}
+	return v.h.takenAt[max(len(v.h.takenAt)-1-lag, 0)]
 }
 
 // current returns o, or the newest version of it when that differs from o

@@ -102,7 +102,11 @@ func (s Steps) converge(targets int) int { return max(s.Converge, s.ConvergePerT
 // lock, so an object's Cluster may wait out every other Cluster's turn:
 // the three-data-hall workload's rollout recreates the pods of twelve
 // zones, three Clusters' one after the other, and needed about 1,700
-// steps (seed 17).
+// steps (seed 17). The fault windows before keep to the objects' turns
+// once: a calm is seldom long enough for three Clusters to show they
+// converged, and windows as long as the quiet phase doubled the
+// multi-region workload's steps (seeds 13 and 31: 5,291 and 6,022, about
+// 2,500 before).
 func (r *run) convergeSteps() int { return r.steps.converge(len(r.targets()) * len(r.clusters)) }
 
 // run is one seed's run.
@@ -313,7 +317,7 @@ func (r *run) setup(ctx context.Context) error {
 	if r.audit, err = testenv.NewAuditReader(r.env.AuditLog); err != nil {
 		return err
 	}
-	if err := r.hist.record(ctx); err != nil {
+	if err := r.hist.record(ctx, r.clock.Now()); err != nil {
 		return err
 	}
 	for i := range instanceCount(r.owners) {
@@ -387,7 +391,7 @@ func (r *run) operate(ctx context.Context, op Op) error {
 // that held them back, and would otherwise meet fewer faults than its
 // first.
 func (r *run) faultUntilConverged(ctx context.Context, converged func(*run) (bool, string)) error {
-	budget, cycle := r.convergeSteps(), r.steps.Faulty+r.steps.Calm
+	budget, cycle := r.steps.converge(len(r.targets())), r.steps.Faulty+r.steps.Calm
 	at := r.chaos.IntN(cycle) // where in a window's cycle the operation begins
 	for spent := range budget {
 		r.faulty = (at+spent)%cycle < r.steps.Faulty
@@ -590,7 +594,7 @@ func (r *run) tick(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := r.hist.record(ctx); err != nil {
+	if err := r.hist.record(ctx, r.clock.Now()); err != nil {
 		return err
 	}
 	r.logSaid()
