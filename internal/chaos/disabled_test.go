@@ -234,6 +234,25 @@ func TestChaosCatchesPlantedDisruption(t *testing.T) {
 	}
 }
 
+// TestChaosCatchesNonConvergence plants an operation that cannot
+// converge: a pod template whose node selector no node matches, so the
+// first zone's recreated pods stay Pending and the rollout stops there,
+// as it must. Nothing unsafe happens; only the convergence check fires.
+func TestChaosCatchesNonConvergence(t *testing.T) {
+	testenv.Require(t, env)
+	nowhere := Op{Name: "roll out onto nodes that do not exist", Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
+			c.Spec.ForProvider.Processes = map[string]fdbv1alpha1.ProcessSettings{"general": {PodTemplate: &corev1.PodTemplateSpec{
+				Spec: corev1.PodSpec{NodeSelector: map[string]string{"chaos.foundationdb.test/nowhere": "true"}},
+			}}}
+		})
+	}}
+	checks := violatedChecks(t, Workload{Name: "planted-non-convergence", Ops: []Op{bootstrap(false), nowhere}}, nil)
+	if diff := cmp.Diff([]string{"convergence"}, checks); diff != "" {
+		t.Errorf("violations after a rollout that cannot converge (-want +got):\n%s", diff)
+	}
+}
+
 // TestChaosCatchesPlantedForeignClusterFile plants, beside a second
 // database, the run's ConfigMap written again with that database's
 // cluster file: the run's Cluster then reaches a database not its own.
