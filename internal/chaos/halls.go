@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -24,7 +25,14 @@ var threeDataHalls = Workload{Name: "three-data-hall",
 	},
 	Clusters:   map[string]int{halls[0]: 0, halls[1]: 0, halls[2]: 0},
 	Zones:      hallZones(),
-	NodeLabels: func(zone string) map[string]string { return map[string]string{hallZoneKey(zone[:len("hall1")]): zone} },
+	NodeLabels: func(zone string) map[string]string { return map[string]string{hallZoneKey(hallOf(zone)): zone} },
+}
+
+// hallOf is the hall of one of hallZones' zones: what comes before its
+// dash.
+func hallOf(zone string) string {
+	hall, _, _ := strings.Cut(zone, "-")
+	return hall
 }
 
 // hallZones are the zones of the halls, four each: hall1-a … hall3-d.
