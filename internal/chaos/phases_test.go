@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -74,15 +76,22 @@ func TestTallyPhases(t *testing.T) {
 }
 
 // TestClockSkipsWhenIdle: the clock moves 1 to 5 seconds a step until
-// every object had about one idle turn, then up to idleSkip.
+// every object had about one idle turn, then up to idleSkip, but never
+// past the latest an active requeue may be served.
 func TestClockSkipsWhenIdle(t *testing.T) {
+	now := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	cases := map[string]struct {
-		idle     int
+		idle int
+		// dueAgo is how long ago a group's active requeue was due.
+		dueAgo   *time.Duration
 		min, max time.Duration
 	}{
-		"Busy":          {idle: 0, max: 5 * time.Second},
-		"NotYetARound":  {idle: 2, max: 5 * time.Second},
-		"IdleForARound": {idle: 3, min: 6 * time.Second, max: idleSkip * time.Second},
+		"Busy":           {idle: 0, max: 5 * time.Second},
+		"NotYetARound":   {idle: 2, max: 5 * time.Second},
+		"IdleForARound":  {idle: 3, min: 6 * time.Second, max: idleSkip * time.Second},
+		"RequeueDueSoon": {idle: 3, dueAgo: ptr.To(-time.Second), min: 6 * time.Second, max: idleSkip * time.Second},
+		"RequeueLate":    {idle: 3, dueAgo: ptr.To(requeueSlack - 20*time.Second), min: 2 * time.Second, max: 20 * time.Second},
+		"RequeueOverdue": {idle: 3, dueAgo: ptr.To(requeueSlack + time.Minute), max: time.Second},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -90,13 +99,65 @@ func TestClockSkipsWhenIdle(t *testing.T) {
 			for _, name := range []string{"db-storage-1", "db-storage-2", "db-log-1"} {
 				groups = append(groups, &fdbv1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: name}})
 			}
-			r := &run{idle: tc.idle, ticks: stream(1, 3), report: &Report{}, hist: &history{snaps: []snapshot{{groupKind: groups}}}}
+			r := &run{idle: tc.idle, ticks: stream(1, 3), report: &Report{}, hist: &history{snaps: []snapshot{{groupKind: groups}}},
+				clock: clocktesting.NewFakeClock(now), due: map[target]requeue{}}
+			if tc.dueAgo != nil {
+				r.due[target{groupKind, client.ObjectKey{Name: "db-log-1"}}] = requeue{at: now.Add(-*tc.dueAgo), by: &instance{}}
+			}
 			longest := time.Duration(0)
 			for range 200 {
 				longest = max(longest, r.tickLength())
 			}
 			if longest < tc.min || longest > tc.max {
 				t.Errorf("longest of 200 steps: %v, want between %v and %v", longest, tc.min, tc.max)
+			}
+		})
+	}
+}
+
+// TestOverdue: the requeue served first is the one whose deadline plus
+// requeueSlack comes first, of the objects there are, skipping those of a
+// paused instance.
+func TestOverdue(t *testing.T) {
+	now := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	running, paused := &instance{}, &instance{pausedUntil: now.Add(time.Minute)}
+	cases := map[string]struct {
+		due    map[string]requeue
+		want   string
+		wantBy time.Time
+		ok     bool
+	}{
+		"None": {},
+		"Earliest": {
+			due:  map[string]requeue{"db-log-1": {at: now, by: running}, "db-storage-1": {at: now.Add(-time.Minute), by: running}},
+			want: "db-storage-1", wantBy: now.Add(requeueSlack - time.Minute), ok: true,
+		},
+		"PausedWaits": {
+			due:  map[string]requeue{"db-log-1": {at: now, by: running}, "db-storage-1": {at: now.Add(-time.Minute), by: paused}},
+			want: "db-log-1", wantBy: now.Add(requeueSlack), ok: true,
+		},
+		"GoneObject": {
+			due: map[string]requeue{"db-storage-9": {at: now, by: running}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var groups []client.Object
+			for _, name := range []string{"db-storage-1", "db-log-1"} {
+				groups = append(groups, &fdbv1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: name}})
+			}
+			r := &run{hist: &history{snaps: []snapshot{{groupKind: groups}}}, clock: clocktesting.NewFakeClock(now), due: map[target]requeue{}}
+			for name, q := range tc.due {
+				r.due[target{groupKind, client.ObjectKey{Name: name}}] = q
+			}
+			type pick struct {
+				Name string
+				By   time.Time
+				OK   bool
+			}
+			got, by, ok := r.overdue()
+			if diff := cmp.Diff(pick{tc.want, tc.wantBy, tc.ok}, pick{got.key.Name, by, ok}); diff != "" {
+				t.Errorf("overdue() (-want +got):\n%s", diff)
 			}
 		})
 	}

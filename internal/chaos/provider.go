@@ -39,6 +39,9 @@ type provider struct {
 	step     func() int
 }
 
+// pollInterval is how often the provider polls a settled object.
+const pollInterval = time.Minute
+
 // start builds a provider incarnation on the run's world.
 func (r *run) start() (*provider, error) {
 	p := &provider{step: func() int { return r.step }, syncedAt: r.step + r.crashes.IntN(3)}
@@ -51,7 +54,7 @@ func (r *run) start() (*provider, error) {
 		Options: controller.Options{
 			Logger:                  logging.NewNopLogger(),
 			GlobalRateLimiter:       ratelimiter.NewGlobal(1000),
-			PollInterval:            time.Minute,
+			PollInterval:            pollInterval,
 			MaxConcurrentReconciles: 1,
 		},
 		FDB:      &backend{sims: r.sims, live: r.kube, keys: r.keys, alive: func() bool { return !p.client.dead }, used: r.used},
