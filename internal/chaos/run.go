@@ -96,17 +96,13 @@ var DefaultSteps = Steps{Faulty: 20, Calm: 40, Converge: 600, ConvergePerTarget:
 // converge.
 func (s Steps) converge(targets int) int { return max(s.Converge, s.ConvergePerTarget*targets) }
 
-// convergeSteps is how many quiet steps the run has to converge now: its
+// convergeSteps is how many steps the run has to converge now: its
 // objects' turns, once per Cluster of the run. Clusters that share a
 // database take their disruptive steps one at a time under the global
 // lock, so an object's Cluster may wait out every other Cluster's turn:
 // the three-data-hall workload's rollout recreates the pods of twelve
 // zones, three Clusters' one after the other, and needed about 1,700
-// steps (seed 17). The fault windows before keep to the objects' turns
-// once: a calm is seldom long enough for three Clusters to show they
-// converged, and windows as long as the quiet phase doubled the
-// multi-region workload's steps (seeds 13 and 31: 5,291 and 6,022, about
-// 2,500 before).
+// steps (seed 17).
 func (r *run) convergeSteps() int { return r.steps.converge(len(r.targets()) * len(r.clusters)) }
 
 // run is one seed's run.
@@ -387,7 +383,13 @@ func (r *run) operate(ctx context.Context, op Op) error {
 
 // faultUntilConverged runs fault windows, each followed by its calm, until
 // the operation is seen converged in a calm or it spent the steps an
-// operation has to converge. The operation begins at a point of the cycle
+// operation has to converge (convergeSteps). A run of several Clusters has
+// that many more steps, and a calm that many times as long: its windows
+// are as many as one Cluster's, spread over an operation that takes each
+// Cluster's turn in order (the three-data-hall rollout met faults only in
+// its first half with one Cluster's steps, and with one Cluster's calm
+// the multi-region workload's seeds 13 and 31 took 5,291 and 6,022 steps,
+// about 2,500 before). The operation begins at a point of the cycle
 // the seeded source picks, so that its first steps are not always faulty.
 // A mutation the provider takes in a calm, clear of any fault, opens the
 // next window within a few steps: the last steps of an operation (the
@@ -395,7 +397,7 @@ func (r *run) operate(ctx context.Context, op Op) error {
 // that held them back, and would otherwise meet fewer faults than its
 // first.
 func (r *run) faultUntilConverged(ctx context.Context, converged func(*run) (bool, string)) error {
-	budget, cycle := r.steps.converge(len(r.targets())), r.steps.Faulty+r.steps.Calm
+	budget, cycle := r.convergeSteps(), r.steps.Faulty+r.steps.Calm*max(len(r.clusters), 1)
 	at := r.chaos.IntN(cycle) // where in a window's cycle the operation begins
 	for spent := range budget {
 		r.faulty = (at+spent)%cycle < r.steps.Faulty
