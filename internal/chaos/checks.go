@@ -392,6 +392,9 @@ func (r *run) checkDisruptions(writes []write) {
 		if r.nodeFailedLately(old.Spec.NodeName) {
 			continue // a pod on a failed node, force-deleted (ForceDeletePod): already disrupted
 		}
+		if workload.PodTerminal(old) {
+			continue // an evicted pod, deleted to be created anew: already down
+		}
 		domain := zoneOf(prev, old)
 		if domain == "" {
 			domain = "group/" + id

@@ -28,6 +28,7 @@ type fault struct {
 // faults are every fault a faulty step can pick from.
 var faults = append([]fault{
 	{"DeletePod", deletePod},
+	{"EvictPod", evictPod},
 	{"DeleteVolumeClaim", deleteVolumeClaim},
 	{"DeleteConfigMap", deleteConfigMap},
 }, transient...)
@@ -143,6 +144,21 @@ func (r *run) pick(n int) int { return r.chaos.IntN(n) }
 // the disk of its processes (loseDisk), so it is deleted only when that
 // may be.
 func deletePod(ctx context.Context, r *run, before map[string]*database) (string, error) {
+	return r.podFault(before, "deleted pod ", func(p *corev1.Pod) error { return client.IgnoreNotFound(r.kube.Delete(ctx, p)) })
+}
+
+// evictPod fails a pod as a kubelet's node-pressure eviction does
+// (testenv.Nodes.Evict): its processes stop, and it stays, Failed, until
+// the provider deletes it to create it anew.
+func evictPod(ctx context.Context, r *run, before map[string]*database) (string, error) {
+	return r.podFault(before, "evicted pod ", func(p *corev1.Pod) error {
+		return client.IgnoreNotFound(r.nodes.Evict(ctx, client.ObjectKeyFromObject(p)))
+	})
+}
+
+// podFault does to a pod the seeded source picks what do does, when its
+// zone may be faulted; a pod without a volume loses its data with it.
+func (r *run) podFault(before map[string]*database, what string, do func(*corev1.Pod) error) (string, error) {
 	pods := r.pods()
 	if len(pods) == 0 {
 		return "", nil
@@ -156,7 +172,7 @@ func deletePod(ctx context.Context, r *run, before map[string]*database) (string
 			return "", err
 		}
 	}
-	return "deleted pod " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, p))
+	return what + p.Name, do(p)
 }
 
 // deleteConfigMap loses a cluster's ConfigMap and with it the cluster file

@@ -39,6 +39,8 @@ const SelectedNode = "volume.kubernetes.io/selected-node"
 //   - binds each unscheduled pod to a Ready node that matches the pod's
 //     nodeSelector (round robin, in node-name order),
 //   - marks each bound pod Running and Ready with a pod IP (10.<zone>.<node>.<n>),
+//     but never one in a terminal phase (Failed, Succeeded: a kubelet never
+//     runs such a pod again; see Evict),
 //   - finishes graceful deletions (as a kubelet would once containers stop)
 //     and removes the pvc-protection finalizer of deleted claims no pod uses.
 //   - reports every Deployment not being deleted as fully rolled out, all
@@ -118,6 +120,31 @@ func (n *Nodes) SetReady(ctx context.Context, name string, ready bool) error {
 	return n.c.Status().Update(ctx, node)
 }
 
+// Evict fails the pod named key as a kubelet's node-pressure eviction
+// does: it terminates the pod's containers and sets its phase to Failed,
+// reason Evicted (Kubernetes, "Node-pressure Eviction"). The pod stays on
+// its node, terminal: no kubelet runs it again, and only its deletion
+// makes room for a new pod of the same name.
+func (n *Nodes) Evict(ctx context.Context, key client.ObjectKey) error {
+	p := &corev1.Pod{}
+	if err := n.c.Get(ctx, key, p); err != nil {
+		return err
+	}
+	now := metav1.Now()
+	p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted"
+	p.Status.Message = "The node was low on resource: ephemeral-storage."
+	p.Status.Conditions = []corev1.PodCondition{
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+		{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: now, Reason: "PodFailed"},
+	}
+	for i := range p.Status.ContainerStatuses {
+		c := &p.Status.ContainerStatuses[i]
+		c.Ready, c.Started = false, ptr.To(false)
+		c.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Error", FinishedAt: now}}
+	}
+	return n.c.Status().Update(ctx, p)
+}
+
 func (n *Nodes) run(ctx context.Context) {
 	t := time.NewTicker(n.period)
 	defer t.Stop()
@@ -164,6 +191,7 @@ func (n *Nodes) step(ctx context.Context) error {
 			}
 		case p.Spec.NodeName == "":
 			n.bind(ctx, p, nodes.Items, ready)
+		case workload.PodTerminal(p):
 		case ready[p.Spec.NodeName] != nil && p.Status.Phase != corev1.PodRunning:
 			n.start(ctx, p, ready[p.Spec.NodeName])
 		case ready[p.Spec.NodeName] != nil:

@@ -94,3 +94,71 @@ func TestNodesReadyDeployments(t *testing.T) {
 		t.Fatal(fmt.Errorf("cannot release the Deployment: %w", err))
 	}
 }
+
+// TestEvictedPodStaysFailed checks the kubelet stand-in against a pod in a
+// terminal phase: a pod Evict failed is never started again, as no kubelet
+// runs such a pod again; deleted, it goes, and a new pod of its name runs.
+func TestEvictedPodStaysFailed(t *testing.T) {
+	Require(t, env)
+	ctx := context.Background()
+	c := env.Client
+	n, err := CreateNodes(ctx, c, []string{"zone-evict"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := "evict"
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	newPod := func() *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-storage-1"},
+			Spec: corev1.PodSpec{
+				NodeSelector: map[string]string{ZoneLabel: "zone-evict"},
+				Containers:   []corev1.Container{{Name: "foundationdb", Image: "foundationdb/foundationdb:7.3.63"}},
+			},
+		}
+	}
+	p := newPod()
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	phase := func() (corev1.PodPhase, string) {
+		t.Helper()
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+			t.Fatal(err)
+		}
+		return p.Status.Phase, p.Status.Reason
+	}
+	pass := func(times int) {
+		t.Helper()
+		for range times {
+			if err := n.Pass(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	pass(2)
+	if got, _ := phase(); got != corev1.PodRunning {
+		t.Fatalf("pod %s before the eviction, want Running", got)
+	}
+	if err := n.Evict(ctx, client.ObjectKeyFromObject(p)); err != nil {
+		t.Fatal(err)
+	}
+	pass(3)
+	if got, reason := phase(); got != corev1.PodFailed || reason != "Evicted" {
+		t.Errorf("evicted pod %s (%s) after three passes, want Failed (Evicted): a kubelet never runs a terminal pod again", got, reason)
+	}
+	if err := c.Delete(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	pass(1)
+	p = newPod()
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	pass(2)
+	if got, _ := phase(); got != corev1.PodRunning {
+		t.Errorf("new pod of the evicted one's name %s, want Running", got)
+	}
+}

@@ -533,6 +533,14 @@ func SpecHash(spec corev1.PodSpec) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// PodTerminal reports whether a pod is in a terminal phase, Failed or
+// Succeeded: its containers are terminated for good, and no kubelet runs
+// it again (Kubernetes, "Pod Lifecycle"; a node-pressure eviction fails a
+// pod so, "Node-pressure Eviction"). Only a new pod runs its processes.
+func PodTerminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
+}
+
 // NodeReady reports whether a node's Ready condition is True; a node
 // without one, or whose kubelet stopped reporting (Unknown), is not Ready.
 func NodeReady(n *corev1.Node) bool {

@@ -21,6 +21,7 @@ const (
 	reasonStaged   event.Reason = "StagedBinaries"
 	reasonReload   event.Reason = "RequestedConfigurationReload"
 	reasonRecreate event.Reason = "RecreatingPod"
+	reasonTerminal event.Reason = "DeletedTerminalPod"
 	reasonRemoved  event.Reason = "RemovedProcessGroup"
 	reasonTeardown event.Reason = "DeletedWithCluster"
 	reasonReleased event.Reason = "ReleasedProcessGroup"
@@ -97,7 +98,7 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 			Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cluster}, Reason: "process group " + id + " of the deleted Cluster"}}}
 	case pg.GetDeletionTimestamp() != nil && clusterGone:
 		return groupStep{Kind: kindRelease, Step: step.Step{Reason: reasonReleased, Message: msgReleased}}
-	case !clusterGone && o.pod != nil && o.pod.DeletionTimestamp == nil && workload.SidecarImage(o.pod) != "" && workload.SidecarImage(o.pod) != workload.SidecarImage(o.want):
+	case !clusterGone && o.pod != nil && o.pod.DeletionTimestamp == nil && !workload.PodTerminal(o.pod) && workload.SidecarImage(o.pod) != "" && workload.SidecarImage(o.pod) != workload.SidecarImage(o.want):
 		// Before any removal wait: a group being drained restarts on the
 		// new version with the others.
 		return groupStep{Kind: kindStage, Step: step.Step{Reason: reasonStaged,
@@ -134,6 +135,8 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		// it again would change nothing, and its policy would weigh the
 		// pod's own processes, down now, against it.
 		return groupStep{Kind: kindWait, Step: step.Wait(msgPodTerminating, o.pod.Name)}
+	case workload.PodTerminal(o.pod):
+		return terminalStep(o, class)
 	}
 	if !o.recreates() {
 		return groupStep{Kind: kindUnchanged}
@@ -156,6 +159,25 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 	}
 	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{id}, ProcessClass: class, Reason: why, Details: reportingDetails(o)}
 	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonRecreate, Action: a, Message: fmt.Sprintf(msg, o.pod.Name)}}
+}
+
+// terminalStep deletes a pod in a terminal phase, so that the next
+// reconcile creates it anew: a kubelet never runs such a pod again (one
+// evicted under node pressure is Failed, reason Evicted), and waiting for
+// the failure detection time would replace the whole group, volume and all,
+// for a pod that only needs to start again (the FoundationDB operator
+// deletes terminal pods too: controllers/delete_terminal_pods.go, 2.33.0).
+// It takes no disruption grant: the pod's processes are down already, and
+// its deletion stops nothing. It is gated as DeletePod, with the pod's
+// reporting processes as its evidence that nothing of it runs.
+func terminalStep(o *observation, class string) groupStep {
+	end := string(o.pod.Status.Phase)
+	if o.pod.Status.Reason != "" {
+		end += ", " + o.pod.Status.Reason
+	}
+	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{o.id}, ProcessClass: class, Reason: "pod " + end, Details: reportingDetails(o)}
+	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonTerminal, Action: a,
+		Message: fmt.Sprintf("deleted pod %s (%s) to create it anew: no kubelet runs a pod in a terminal phase again", o.pod.Name, end)}}
 }
 
 // reportingDetails tells the DeletePod policies how many of the pod's

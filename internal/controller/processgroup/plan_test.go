@@ -184,6 +184,7 @@ func TestPlanPod(t *testing.T) {
 	}
 	withoutSidecar := func(p *corev1.Pod) { p.Spec.Containers = p.Spec.Containers[:1] }
 	deleting := func(p *corev1.Pod) { p.SetDeletionTimestamp(&metav1.Time{Time: time.Unix(1, 0)}) }
+	evicted := func(p *corev1.Pod) { p.Status.Phase, p.Status.Reason = corev1.PodFailed, "Evicted" }
 	cases := map[string]struct {
 		reason    string
 		o         *observation
@@ -312,6 +313,31 @@ func TestPlanPod(t *testing.T) {
 			reason: "Asked long ago and still on another configuration: asked again.",
 			o:      unloaded(obs(c, nil), 5*time.Minute, 2*time.Minute),
 			want:   want{kind: kindReload, msg: "asked the monitor of pod db-storage-1 to read its configuration again: it has reported another than the ConfigMap holds for it for more than 1m30s"},
+		},
+		"Evicted": {
+			reason: "A pod the kubelet failed is never run again: it is deleted, gated, to be created anew, without a grant (its processes are down already).",
+			o:      obs(c, evicted), grantWhy: msgNoGrant,
+			want: want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Failed, Evicted) to create it anew: no kubelet runs a pod in a terminal phase again"},
+		},
+		"EvictedDrifted": {
+			reason: "A terminal pod whose spec drifted too is deleted as terminal: nothing of it runs, no grant is needed.",
+			o:      obs(c, evicted, v1alpha1.IncorrectPodSpec), grantWhy: msgNoGrant,
+			want: want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Failed, Evicted) to create it anew: no kubelet runs a pod in a terminal phase again"},
+		},
+		"EvictedOnOldVersion": {
+			reason: "A terminal pod's sidecar is not changed in place: its successor gets the new image.",
+			o:      obs(upgraded, evicted),
+			want: want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Failed, Evicted) to create it anew: no kubelet runs a pod in a terminal phase again"},
+		},
+		"Succeeded": {
+			reason: "A pod whose containers ended for good is terminal too.",
+			o:      obs(c, func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }),
+			want: want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Succeeded) to create it anew: no kubelet runs a pod in a terminal phase again"},
+		},
+		"EvictedGoing": {
+			reason: "A terminal pod already being deleted is waited for.",
+			o:      obs(c, func(p *corev1.Pod) { evicted(p); deleting(p) }),
+			want:   want{kind: kindWait, msg: "waiting for pod db-storage-1, being deleted, to go before it is created anew"},
 		},
 		"DriftedWithoutGrant": {
 			reason: "A drifted pod waits for its domain's grant.",
