@@ -30,6 +30,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -250,6 +251,7 @@ var watchedKinds = []schema.GroupVersionKind{
 	rbacv1.SchemeGroupVersion.WithKind("Role"),
 	rbacv1.SchemeGroupVersion.WithKind("RoleBinding"),
 	networkingv1.SchemeGroupVersion.WithKind("NetworkPolicy"),
+	policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"),
 	storagev1.SchemeGroupVersion.WithKind("StorageClass"),
 }
 

@@ -67,10 +67,7 @@ func NetworkPolicy(c *v1alpha1.Cluster, densities map[Density]bool) *networkingv
 	return &networkingv1.NetworkPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: NetworkPolicyName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
 		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{
-				MatchLabels:      map[string]string{LabelCluster: c.GetName(), LabelManagedBy: ManagedBy},
-				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: LabelProcessGroup, Operator: metav1.LabelSelectorOpExists}},
-			},
+			PodSelector: *processPods(c),
 			Ingress:     []networkingv1.NetworkPolicyIngressRule{{Ports: ports, From: from}},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 		},

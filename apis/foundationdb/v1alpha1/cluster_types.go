@@ -434,6 +434,11 @@ type ClusterParameters struct {
 	// +optional
 	NetworkPolicy *NetworkPolicySettings `json:"networkPolicy,omitempty"`
 
+	// PodDisruptionBudget tunes the Cluster's PodDisruptionBudget, which
+	// it has unless disabled; see PodDisruptionBudgetSettings.
+	// +optional
+	PodDisruptionBudget *PodDisruptionBudgetSettings `json:"podDisruptionBudget,omitempty"`
+
 	// Locks configure the global lock.
 	// +optional
 	// +kubebuilder:default={}
@@ -583,6 +588,11 @@ type ClusterObservation struct {
 	// TLS is what the provider last observed of the database's TLS.
 	// +optional
 	TLS *TLSObservation `json:"tls,omitempty"`
+
+	// DisruptionBudget is what the Cluster's PodDisruptionBudget allowed
+	// when last read: whether a drain may evict one of its pods now.
+	// +optional
+	DisruptionBudget *DisruptionBudgetObservation `json:"disruptionBudget,omitempty"`
 }
 
 // DataCenterLagObservation is the data center lag a status reported.

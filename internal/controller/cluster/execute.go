@@ -75,6 +75,8 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 		return errors.Wrap(e.session.Target.Update(ctx, s.Service), errWriteService)
 	case kindWriteNetworkPolicy, kindDeleteNetworkPolicy:
 		return e.writeNetworkPolicy(ctx, s)
+	case kindWriteDisruptionBudget, kindDeleteDisruptionBudget:
+		return e.writeDisruptionBudget(ctx, s)
 	case kindWriteAccess:
 		for _, obj := range s.Access {
 			write := e.session.Target.Update

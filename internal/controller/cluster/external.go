@@ -114,18 +114,18 @@ func (e *external) Update(ctx context.Context, cr *v1alpha1.Cluster) (managed.Ex
 // too), and its ConfigMap. Without Delete in its management policies the
 // runtime orphans the Cluster and never calls Delete.
 func (e *external) Delete(ctx context.Context, cr *v1alpha1.Cluster) (managed.ExternalDelete, error) {
-	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes, ConfigMap, headless Service and NetworkPolicy",
+	s := step.Step{Reason: reasonDeleted, Message: "deleted the database: its process groups, pods, volumes, ConfigMap, headless Service, NetworkPolicy and PodDisruptionBudget",
 		Action: &policy.Action{Type: apiv1alpha1.ActionDeleteCluster, Targets: []string{cr.GetName()}, Reason: "the Cluster is deleted"}}
 	ev := managedkind.Evidence{Cluster: cr, Groups: e.obs.groups, Status: e.obs.status, Changed: e.session.Changed, Firsthand: e.session.Firsthand}
 	return managed.ExternalDelete{}, e.Take(ctx, cr, ev, s, func(ctx context.Context) error { return e.deleteAll(ctx) })
 }
 
-// Deleting a database deletes its ConfigMap, headless Service and
-// NetworkPolicy too.
+// Deleting a database deletes its ConfigMap, headless Service,
+// NetworkPolicy and PodDisruptionBudget too.
 // +kubebuilder:rbac:groups="",resources=configmaps;services,verbs=delete
 
 // deleteAll deletes the Cluster's ProcessGroups, ConfigMap, headless
-// Service and NetworkPolicy.
+// Service, NetworkPolicy and PodDisruptionBudget.
 func (e *external) deleteAll(ctx context.Context) error {
 	for i := range e.obs.groups {
 		if err := client.IgnoreNotFound(e.Kube.Delete(ctx, &e.obs.groups[i])); err != nil {
@@ -142,7 +142,10 @@ func (e *external) deleteAll(ctx context.Context) error {
 			return errors.Wrap(err, errDeleteService)
 		}
 	}
-	return e.deleteNetworkPolicy(ctx)
+	if err := e.deleteNetworkPolicy(ctx); err != nil {
+		return err
+	}
+	return e.deleteDisruptionBudget(ctx)
 }
 
 // Disconnect releases nothing: sessions hold no connections.

@@ -59,6 +59,7 @@ func converged(n int) (*v1alpha1.Cluster, *observation) {
 	st.Cluster.ConnectionString = cs
 	o.clusterFile = cs
 	o.configMap = configMapData(cr, o, cs)
+	o.disruptionBudget = workload.DisruptionBudget(cr, n)
 	loaded()(cr, o)
 	return cr, o
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"maps"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -28,10 +26,10 @@ const (
 	kindDeleteNetworkPolicy kind = "DeleteNetworkPolicy"
 )
 
+// What the errors of the NetworkPolicy's steps name.
 const (
-	errGetNetworkPolicy    = "cannot get the cluster's NetworkPolicy"
-	errWriteNetworkPolicy  = "cannot write the cluster's NetworkPolicy"
-	errDeleteNetworkPolicy = "cannot delete the cluster's NetworkPolicy"
+	errGetNetworkPolicy = "cannot get the cluster's NetworkPolicy"
+	msgNetworkPolicy    = "the cluster's NetworkPolicy"
 )
 
 // A Cluster reads, writes and deletes its NetworkPolicy in the target
@@ -39,15 +37,10 @@ const (
 // +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;watch;create;update;patch;delete
 
 // observeNetworkPolicy reads the cluster's NetworkPolicy; none is nil.
-func (o *observation) observeNetworkPolicy(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) error {
-	np := &networkingv1.NetworkPolicy{}
-	switch err := target.Get(ctx, client.ObjectKey{Namespace: workload.Namespace(cr), Name: workload.NetworkPolicyName(cr)}, np); {
-	case err == nil:
-		o.networkPolicy = np
-	case !kerrors.IsNotFound(err):
-		return errors.Wrap(err, errGetNetworkPolicy)
-	}
-	return nil
+func (o *observation) observeNetworkPolicy(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) (err error) {
+	key := client.ObjectKey{Namespace: workload.Namespace(cr), Name: workload.NetworkPolicyName(cr)}
+	o.networkPolicy, err = getOptional(ctx, target, key, &networkingv1.NetworkPolicy{}, errGetNetworkPolicy)
+	return err
 }
 
 // networkPolicyStep creates the cluster's NetworkPolicy
@@ -55,13 +48,11 @@ func (o *observation) observeNetworkPolicy(ctx context.Context, target client.Re
 // it differs from what it must say (its ports follow the densest pod, the
 // spec's and the existing groups', as the ConfigMap's monitor
 // configurations do), and deletes it once the Cluster no longer enables
-// it. Only a policy that carries the Cluster's labels is deleted: one of
-// the same name the provider did not write is not the provider's to take
-// away.
+// it. Only a policy the provider wrote is deleted (ownedByProvider).
 func networkPolicyStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	cur := o.networkPolicy
 	if !cr.Spec.ForProvider.NetworkPolicyEnabled() {
-		if cur == nil || cur.DeletionTimestamp != nil || !ownedNetworkPolicy(cur) {
+		if cur == nil || cur.DeletionTimestamp != nil || !ownedByProvider(cur) {
 			return nil
 		}
 		return &clusterStep{
@@ -84,35 +75,16 @@ func networkPolicyStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 }
 
-// ownedNetworkPolicy reports whether the provider wrote np, the policy
-// observeNetworkPolicy read under the Cluster's name in its target
-// namespace: np carries the provider's labels, which a policy written for
-// another Cluster could only have under that Cluster's own name.
-func ownedNetworkPolicy(np *networkingv1.NetworkPolicy) bool {
-	return np.Labels[workload.LabelManagedBy] == workload.ManagedBy && np.Labels[workload.LabelCluster] != ""
-}
-
 // deleteNetworkPolicy deletes, with the database, the NetworkPolicy this
 // reconcile observed if the provider wrote it.
 func (e *external) deleteNetworkPolicy(ctx context.Context) error {
-	np := e.obs.networkPolicy
-	if np == nil || !ownedNetworkPolicy(np) {
-		return nil
+	if np := e.obs.networkPolicy; np != nil {
+		return deleteOwned(ctx, e.session.Target, np, msgNetworkPolicy)
 	}
-	return errors.Wrap(client.IgnoreNotFound(e.session.Target.Delete(ctx, np)), errDeleteNetworkPolicy)
+	return nil
 }
 
-// writeNetworkPolicy runs a step of the NetworkPolicy: creates it (no
-// resource version), updates it, or deletes it, naming the UID it was
-// planned with so that a policy made anew since stays.
+// writeNetworkPolicy runs a step of the NetworkPolicy (writeObject).
 func (e *external) writeNetworkPolicy(ctx context.Context, s *clusterStep) error {
-	np := s.NetworkPolicy
-	switch {
-	case s.Kind == kindDeleteNetworkPolicy:
-		err := e.session.Target.Delete(ctx, np, client.Preconditions{UID: &np.UID})
-		return errors.Wrap(client.IgnoreNotFound(err), errDeleteNetworkPolicy)
-	case np.ResourceVersion == "":
-		return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, np)), errWriteNetworkPolicy)
-	}
-	return errors.Wrap(e.session.Target.Update(ctx, np), errWriteNetworkPolicy)
+	return writeObject(ctx, e.session.Target, s.NetworkPolicy, s.Kind == kindDeleteNetworkPolicy, msgNetworkPolicy)
 }

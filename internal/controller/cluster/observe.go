@@ -13,6 +13,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,6 +73,9 @@ type observation struct {
 	// networkPolicy is the cluster's NetworkPolicy; nil when there is
 	// none.
 	networkPolicy *networkingv1.NetworkPolicy
+	// disruptionBudget is the cluster's PodDisruptionBudget; nil when
+	// there is none.
+	disruptionBudget *policyv1.PodDisruptionBudget
 	// account, role and binding are the monitor's ServiceAccount, Role and
 	// RoleBinding in the target namespace (workload.MonitorAccount...);
 	// each nil when there is none.
@@ -160,6 +164,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 		return nil, err
 	}
 	if err := o.observeNetworkPolicy(ctx, e.session.Target, cr); err != nil {
+		return nil, err
+	}
+	if err := o.observeDisruptionBudget(ctx, e.session.Target, cr); err != nil {
 		return nil, err
 	}
 	if err := o.observeVolumes(ctx, e.session.Target, cr); err != nil {
@@ -486,6 +493,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 		ProcessGroups:      v1alpha1.ProcessGroupCounts{Total: len(o.groups), ByClass: map[string]int{}},
 	}
 	at.MaintenanceZone = o.maintenanceRecord(previous.MaintenanceZone)
+	at.DisruptionBudget = o.disruptionBudgetObservation()
 	// Locks stay disabled as allowed (the Cluster clears it when its spec
 	// asks for locks again).
 	at.LocksDisabled, at.LockDenyList = previous.LocksDisabled, previous.LockDenyList

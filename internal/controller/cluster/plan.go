@@ -13,6 +13,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,6 +88,10 @@ type clusterStep struct {
 	// NetworkPolicy is the NetworkPolicy to create (no resource version),
 	// update (WriteNetworkPolicy) or delete (DeleteNetworkPolicy).
 	NetworkPolicy *networkingv1.NetworkPolicy
+	// DisruptionBudget is the PodDisruptionBudget to create (no resource
+	// version), update (WriteDisruptionBudget) or delete
+	// (DeleteDisruptionBudget).
+	DisruptionBudget *policyv1.PodDisruptionBudget
 	// Access are the monitor's ServiceAccount, Role and RoleBinding to
 	// create (no resource version) or update (WriteMonitorAccess).
 	Access []client.Object
@@ -126,7 +131,8 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // deletes what the Cluster would orphan; the ConfigMap before pods that
 // mount it, and the NetworkPolicy after the monitor's access; locks are disabled, when asked and allowed, and the lock's deny
 // list written before any step that could take the lock; pods on failed nodes go at once, so that they reschedule;
-// groups before coordinators; coordinators before `configure new`; a zone
+// groups, then the PodDisruptionBudget that counts their pods, before
+// coordinators; coordinators before `configure new`; a zone
 // whose pods are recreated on purpose goes under maintenance before any
 // of them goes, and out of it once they are back;
 // replacements are marked (volumes that can grow in place do, the others'
@@ -145,7 +151,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // Cluster holds.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
+		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, disruptionBudgetStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
 		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
 	} {

@@ -283,6 +283,9 @@ func addGroup(class v1alpha1.ProcessClass, id, z, ip string) mutation {
 		o.status.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: string(class), UptimeSeconds: 3600, Version: cr.Spec.ForProvider.Version,
 			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z, "", workload.ImageVersion(pod)),
 			Locality:    fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: z}}
+		// Its pod counts in the budget, as after the step that followed
+		// its creation.
+		o.disruptionBudget = workload.DisruptionBudget(cr, len(o.groups))
 	}
 }
 

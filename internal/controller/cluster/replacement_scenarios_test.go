@@ -459,7 +459,7 @@ func TestEvictedPodCreatedAnew(t *testing.T) {
 	start(t)
 	h.Flow(true)
 	ctx := context.Background()
-	cr := tripleCluster(namespace(t, "evicted"))
+	cr := tripleCluster(namespace(t, "terminal-pod"))
 	createReady(t, cr)
 	before := ids(groupsOf(t, cr), v1alpha1.ProcessClassStorage)
 	key := client.ObjectKey{Namespace: workload.Namespace(cr), Name: workload.PodName(cr, "storage-1")}

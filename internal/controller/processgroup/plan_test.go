@@ -327,12 +327,12 @@ func TestPlanPod(t *testing.T) {
 		"EvictedOnOldVersion": {
 			reason: "A terminal pod's sidecar is not changed in place: its successor gets the new image.",
 			o:      obs(upgraded, evicted),
-			want: want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Failed, Evicted) to create it anew: no kubelet runs a pod in a terminal phase again"},
+			want:   want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Failed, Evicted) to create it anew: no kubelet runs a pod in a terminal phase again"},
 		},
 		"Succeeded": {
 			reason: "A pod whose containers ended for good is terminal too.",
 			o:      obs(c, func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }),
-			want: want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Succeeded) to create it anew: no kubelet runs a pod in a terminal phase again"},
+			want:   want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 (Succeeded) to create it anew: no kubelet runs a pod in a terminal phase again"},
 		},
 		"EvictedGoing": {
 			reason: "A terminal pod already being deleted is waited for.",
