@@ -29,7 +29,8 @@ import (
 // TestQuickstart walks `make run`'s path headless: start everything, wait
 // for the quickstart Cluster to be Ready, check its pods for what a real
 // cluster asks of them (podsCanStart), fail a node that runs a storage
-// pod and heal it (nodeFailure), migrate its storage to two storage
+// pod and heal it (nodeFailure), drain two nodes against the Cluster's
+// PodDisruptionBudget (drainOneDomainAtATime), migrate its storage to two storage
 // servers per pod (densityMigration), scale its storage down from 5 to 3
 // (with the policies' recovery-time thresholds lowered, so it takes seconds
 // instead of minutes), see the two storage process groups and their pods
@@ -69,6 +70,7 @@ func TestQuickstart(t *testing.T) {
 	t.Run("FailedNodeIsNotReadyUntilHealed", func(t *testing.T) {
 		nodeFailure(ctx, t, r, p, key)
 	})
+	t.Run("DrainTakesOneFaultDomainAtATime", func(t *testing.T) { drainOneDomainAtATime(ctx, t, r, key) })
 
 	t.Run("StorageDensityMigratesByReplacement", func(t *testing.T) { densityMigration(ctx, t, r, p, key) })
 	t.Run("PatchUpgradeRollsThePods", func(t *testing.T) { upgradePatch(ctx, t, r, p, key) })
