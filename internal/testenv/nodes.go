@@ -37,7 +37,8 @@ const SelectedNode = "volume.kubernetes.io/selected-node"
 // does not run. It is a test helper, not a simulation of either: every
 // period it
 //   - binds each unscheduled pod to a Ready node that matches the pod's
-//     nodeSelector (round robin, in node-name order),
+//     nodeSelector (round robin, in node-name order), or says on its
+//     PodScheduled condition why none does (Unschedulable),
 //   - marks each bound pod Running and Ready with a pod IP (10.<zone>.<node>.<n>),
 //     but never one in a terminal phase (Failed, Succeeded: a kubelet never
 //     runs such a pod again; see Evict),
@@ -251,13 +252,25 @@ func (n *Nodes) readyDeployments(ctx context.Context) error {
 func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, ready map[string]*corev1.Node) {
 	claims, pinned := n.claims(ctx, p)
 	var fits []string
+	var notReady, selector, volume int
 	for _, node := range nodes {
-		if ready[node.Name] != nil && matches(p.Spec.NodeSelector, node.Labels) && (pinned == "" || pinned == node.Name) {
+		switch {
+		case ready[node.Name] == nil:
+			notReady++
+		case !matches(p.Spec.NodeSelector, node.Labels):
+			selector++
+		case pinned != "" && pinned != node.Name:
+			volume++
+		default:
 			fits = append(fits, node.Name)
 		}
 	}
 	if len(fits) == 0 {
-		return // stays Pending, as with a real scheduler
+		// It stays Pending, as with a real scheduler, which says why on
+		// the pod's PodScheduled condition.
+		n.unschedulable(ctx, p, fmt.Sprintf("0/%d nodes are available: %d node(s) were not ready, %d node(s) didn't match Pod's node affinity/selector, %d node(s) had volume node affinity conflict",
+			len(nodes), notReady, selector, volume))
+		return
 	}
 	n.mu.Lock()
 	target := fits[n.rr%len(fits)]
@@ -272,6 +285,21 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: target},
 	})
+}
+
+// unschedulable marks pod p as the scheduler marks a pod it cannot place:
+// its PodScheduled condition False, reason Unschedulable, with why
+// (kube-scheduler's handleSchedulingFailure; the message here only
+// counts the stand-in's own reasons). It writes only a change.
+func (n *Nodes) unschedulable(ctx context.Context, p *corev1.Pod, why string) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message == why {
+			return
+		}
+	}
+	p.Status.Phase = corev1.PodPending
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, Message: why, LastTransitionTime: metav1.Now()}}
+	_ = n.c.Status().Update(ctx, p)
 }
 
 // volumePrefix starts the names of the volumes the stand-in provisions.

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,5 +161,49 @@ func TestEvictedPodStaysFailed(t *testing.T) {
 	pass(2)
 	if got, _ := phase(); got != corev1.PodRunning {
 		t.Errorf("new pod of the evicted one's name %s, want Running", got)
+	}
+}
+
+// TestUnschedulablePodSaysWhy checks the scheduler stand-in against a pod
+// no node fits: it stays Pending with its PodScheduled condition False,
+// reason Unschedulable, counting why, as kube-scheduler says it.
+func TestUnschedulablePodSaysWhy(t *testing.T) {
+	Require(t, env)
+	ctx := context.Background()
+	c := env.Client
+	n, err := CreateNodes(ctx, c, []string{"zone-unschedulable"}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := "unschedulable"
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-storage-1"},
+		Spec: corev1.PodSpec{
+			NodeSelector: map[string]string{ZoneLabel: "zone-nowhere"},
+			Containers:   []corev1.Container{{Name: "foundationdb", Image: "foundationdb/foundationdb:7.3.63"}},
+		},
+	}
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := n.Pass(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+		t.Fatal(err)
+	}
+	var got corev1.PodCondition
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == corev1.PodScheduled {
+			got = cond
+		}
+	}
+	if p.Spec.NodeName != "" || got.Status != corev1.ConditionFalse || got.Reason != corev1.PodReasonUnschedulable || !strings.Contains(got.Message, "didn't match Pod's node affinity/selector") {
+		t.Errorf("pod no node fits: node %q, PodScheduled %+v; want unbound, False, Unschedulable, saying why", p.Spec.NodeName, got)
 	}
 }

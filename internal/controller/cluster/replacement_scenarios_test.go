@@ -294,7 +294,8 @@ func storage1Gone(t testing.TB, cr *v1alpha1.Cluster) {
 
 // TestNodeFailureNodeLocalVolumes fails the node of a storage group whose
 // volume lives on that node: its pod is force-deleted, cannot follow and
-// stays Pending, which the Cluster's Ready condition says; the early
+// stays Pending, which the Cluster's Ready condition says, with the
+// scheduler's reason; the early
 // replacement the Cluster asks for is denied by the default policy,
 // visibly, and the group is replaced once it has failed for the failure
 // detection time, not before; the cluster returns to full fault tolerance
@@ -306,12 +307,12 @@ func TestNodeFailureNodeLocalVolumes(t *testing.T) {
 	createReady(t, cr)
 	strandStorage1(t, cr)
 
-	eventually(t, 60*time.Second, "the Cluster's Ready condition naming storage-1 and its failure", func() (bool, string) {
+	eventually(t, 60*time.Second, "the Cluster's Ready condition naming storage-1, its failure and the scheduler's reason", func() (bool, string) {
 		get(t, cr)
 		msg := cr.GetCondition("Ready").Message
-		_, after, named := strings.Cut(msg, "storage-1 (")
-		why, _, _ := strings.Cut(after, ")")
-		return named && strings.Contains(why, "PodPending") && strings.Contains(why, " since "), msg
+		_, why, named := strings.Cut(msg, "storage-1 (")
+		return named && strings.Contains(why, "PodPending") && strings.Contains(why, " since ") &&
+			strings.Contains(why, "Pending, Unschedulable: 0/"), msg
 	})
 	t.Logf("Cluster Ready=%s: %s", cr.GetCondition("Ready").Status, cr.GetCondition("Ready").Message)
 

@@ -71,7 +71,7 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 
 	switch {
 	case !o.running():
-		pg.SetConditions(xpv2.Unavailable().WithMessage(msgNotRunning))
+		pg.SetConditions(xpv2.Unavailable().WithMessage(notRunning(o.pod)))
 	case o.status == nil && e.session.FDB != nil:
 		pg.SetConditions(xpv2.Unavailable().WithMessage(msgUnavailable))
 	case o.status != nil && len(o.procs) == 0:

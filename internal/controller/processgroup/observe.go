@@ -2,6 +2,7 @@ package processgroup
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -156,6 +157,27 @@ func (o *observation) tearingDown(stateful bool) bool {
 
 func (o *observation) running() bool {
 	return o.pod != nil && o.pod.DeletionTimestamp == nil && o.pod.Status.Phase == corev1.PodRunning && o.pod.Status.PodIP != ""
+}
+
+// notRunning says why pod p, which does not run, does not: the
+// scheduler's reason when it could not place it (its PodScheduled
+// condition False, e.g. "Unschedulable: 0/6 nodes are available: ..."),
+// or the terminal phase it ended in, after msgNotRunning. The Cluster's
+// Ready condition names each group with it, so a pod stuck Pending says
+// why where users look.
+func notRunning(p *corev1.Pod) string {
+	switch {
+	case p == nil || p.DeletionTimestamp != nil:
+	case p.Status.Phase == corev1.PodPending:
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				return fmt.Sprintf("%s: Pending, %s: %s", msgNotRunning, c.Reason, c.Message)
+			}
+		}
+	case workload.PodTerminal(p) && p.Status.Reason != "":
+		return fmt.Sprintf("%s: %s, %s", msgNotRunning, p.Status.Phase, p.Status.Reason)
+	}
+	return msgNotRunning
 }
 
 func (o *observation) zone(key string) string {

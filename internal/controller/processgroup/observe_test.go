@@ -279,3 +279,50 @@ func TestRecordsRolesThatHoldData(t *testing.T) {
 		})
 	}
 }
+
+// TestNotRunning pins why a group says its pod does not run: the
+// scheduler's reason for a pod it cannot place, the terminal phase a pod
+// ended in, or nothing more.
+func TestNotRunning(t *testing.T) {
+	unschedulable := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message: "0/6 nodes are available: 6 node(s) didn't match Pod's node affinity/selector"}
+	cases := map[string]struct {
+		reason string
+		pod    *corev1.Pod
+		want   string
+	}{
+		"Missing": {
+			reason: "No pod, nothing more to say.",
+			want:   msgNotRunning,
+		},
+		"Unschedulable": {
+			reason: "A pod the scheduler cannot place says why, in its words.",
+			pod:    &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{unschedulable}}},
+			want:   "the pod is not running: Pending, Unschedulable: 0/6 nodes are available: 6 node(s) didn't match Pod's node affinity/selector",
+		},
+		"PendingScheduled": {
+			reason: "A pod placed and starting has no reason to give.",
+			pod: &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending,
+				Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}}}},
+			want: msgNotRunning,
+		},
+		"Evicted": {
+			reason: "A pod that ended says how.",
+			pod:    &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted"}},
+			want:   "the pod is not running: Failed, Evicted",
+		},
+		"Deleting": {
+			reason: "A pod being deleted is going, whatever the scheduler said.",
+			pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &metav1.Time{}},
+				Status: corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{unschedulable}}},
+			want: msgNotRunning,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, notRunning(tc.pod)); diff != "" {
+				t.Errorf("\n%s\nnotRunning(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
