@@ -101,26 +101,9 @@ func TestNodesReadyDeployments(t *testing.T) {
 // runs such a pod again; deleted, it goes, and a new pod of its name runs.
 func TestEvictedPodStaysFailed(t *testing.T) {
 	Require(t, env)
-	ctx := context.Background()
-	c := env.Client
-	n, err := CreateNodes(ctx, c, []string{"zone-evict"}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := "evict"
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	newPod := func() *corev1.Pod {
-		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-storage-1"},
-			Spec: corev1.PodSpec{
-				NodeSelector: map[string]string{ZoneLabel: "zone-evict"},
-				Containers:   []corev1.Container{{Name: "foundationdb", Image: "foundationdb/foundationdb:7.3.63"}},
-			},
-		}
-	}
-	p := newPod()
+	ctx, c := context.Background(), env.Client
+	n, newPod, pass := standIn(t, "zone-evict", "evict")
+	p := newPod("zone-evict")
 	if err := c.Create(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -130,14 +113,6 @@ func TestEvictedPodStaysFailed(t *testing.T) {
 			t.Fatal(err)
 		}
 		return p.Status.Phase, p.Status.Reason
-	}
-	pass := func(times int) {
-		t.Helper()
-		for range times {
-			if err := n.Pass(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
 	}
 	pass(2)
 	if got, _ := phase(); got != corev1.PodRunning {
@@ -154,7 +129,7 @@ func TestEvictedPodStaysFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	pass(1)
-	p = newPod()
+	p = newPod("zone-evict")
 	if err := c.Create(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -169,31 +144,13 @@ func TestEvictedPodStaysFailed(t *testing.T) {
 // reason Unschedulable, counting why, as kube-scheduler says it.
 func TestUnschedulablePodSaysWhy(t *testing.T) {
 	Require(t, env)
-	ctx := context.Background()
-	c := env.Client
-	n, err := CreateNodes(ctx, c, []string{"zone-unschedulable"}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := "unschedulable"
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-		t.Fatal(err)
-	}
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-storage-1"},
-		Spec: corev1.PodSpec{
-			NodeSelector: map[string]string{ZoneLabel: "zone-nowhere"},
-			Containers:   []corev1.Container{{Name: "foundationdb", Image: "foundationdb/foundationdb:7.3.63"}},
-		},
-	}
+	ctx, c := context.Background(), env.Client
+	_, newPod, pass := standIn(t, "zone-unschedulable", "unschedulable")
+	p := newPod("zone-nowhere")
 	if err := c.Create(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
-		if err := n.Pass(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pass(2)
 	if err := c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
 		t.Fatal(err)
 	}
@@ -206,4 +163,37 @@ func TestUnschedulablePodSaysWhy(t *testing.T) {
 	if p.Spec.NodeName != "" || got.Status != corev1.ConditionFalse || got.Reason != corev1.PodReasonUnschedulable || !strings.Contains(got.Message, "didn't match Pod's node affinity/selector") {
 		t.Errorf("pod no node fits: node %q, PodScheduled %+v; want unbound, False, Unschedulable, saying why", p.Spec.NodeName, got)
 	}
+}
+
+// standIn makes a node in zone of its own and namespace ns, for a test of
+// the stand-in driven one Pass at a time, and returns it with a function
+// that makes a pod there for nodes of zone want, and one that runs passes.
+func standIn(t *testing.T, zone, ns string) (n *Nodes, newPod func(want string) *corev1.Pod, pass func(times int)) {
+	t.Helper()
+	ctx, c := context.Background(), env.Client
+	n, err := CreateNodes(ctx, c, []string{zone}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	newPod = func(want string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db-storage-1"},
+			Spec: corev1.PodSpec{
+				NodeSelector: map[string]string{ZoneLabel: want},
+				Containers:   []corev1.Container{{Name: "foundationdb", Image: "foundationdb/foundationdb:7.3.63"}},
+			},
+		}
+	}
+	pass = func(times int) {
+		t.Helper()
+		for range times {
+			if err := n.Pass(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return n, newPod, pass
 }
