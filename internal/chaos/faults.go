@@ -28,7 +28,6 @@ type fault struct {
 // faults are every fault a faulty step can pick from.
 var faults = append([]fault{
 	{"DeletePod", deletePod},
-	{"EvictPod", evictPod},
 	{"DeleteVolumeClaim", deleteVolumeClaim},
 	{"DeleteConfigMap", deleteConfigMap},
 }, transient...)
@@ -145,15 +144,6 @@ func (r *run) pick(n int) int { return r.chaos.IntN(n) }
 // may be.
 func deletePod(ctx context.Context, r *run, before map[string]*database) (string, error) {
 	return r.podFault(before, "deleted pod ", func(p *corev1.Pod) error { return client.IgnoreNotFound(r.kube.Delete(ctx, p)) })
-}
-
-// evictPod fails a pod as a kubelet's node-pressure eviction does
-// (testenv.Nodes.Evict): its processes stop, and it stays, Failed, until
-// the provider deletes it to create it anew.
-func evictPod(ctx context.Context, r *run, before map[string]*database) (string, error) {
-	return r.podFault(before, "evicted pod ", func(p *corev1.Pod) error {
-		return client.IgnoreNotFound(r.nodes.Evict(ctx, client.ObjectKeyFromObject(p)))
-	})
 }
 
 // podFault does to a pod the seeded source picks what do does, when its

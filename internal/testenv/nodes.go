@@ -252,13 +252,15 @@ func (n *Nodes) readyDeployments(ctx context.Context) error {
 func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, ready map[string]*corev1.Node) {
 	claims, pinned := n.claims(ctx, p)
 	var fits []string
-	var notReady, selector, volume int
+	var notReady, volume, matching int
 	for _, node := range nodes {
+		if !matches(p.Spec.NodeSelector, node.Labels) {
+			continue
+		}
+		matching++
 		switch {
 		case ready[node.Name] == nil:
 			notReady++
-		case !matches(p.Spec.NodeSelector, node.Labels):
-			selector++
 		case pinned != "" && pinned != node.Name:
 			volume++
 		default:
@@ -267,9 +269,14 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 	}
 	if len(fits) == 0 {
 		// It stays Pending, as with a real scheduler, which says why on
-		// the pod's PodScheduled condition.
-		n.unschedulable(ctx, p, fmt.Sprintf("0/%d nodes are available: %d node(s) were not ready, %d node(s) didn't match Pod's node affinity/selector, %d node(s) had volume node affinity conflict",
-			len(nodes), notReady, selector, volume))
+		// the pod's PodScheduled condition. Only the nodes its selector
+		// matches count: nodes are cluster-wide, and a count of all of
+		// them would change with what else shares the API server.
+		why := "no node matches the Pod's node selector"
+		if matching > 0 {
+			why = fmt.Sprintf("0/%d nodes matching the Pod's node selector are available: %d node(s) were not ready, %d node(s) had volume node affinity conflict", matching, notReady, volume)
+		}
+		n.unschedulable(ctx, p, why)
 		return
 	}
 	n.mu.Lock()
@@ -289,8 +296,9 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 
 // unschedulable marks pod p as the scheduler marks a pod it cannot place:
 // its PodScheduled condition False, reason Unschedulable, with why
-// (kube-scheduler's handleSchedulingFailure; the message here only
-// counts the stand-in's own reasons). It writes only a change.
+// (kube-scheduler's handleSchedulingFailure, whose message counts every
+// node by reason; the stand-in's counts only the nodes the pod's selector
+// matches, by its own reasons). It writes only a change.
 func (n *Nodes) unschedulable(ctx context.Context, p *corev1.Pod, why string) {
 	for _, c := range p.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Message == why {

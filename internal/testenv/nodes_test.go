@@ -160,7 +160,7 @@ func TestUnschedulablePodSaysWhy(t *testing.T) {
 			got = cond
 		}
 	}
-	if p.Spec.NodeName != "" || got.Status != corev1.ConditionFalse || got.Reason != corev1.PodReasonUnschedulable || !strings.Contains(got.Message, "didn't match Pod's node affinity/selector") {
+	if p.Spec.NodeName != "" || got.Status != corev1.ConditionFalse || got.Reason != corev1.PodReasonUnschedulable || !strings.Contains(got.Message, "no node matches the Pod's node selector") {
 		t.Errorf("pod no node fits: node %q, PodScheduled %+v; want unbound, False, Unschedulable, saying why", p.Spec.NodeName, got)
 	}
 }
