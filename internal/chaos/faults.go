@@ -143,12 +143,6 @@ func (r *run) pick(n int) int { return r.chaos.IntN(n) }
 // the disk of its processes (loseDisk), so it is deleted only when that
 // may be.
 func deletePod(ctx context.Context, r *run, before map[string]*database) (string, error) {
-	return r.podFault(before, "deleted pod ", func(p *corev1.Pod) error { return client.IgnoreNotFound(r.kube.Delete(ctx, p)) })
-}
-
-// podFault does to a pod the seeded source picks what do does, when its
-// zone may be faulted; a pod without a volume loses its data with it.
-func (r *run) podFault(before map[string]*database, what string, do func(*corev1.Pod) error) (string, error) {
 	pods := r.pods()
 	if len(pods) == 0 {
 		return "", nil
@@ -162,7 +156,7 @@ func (r *run) podFault(before map[string]*database, what string, do func(*corev1
 			return "", err
 		}
 	}
-	return what + p.Name, do(p)
+	return "deleted pod " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, p))
 }
 
 // deleteConfigMap loses a cluster's ConfigMap and with it the cluster file

@@ -175,7 +175,7 @@ func notRunning(p *corev1.Pod) string {
 			}
 		}
 	case workload.PodTerminal(p) && p.Status.Reason != "":
-		return fmt.Sprintf("%s: %s, %s", msgNotRunning, p.Status.Phase, p.Status.Reason)
+		return msgNotRunning + ": " + ended(p)
 	}
 	return msgNotRunning
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
@@ -171,13 +172,19 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 // its deletion stops nothing. It is gated as DeletePod, with the pod's
 // reporting processes as its evidence that nothing of it runs.
 func terminalStep(o *observation, class string) groupStep {
-	end := string(o.pod.Status.Phase)
-	if o.pod.Status.Reason != "" {
-		end += ", " + o.pod.Status.Reason
-	}
+	end := ended(o.pod)
 	a := &policy.Action{Type: apiv1alpha1.ActionDeletePod, Targets: []string{o.id}, ProcessClass: class, Reason: "pod " + end, Details: reportingDetails(o)}
 	return groupStep{Kind: kindRecreate, Step: step.Step{Reason: reasonTerminal, Action: a,
 		Message: fmt.Sprintf("deleted pod %s (%s) to create it anew: no kubelet runs a pod in a terminal phase again", o.pod.Name, end)}}
+}
+
+// ended says how a pod in a terminal phase ended: its phase, and the
+// kubelet's reason when it gave one ("Failed, Evicted").
+func ended(p *corev1.Pod) string {
+	if p.Status.Reason == "" {
+		return string(p.Status.Phase)
+	}
+	return string(p.Status.Phase) + ", " + p.Status.Reason
 }
 
 // reportingDetails tells the DeletePod policies how many of the pod's
