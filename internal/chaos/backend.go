@@ -33,6 +33,8 @@ type backend struct {
 	// used records, by Cluster name, the database the provider last
 	// reached for it (nil: not recorded).
 	used map[string]*sim.Sim
+	// reads records the status reads of the provider incarnation.
+	reads *statusReads
 }
 
 // Client returns the simulator of c behind the admin-client faults, after
@@ -48,7 +50,9 @@ func (b *backend) Client(ctx context.Context, _ connector.Target, c *v1alpha1.Cl
 	if b.used != nil {
 		b.used[c.GetName()] = db
 	}
-	return &faultyClient{Client: db, alive: b.alive}, nil
+	file := cm.Data[workload.KeyClusterFile]
+	b.reads.reached(c.GetName(), file)
+	return &faultyClient{Client: db, alive: b.alive, read: func() { b.reads.read(file) }}, nil
 }
 
 // sync tells the simulator of cm what runs now, as the API server says,
@@ -98,6 +102,8 @@ func (b *backend) key(cm *corev1.ConfigMap) string {
 type faultyClient struct {
 	fdb.Client
 	alive func() bool
+	// read notes a status read that succeeded.
+	read func()
 }
 
 func (f *faultyClient) check(string) error {
@@ -111,7 +117,11 @@ func (f *faultyClient) Status(ctx context.Context) (*fdb.Status, error) {
 	if err := f.check("status json"); err != nil {
 		return nil, err
 	}
-	return f.Client.Status(ctx)
+	st, err := f.Client.Status(ctx)
+	if err == nil {
+		f.read()
+	}
+	return st, err
 }
 
 func (f *faultyClient) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newDatabase bool) error {

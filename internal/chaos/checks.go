@@ -262,17 +262,18 @@ func (r *run) observe(writes []write) {
 // key (of kind gvk) that ended without error. When it read the object as
 // stored and wrote no status, the status it computed is the one stored:
 // the provider skips status writes that would change nothing.
-// v is the view of the provider that reconciled it.
-func (r *run) confirmUnwritten(v *view, gvk schema.GroupVersionKind, key client.ObjectKey) {
+// c is the client of the provider that reconciled it.
+func (r *run) confirmUnwritten(c *providerClient, gvk schema.GroupVersionKind, key client.ObjectKey) {
+	v := c.view
 	read, stored := v.at(gvk).find(gvk, key), r.hist.latest().find(gvk, key)
 	if read == nil || stored == nil || v.current(gvk, read).GetResourceVersion() != stored.GetResourceVersion() {
 		return
 	}
 	if gvk == groupKind {
-		r.checks.groupConfirmedAt[key] = v.asOf()
+		r.checks.groupConfirmedAt[key] = c.asOf(stored)
 		return
 	}
-	r.confirm(stored, v.served[groupKind], v.asOf())
+	r.confirm(stored, v.served[groupKind], c.asOf(stored))
 }
 
 // confirm notes that c's status is what the provider made of c, and of

@@ -23,8 +23,9 @@ type write struct {
 	// status sums up.
 	groupsSeen int
 	// asOf is when the oldest snapshot the writer's cache could serve was
-	// taken (view.asOf): what the write makes of the world, it made of
-	// the world as of then.
+	// taken (view.asOf), or the database status it used was read when
+	// that is older (statusReads.asOf): what the write makes of the
+	// world, it made of the world as of then.
 	asOf time.Time
 }
 
@@ -36,6 +37,7 @@ type write struct {
 type providerClient struct {
 	client.Client
 	view  *view
+	reads *statusReads
 	crash func() bool
 	// dead is set once the provider crashed: every later call fails.
 	dead   bool
@@ -70,13 +72,19 @@ func (c *providerClient) List(ctx context.Context, list client.ObjectList, opts 
 	return c.view.list(gvk, list, opts...)
 }
 
+// asOf is when the world obj's status, as this provider made it now, was
+// read: the older of its view and the database status it used.
+func (c *providerClient) asOf(obj client.Object) time.Time {
+	return c.reads.asOf(obj, c.view.asOf())
+}
+
 // wrote records a write that succeeded and decides whether the provider
 // crashes right after it.
 func (c *providerClient) wrote(verb string, obj client.Object, err error) error {
 	if err != nil {
 		return err
 	}
-	c.writes = append(c.writes, write{verb: verb, obj: obj.DeepCopyObject().(client.Object), groupsSeen: c.view.served[groupKind], asOf: c.view.asOf()})
+	c.writes = append(c.writes, write{verb: verb, obj: obj.DeepCopyObject().(client.Object), groupsSeen: c.view.served[groupKind], asOf: c.asOf(obj)})
 	if c.crash() {
 		c.dead = true
 	}

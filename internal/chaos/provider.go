@@ -45,7 +45,8 @@ const pollInterval = time.Minute
 // start builds a provider incarnation on the run's world.
 func (r *run) start() (*provider, error) {
 	p := &provider{step: func() int { return r.step }, syncedAt: r.step + r.crashes.IntN(3)}
-	p.client = &providerClient{Client: r.asProvider, view: newView(r.hist), crash: r.crashNow}
+	reads := newStatusReads(r.clock)
+	p.client = &providerClient{Client: r.asProvider, view: newView(r.hist), reads: reads, crash: r.crashNow}
 	engine, err := policy.NewEngine(policy.WithClock(r.clock))
 	if err != nil {
 		return nil, errors.Wrap(err, errEngine)
@@ -57,7 +58,7 @@ func (r *run) start() (*provider, error) {
 			PollInterval:            pollInterval,
 			MaxConcurrentReconciles: 1,
 		},
-		FDB:      &backend{sims: r.sims, live: r.kube, keys: r.keys, alive: func() bool { return !p.client.dead }, used: r.used},
+		FDB:      &backend{sims: r.sims, live: r.kube, keys: r.keys, alive: func() bool { return !p.client.dead }, used: r.used, reads: reads},
 		Clock:    r.clock,
 		Engine:   engine,
 		Policies: p,

@@ -729,7 +729,7 @@ func (r *run) reconcileOne(ctx context.Context) {
 		r.due[t] = requeue{at: r.clock.Now().Add(res.RequeueAfter), by: in}
 	}
 	if (t.gvk == clusterKind || t.gvk == groupKind) && err == nil && len(in.prov.client.writes) == written {
-		r.confirmUnwritten(in.prov.client.view, t.gvk, t.key)
+		r.confirmUnwritten(in.prov.client, t.gvk, t.key)
 	}
 	r.log("reconcile %s %s%s: requeue=%v error=%v", t.gvk.Kind, t.key.Name, in.by(len(r.instances)), res.RequeueAfter > 0, err != nil)
 }
