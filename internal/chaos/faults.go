@@ -28,6 +28,7 @@ type fault struct {
 // faults are every fault a faulty step can pick from.
 var faults = append([]fault{
 	{"DeletePod", deletePod},
+	{"EvictPod", evictPod},
 	{"DeleteVolumeClaim", deleteVolumeClaim},
 	{"DeleteConfigMap", deleteConfigMap},
 }, transient...)
@@ -138,11 +139,25 @@ func (r *run) pods() []*corev1.Pod {
 
 func (r *run) pick(n int) int { return r.chaos.IntN(n) }
 
-// deletePod deletes a pod, as a user or a node drain would. The pod of a
-// group without a volume keeps its data nowhere else: deleting it loses
-// the disk of its processes (loseDisk), so it is deleted only when that
-// may be.
+// deletePod deletes a pod, as a user or a node drain would.
 func deletePod(ctx context.Context, r *run, before map[string]*database) (string, error) {
+	return r.podFault(before, "deleted pod ", func(p *corev1.Pod) error { return client.IgnoreNotFound(r.kube.Delete(ctx, p)) })
+}
+
+// evictPod fails a pod as a kubelet's node-pressure eviction does
+// (testenv.Nodes.Evict): its processes stop, and it stays, Failed, until
+// the provider deletes it to create it anew.
+func evictPod(ctx context.Context, r *run, before map[string]*database) (string, error) {
+	return r.podFault(before, "evicted pod ", func(p *corev1.Pod) error {
+		return client.IgnoreNotFound(r.nodes.Evict(ctx, client.ObjectKeyFromObject(p)))
+	})
+}
+
+// podFault does to a pod the seeded source picks what do does, when its
+// zone may be faulted. The pod of a group without a volume keeps its data
+// nowhere else: deleting or evicting it loses the disk of its processes
+// (loseDisk), so it is faulted only when that may be.
+func (r *run) podFault(before map[string]*database, what string, do func(*corev1.Pod) error) (string, error) {
 	pods := r.pods()
 	if len(pods) == 0 {
 		return "", nil
@@ -156,7 +171,7 @@ func deletePod(ctx context.Context, r *run, before map[string]*database) (string
 			return "", err
 		}
 	}
-	return "deleted pod " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, p))
+	return what + p.Name, do(p)
 }
 
 // deleteConfigMap loses a cluster's ConfigMap and with it the cluster file
