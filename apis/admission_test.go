@@ -510,6 +510,8 @@ func TestImmutableFields(t *testing.T) {
 		"RestoreBackupVersion":    {"Restore", set(int64(7), at("backupVersion")...), "immutable once the restore is created"},
 		"RestoreBlobStore":        {"Restore", set("other", at("blobStore", "backupName")...), "immutable once the restore is created"},
 		"ClusterDataCenter":       {"Cluster", set("dc2", at("dataCenter")...), "dataCenter is immutable once set"},
+		"ClusterStorageEngineWithMigrationDisabled": {"Cluster", all(set("disabled", at("databaseConfiguration", "storageMigrationType")...),
+			set("ssd-redwood-1", at("databaseConfiguration", "storageEngine")...)), "storageEngine cannot change while storageMigrationType is disabled"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -100,6 +100,8 @@ var Workloads = []Workload{
 	// Ten storage groups of two storage servers each.
 	{Name: "dense", Ops: []Op{bootstrapShaped("dense", dense, false), replaceStorageGroup(), scaleStorage(12)}},
 	threeDataHalls,
+	// The storage engine migrated, one storage server at a time.
+	{Name: "storage-migration", Ops: []Op{bootstrap(false), migrateStorage("ssd-redwood-1")}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
@@ -358,6 +360,16 @@ func replaceStorageGroup() Op {
 func upgrade(version string) Op {
 	return Op{Name: "upgrade to " + version, Faults: faults, Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.Version = version })
+	}}
+}
+
+// migrateStorage changes the storage engine: the provider configures it
+// with a gradual migration and the perpetual wiggle, and FoundationDB
+// replaces the storage servers one at a time; the Cluster is up to date
+// once every one runs the new engine.
+func migrateStorage(engine string) Op {
+	return Op{Name: "migrate the storage engine to " + engine, Faults: faults, Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.DatabaseConfiguration.StorageEngine = engine })
 	}}
 }
 

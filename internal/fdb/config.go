@@ -44,16 +44,27 @@ func (m RedundancyMode) LogReplicas() (int, error) {
 // DatabaseConfiguration is the configurable part of cluster.configuration;
 // the JSON names are the status schema's and the configure keywords.
 type DatabaseConfiguration struct {
-	RedundancyMode       RedundancyMode `json:"redundancy_mode,omitempty"`
-	StorageEngine        string         `json:"storage_engine,omitempty"`
-	UsableRegions        int            `json:"usable_regions,omitempty"`
-	Logs                 int            `json:"logs,omitempty"`
-	CommitProxies        int            `json:"commit_proxies,omitempty"`
-	GrvProxies           int            `json:"grv_proxies,omitempty"`
-	Resolvers            int            `json:"resolvers,omitempty"`
-	LogRouters           int            `json:"log_routers,omitempty"`
-	RemoteLogs           int            `json:"remote_logs,omitempty"`
-	StorageMigrationType string         `json:"storage_migration_type,omitempty"`
+	RedundancyMode RedundancyMode `json:"redundancy_mode,omitempty"`
+	StorageEngine  string         `json:"storage_engine,omitempty"`
+	UsableRegions  int            `json:"usable_regions,omitempty"`
+	Logs           int            `json:"logs,omitempty"`
+	CommitProxies  int            `json:"commit_proxies,omitempty"`
+	GrvProxies     int            `json:"grv_proxies,omitempty"`
+	Resolvers      int            `json:"resolvers,omitempty"`
+	LogRouters     int            `json:"log_routers,omitempty"`
+	RemoteLogs     int            `json:"remote_logs,omitempty"`
+	// StorageMigrationType says whether and how a change of the storage
+	// engine migrates the storage servers (StorageMigrationDisabled,
+	// Gradual, Aggressive); "" leaves it as it is.
+	StorageMigrationType string `json:"storage_migration_type,omitempty"`
+	// PerpetualStorageWiggle is 1 while the perpetual storage wiggle runs
+	// (one storage server at a time excluded, drained, recruited anew and
+	// included), 0 when it is off; nil leaves it as it is.
+	PerpetualStorageWiggle *int `json:"perpetual_storage_wiggle,omitempty"`
+	// PerpetualStorageWiggleLocality limits the wiggle to the processes of
+	// a locality, "<key>:<value>"; "0" wiggles every process, "" leaves it
+	// as it is.
+	PerpetualStorageWiggleLocality string `json:"perpetual_storage_wiggle_locality,omitempty"`
 	// Regions of a multi-region database (`configure regions=<JSON>`):
 	// each has one main data center and its satellites, the main data
 	// center of the highest priority holds the primary.
@@ -110,6 +121,19 @@ func SortedRegions(regions []Region, order func(a, b RegionDataCenter) int) []Re
 	})
 	return out
 }
+
+// The storage_migration_type values (StorageMigrationType in
+// fdbclient/FDBTypes.h, 7.1.67 and 7.3.63). A database configured without
+// one reports disabled, which refuses any change of the storage engine but
+// `configure new` and `configure FORCE` (changeConfig in
+// fdbclient/GenericManagementAPI.actor.h); gradual migrates through the
+// perpetual wiggle, one storage server at a time; aggressive marks every
+// storage server of the old engine for removal at once.
+const (
+	StorageMigrationDisabled   = "disabled"
+	StorageMigrationGradual    = "gradual"
+	StorageMigrationAggressive = "aggressive"
+)
 
 // reportedEngines maps the storage engine keywords `configure` takes to the
 // name cluster.configuration.storage_engine then reports, by major.minor.

@@ -22,6 +22,12 @@ var (
 	ErrUnsupportedVersion = errors.New("unsupported version")
 	// ErrUnexpectedOutput means a tool's output could not be understood.
 	ErrUnexpectedOutput = errors.New("unexpected output")
+	// ErrStorageMigrationDisabled means configure refused to change the
+	// storage engine of a database whose storage_migration_type is
+	// disabled ("ERROR: Storage engine type cannot be changed because
+	// storage_migration_type=disabled.", fdbcli/ConfigureCommand.actor.cpp,
+	// 7.1.67 and 7.3.63).
+	ErrStorageMigrationDisabled = errors.New("the storage engine cannot be changed while storage_migration_type is disabled")
 	// ErrNoLocker means the client cannot take the global lock: fdbcli has
 	// no transaction that reads a key and writes what depends on it, and
 	// the provider was built without the FoundationDB client library

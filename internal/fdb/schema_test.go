@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
@@ -98,11 +99,22 @@ func TestStatusModelMatchesSchema(t *testing.T) {
 		// 6.2.15_operator_backup_running.json.
 		".cluster.layers.backup",
 	}
+	// laterThan are the fields a release's schema lacks because they came
+	// later: a storage server's engine in its metadata (7.2) and the
+	// wiggle's state (7.3); the model reads them as absent there.
+	laterThan := map[string][]string{
+		"7.1.67": {
+			".cluster.processes.*.roles[].storage_metadata.storage_engine",
+			".cluster.storage_wiggler.primary.state",
+			".cluster.storage_wiggler.remote.state",
+		},
+	}
 	for _, release := range schemaReleases {
 		t.Run(release, func(t *testing.T) {
 			var missing []string
 			schemaPaths(reflect.TypeFor[fdb.Status](), readSchema(t, release), "", &missing)
-			if diff := gocmp.Diff(notInSchema, missing); diff != "" {
+			want := append(slices.Clone(notInSchema), laterThan[release]...)
+			if diff := gocmp.Diff(want, missing, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Errorf("status model paths the schema lacks (-want +got):\n%s", diff)
 			}
 		})

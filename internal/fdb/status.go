@@ -141,6 +141,36 @@ type ClusterStatus struct {
 	// ActivePrimaryDC is the data center the transaction system runs in;
 	// "" for a database without regions, as FoundationDB writes it.
 	ActivePrimaryDC string `json:"active_primary_dc"`
+	// StorageWiggler is the perpetual storage wiggle's progress; nil
+	// unless the wiggle is on.
+	StorageWiggler *StorageWiggler `json:"storage_wiggler,omitempty"`
+}
+
+// StorageWiggler is cluster.storage_wiggler, written while
+// perpetual_storage_wiggle is 1 (fdbserver/Status.actor.cpp and
+// StorageWiggleMetrics::toJSON in
+// fdbclient/include/fdbclient/StorageWiggleMetrics.actor.h, 7.3.63).
+type StorageWiggler struct {
+	// Primary is the wiggle of the primary region's storage servers.
+	Primary *WiggleMetrics `json:"primary,omitempty"`
+	// Remote is the remote region's, in a database of two usable regions.
+	Remote *WiggleMetrics `json:"remote,omitempty"`
+	// WiggleServerAddresses are the addresses of the servers being
+	// wiggled now.
+	WiggleServerAddresses []string `json:"wiggle_server_addresses,omitempty"`
+}
+
+// WiggleMetrics are one region's wiggle metrics.
+type WiggleMetrics struct {
+	// FinishedWiggle counts the storage servers wiggled; FinishedRound
+	// the rounds through every server.
+	FinishedWiggle int `json:"finished_wiggle"`
+	FinishedRound  int `json:"finished_round"`
+	// SmoothedWiggleSeconds is the smoothed time one server's wiggle
+	// takes.
+	SmoothedWiggleSeconds float64 `json:"smoothed_wiggle_seconds"`
+	// State is running, paused or unknown (7.3; "" before).
+	State string `json:"state,omitempty"`
 }
 
 // DatacenterLag is cluster.datacenter_lag.
@@ -287,6 +317,21 @@ type ProcessRole struct {
 	KVStoreUsedBytes int64  `json:"kvstore_used_bytes,omitempty"`
 	DataLag          Lag    `json:"data_lag,omitzero"`
 	DurabilityLag    Lag    `json:"durability_lag,omitzero"`
+	// StorageMetadata is a storage server's metadata; nil for other roles
+	// and releases before 7.1.
+	StorageMetadata *StorageMetadata `json:"storage_metadata,omitempty"`
+}
+
+// StorageMetadata is roles[].storage_metadata of a storage server
+// (StorageMetadataType::toJSON, fdbclient/FDBTypes.h, 7.3.63).
+type StorageMetadata struct {
+	// StorageEngine is the engine the server was recruited with, as the
+	// storage_engine of cluster.configuration names it; "" where the
+	// release does not say (7.1 writes only the creation time).
+	StorageEngine string `json:"storage_engine,omitempty"`
+	// CreatedTimeTimestamp is when the server was recruited, in seconds
+	// since the epoch.
+	CreatedTimeTimestamp float64 `json:"created_time_timestamp,omitempty"`
 }
 
 // Lag is a lag in seconds and versions.

@@ -81,6 +81,14 @@ const (
 	// DetailAcknowledged (ConfigureDatabase): the Cluster carries
 	// AnnotationAllowRedundancyDecrease naming the new redundancy mode.
 	DetailAcknowledged = "acknowledged"
+	// DetailChangesStorageEngine is true on a ConfigureDatabase that
+	// changes the storage engine of a running database: FoundationDB then
+	// migrates every storage server (DetailStorageMigrationType says how),
+	// from DetailFromStorageEngine to DetailToStorageEngine.
+	DetailChangesStorageEngine = "changesStorageEngine"
+	DetailFromStorageEngine    = "fromStorageEngine"
+	DetailToStorageEngine      = "toStorageEngine"
+	DetailStorageMigrationType = "storageMigrationType"
 	// DetailFromVersion and DetailToVersion are the versions an Upgrade
 	// restarts the database from and on; DetailProtocolCompatible whether
 	// they speak the same protocol (a patch release), so that clients of

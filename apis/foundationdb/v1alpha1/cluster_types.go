@@ -23,17 +23,45 @@ const (
 // DatabaseConfiguration is the configuration FoundationDB is told with
 // `configure`.
 // +kubebuilder:validation:XValidation:rule="!has(self.usableRegions) || self.usableRegions == 1 || has(self.regions) && self.regions.size() == 2",message="usableRegions 2 needs two regions"
+// +kubebuilder:validation:XValidation:rule="!has(self.storageMigrationType) || self.storageMigrationType != 'disabled' || !has(oldSelf.storageEngine) || !has(self.storageEngine) || self.storageEngine == oldSelf.storageEngine",message="storageEngine cannot change while storageMigrationType is disabled: FoundationDB refuses it; set gradual or aggressive, or leave storageMigrationType unset"
 type DatabaseConfiguration struct {
 	// RedundancyMode is the replication mode.
 	// +optional
 	// +kubebuilder:default=double
 	RedundancyMode RedundancyMode `json:"redundancyMode,omitempty"`
 
-	// StorageEngine of the storage servers.
+	// StorageEngine of the storage servers. Changing it on a running
+	// database migrates every storage server to the new engine, as
+	// StorageMigrationType says; FoundationDB 7.1 names Redwood
+	// ssd-redwood-1-experimental, 7.3 ssd-redwood-1.
 	// +optional
 	// +kubebuilder:default=ssd-2
-	// +kubebuilder:validation:Enum=ssd;ssd-2;ssd-redwood-1;ssd-rocksdb-v1;ssd-sharded-rocksdb;memory;memory-radixtree-beta
+	// +kubebuilder:validation:Enum=ssd;ssd-2;ssd-redwood-1;ssd-redwood-1-experimental;ssd-rocksdb-v1;ssd-sharded-rocksdb;memory;memory-radixtree-beta
 	StorageEngine string `json:"storageEngine,omitempty"`
+
+	// StorageMigrationType is how FoundationDB migrates the storage
+	// servers when the storage engine changes: gradual replaces one server
+	// at a time through the perpetual storage wiggle, aggressive replaces
+	// every server of the old engine at once (for small or development
+	// databases), disabled refuses any engine change. Unset, the provider
+	// configures gradual, with the wiggle on, as it changes the engine.
+	// +optional
+	// +kubebuilder:validation:Enum=disabled;gradual;aggressive
+	StorageMigrationType string `json:"storageMigrationType,omitempty"`
+
+	// PerpetualStorageWiggle is 1 to keep the perpetual storage wiggle
+	// running (each storage server in turn excluded, drained, recruited
+	// anew and included), 0 to stop it; FoundationDB's setting when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1
+	PerpetualStorageWiggle *int `json:"perpetualStorageWiggle,omitempty"`
+
+	// PerpetualStorageWiggleLocality limits the wiggle to the processes
+	// of one locality, "<key>:<value>"; "0" wiggles every process.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^([\w.-]+:[\w.-]+|0)$`
+	PerpetualStorageWiggleLocality string `json:"perpetualStorageWiggleLocality,omitempty"`
 
 	// UsableRegions is the number of regions that hold data.
 	// +optional
@@ -593,6 +621,13 @@ type ClusterObservation struct {
 	// when last read: whether a drain may evict one of its pods now.
 	// +optional
 	DisruptionBudget *DisruptionBudgetObservation `json:"disruptionBudget,omitempty"`
+
+	// StorageMigration is the storage servers' migration to the storage
+	// engine the database is configured with, while some run another;
+	// nil once all run it, or when the status does not say which engine
+	// each runs (FoundationDB 7.1).
+	// +optional
+	StorageMigration *StorageMigrationObservation `json:"storageMigration,omitempty"`
 }
 
 // DataCenterLagObservation is the data center lag a status reported.

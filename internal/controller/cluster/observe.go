@@ -494,6 +494,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	}
 	at.MaintenanceZone = o.maintenanceRecord(previous.MaintenanceZone)
 	at.DisruptionBudget = o.disruptionBudgetObservation()
+	at.StorageMigration = storageMigration(o.status)
 	// Locks stay disabled as allowed (the Cluster clears it when its spec
 	// asks for locks again).
 	at.LocksDisabled, at.LockDenyList = previous.LocksDisabled, previous.LockDenyList

@@ -16,6 +16,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -153,7 +154,7 @@ func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, disruptionBudgetStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
-		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, releaseLockStep,
+		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, storageMigrationStep, releaseLockStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s
@@ -504,6 +505,7 @@ func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
 	cfg := fdb.DatabaseConfiguration{
 		RedundancyMode: fdb.RedundancyMode(dc.RedundancyMode), StorageEngine: dc.StorageEngine, UsableRegions: dc.UsableRegions,
 		Logs: deref(dc.Logs), CommitProxies: deref(dc.CommitProxies), GrvProxies: deref(dc.GrvProxies), Resolvers: deref(dc.Resolvers),
+		StorageMigrationType: dc.StorageMigrationType, PerpetualStorageWiggle: dc.PerpetualStorageWiggle, PerpetualStorageWiggleLocality: dc.PerpetualStorageWiggleLocality,
 	}
 	if len(dc.Regions) > 0 {
 		cfg.UsableRegions = 0
@@ -535,9 +537,12 @@ func configureNewStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 // are FoundationDB's choice.
 func differs(want, got fdb.DatabaseConfiguration, version string) bool {
 	set := func(w, g int) bool { return w != 0 && w != g }
+	named := func(w, g string) bool { return w != "" && w != g }
 	return want.RedundancyMode != got.RedundancyMode || !sameEngine(want.StorageEngine, got.StorageEngine, version) ||
 		set(want.UsableRegions, got.UsableRegions) || set(want.Logs, got.Logs) || set(want.CommitProxies, got.CommitProxies) ||
-		set(want.GrvProxies, got.GrvProxies) || set(want.Resolvers, got.Resolvers)
+		set(want.GrvProxies, got.GrvProxies) || set(want.Resolvers, got.Resolvers) ||
+		named(want.StorageMigrationType, got.StorageMigrationType) || named(want.PerpetualStorageWiggleLocality, got.PerpetualStorageWiggleLocality) ||
+		want.PerpetualStorageWiggle != nil && *want.PerpetualStorageWiggle != ptr.Deref(got.PerpetualStorageWiggle, 0)
 }
 
 // sameEngine reports whether a database of version that reports storage
@@ -564,17 +569,36 @@ func configureStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	a := &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"}
+	details := map[string]any{}
+	message := fmt.Sprintf("changed the database configuration to %s %s", want.RedundancyMode, want.StorageEngine)
+	if version := cmp.Or(fdb.RunningVersion(o.status), cr.Spec.ForProvider.Version); !sameEngine(want.StorageEngine, running.StorageEngine, version) {
+		if want.StorageMigrationType == fdb.StorageMigrationDisabled {
+			return wait("spec.forProvider.databaseConfiguration.storageMigrationType is disabled: FoundationDB refuses to change the storage engine from %s to %s",
+				running.StorageEngine, want.StorageEngine)
+		}
+		want = migrationConfiguration(want, running)
+		maps.Copy(details, map[string]any{
+			policy.DetailChangesStorageEngine: true,
+			policy.DetailFromStorageEngine:    running.StorageEngine,
+			policy.DetailToStorageEngine:      want.StorageEngine,
+			policy.DetailStorageMigrationType: cmp.Or(want.StorageMigrationType, running.StorageMigrationType),
+		})
+		message += fmt.Sprintf(" (storage servers migrate from %s, storage_migration_type %s)", running.StorageEngine, cmp.Or(want.StorageMigrationType, running.StorageMigrationType))
+	}
 	if policy.DesiredFaultTolerance(string(want.RedundancyMode)) < policy.DesiredFaultTolerance(string(running.RedundancyMode)) {
-		a.Details = map[string]any{
+		maps.Copy(details, map[string]any{
 			policy.DetailLowersRedundancy: true,
 			policy.DetailFromRedundancy:   string(running.RedundancyMode),
 			policy.DetailAcknowledged:     cr.GetAnnotations()[policy.AnnotationAllowRedundancyDecrease] == string(want.RedundancyMode),
-		}
+		})
+	}
+	if len(details) > 0 {
+		a.Details = details
 	}
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonConfigured,
-			Message: fmt.Sprintf("changed the database configuration to %s %s", want.RedundancyMode, want.StorageEngine),
+			Message: message,
 			Action:  a,
 		},
 		Kind: kindConfigure, Configuration: want,

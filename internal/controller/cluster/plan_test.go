@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -320,6 +321,25 @@ func uptime(id string, seconds float64) mutation {
 func engine(e string) mutation {
 	return func(cr *v1alpha1.Cluster, _ *observation) {
 		cr.Spec.ForProvider.DatabaseConfiguration.StorageEngine = e
+	}
+}
+
+// storageEngines gives every storage process a storage server that runs
+// the engine the database is configured with, but those of groups ids,
+// which run old.
+func storageEngines(old string, ids ...string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for k, p := range o.status.Cluster.Processes {
+			if p.ClassType != string(v1alpha1.ProcessClassStorage) {
+				continue
+			}
+			engine := o.status.Cluster.Configuration.StorageEngine
+			if slices.Contains(ids, p.Locality.InstanceID) {
+				engine = old
+			}
+			p.Roles = []fdb.ProcessRole{{Role: roleStorage, StorageMetadata: &fdb.StorageMetadata{StorageEngine: engine}}}
+			o.status.Cluster.Processes[k] = p
+		}
 	}
 }
 
@@ -736,17 +756,70 @@ func TestPlanSteps(t *testing.T) {
 			mutate: []mutation{storage(4), removing("storage-5"), excluded(instance("storage-5"))},
 			want:   waiting("removing process groups storage-5"),
 		},
-		"Configure": {
-			reason: "A configuration that drifted from the spec is changed to the spec's.",
+		"ConfigureStorageEngine": {
+			reason: "FoundationDB refuses an engine change while storage_migration_type is disabled: the change asks for a gradual migration, through the perpetual wiggle, in the same command.",
 			mutate: []mutation{engine("ssd-redwood-1")},
 			want: &clusterStep{
 				Step: step.Step{
-					Reason: "ConfiguredDatabase", Message: "changed the database configuration to double ssd-redwood-1",
-					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"},
+					Reason: "ConfiguredDatabase", Message: "changed the database configuration to double ssd-redwood-1 (storage servers migrate from ssd-2, storage_migration_type gradual)",
+					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift", Details: map[string]any{
+						policy.DetailChangesStorageEngine: true, policy.DetailFromStorageEngine: "ssd-2", policy.DetailToStorageEngine: "ssd-redwood-1",
+						policy.DetailStorageMigrationType: "gradual",
+					}},
 				},
-				Kind:          kindConfigure,
-				Configuration: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-redwood-1", UsableRegions: 1},
+				Kind: kindConfigure,
+				Configuration: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-redwood-1", UsableRegions: 1,
+					StorageMigrationType: fdb.StorageMigrationGradual, PerpetualStorageWiggle: ptr.To(1)},
 			},
+		},
+		"ConfigureStorageEngineAggressively": {
+			reason: "A migration type the spec names is the one configured, and aggressive needs no wiggle.",
+			mutate: []mutation{engine("ssd-redwood-1"), func(cr *v1alpha1.Cluster, _ *observation) {
+				cr.Spec.ForProvider.DatabaseConfiguration.StorageMigrationType = fdb.StorageMigrationAggressive
+			}},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason: "ConfiguredDatabase", Message: "changed the database configuration to double ssd-redwood-1 (storage servers migrate from ssd-2, storage_migration_type aggressive)",
+					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift", Details: map[string]any{
+						policy.DetailChangesStorageEngine: true, policy.DetailFromStorageEngine: "ssd-2", policy.DetailToStorageEngine: "ssd-redwood-1",
+						policy.DetailStorageMigrationType: "aggressive",
+					}},
+				},
+				Kind: kindConfigure,
+				Configuration: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-redwood-1", UsableRegions: 1,
+					StorageMigrationType: fdb.StorageMigrationAggressive},
+			},
+		},
+		"StorageEngineWithMigrationDisabled": {
+			reason: "A spec that disables migration cannot change the engine: the Cluster waits and says why, instead of a command FoundationDB refuses.",
+			mutate: []mutation{engine("ssd-redwood-1"), func(cr *v1alpha1.Cluster, _ *observation) {
+				cr.Spec.ForProvider.DatabaseConfiguration.StorageMigrationType = fdb.StorageMigrationDisabled
+			}},
+			want: waiting("spec.forProvider.databaseConfiguration.storageMigrationType is disabled: FoundationDB refuses to change the storage engine from ssd-2 to ssd-redwood-1"),
+		},
+		"StorageServersMigrating": {
+			reason: "Once configured, the Cluster is not up to date while storage servers run the old engine, and says how far the migration is.",
+			mutate: []mutation{engine("ssd-redwood-1"), func(_ *v1alpha1.Cluster, o *observation) {
+				c := &o.status.Cluster.Configuration
+				c.StorageEngine, c.StorageMigrationType, c.PerpetualStorageWiggle = "ssd-redwood-1", fdb.StorageMigrationGradual, ptr.To(1)
+				o.status.Cluster.StorageWiggler = &fdb.StorageWiggler{WiggleServerAddresses: []string{"10.0.0.9:4501"}}
+			}, storageEngines("ssd-2", "storage-2", "storage-3")},
+			want: waiting("storage servers migrating to ssd-redwood-1: 3 of 5 run it (wiggling 10.0.0.9:4501)"),
+		},
+		"StorageMigrationWithoutTheWiggle": {
+			reason: "A gradual migration with the wiggle off makes no progress, which the wait says.",
+			mutate: []mutation{engine("ssd-redwood-1"), func(cr *v1alpha1.Cluster, o *observation) {
+				cr.Spec.ForProvider.DatabaseConfiguration.PerpetualStorageWiggle = ptr.To(0)
+				c := &o.status.Cluster.Configuration
+				c.StorageEngine, c.StorageMigrationType, c.PerpetualStorageWiggle = "ssd-redwood-1", fdb.StorageMigrationGradual, ptr.To(0)
+			}, storageEngines("ssd-2", "storage-2")},
+			want: waiting("storage servers migrating to ssd-redwood-1: 4 of 5 run it; storage_migration_type gradual makes no progress while perpetual_storage_wiggle is 0"),
+		},
+		"StorageEnginesUnknown": {
+			reason: "A status that does not say which engine each server runs (7.1) shows no migration to wait for.",
+			mutate: []mutation{engine("ssd-redwood-1"), func(_ *v1alpha1.Cluster, o *observation) {
+				o.status.Cluster.Configuration.StorageEngine = "ssd-redwood-1"
+			}},
 		},
 		"ConfigureCount": {
 			reason: "A count the spec sets and the database runs otherwise is configured.",
@@ -964,7 +1037,7 @@ func TestPlanOrder(t *testing.T) {
 		"ConfigureBeforeBounce": {
 			reason: "The configuration changes before processes restart.",
 			mutate: []mutation{engine("ssd-redwood-1"), knob("knob_max_trace_lines=1000"), currentConfigMap()},
-			want:   &want{kindConfigure, "changed the database configuration to double ssd-redwood-1"},
+			want:   &want{kindConfigure, "changed the database configuration to double ssd-redwood-1 (storage servers migrate from ssd-2, storage_migration_type gradual)"},
 		},
 		"BounceBeforeInclude": {
 			reason: "Processes restart before finished removals are included.",

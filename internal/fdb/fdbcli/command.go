@@ -106,6 +106,12 @@ func configureCommand(cfg fdb.DatabaseConfiguration, newDatabase bool) []string 
 	if cfg.StorageMigrationType != "" {
 		words = append(words, "storage_migration_type="+cfg.StorageMigrationType)
 	}
+	if cfg.PerpetualStorageWiggle != nil {
+		words = append(words, "perpetual_storage_wiggle="+strconv.Itoa(*cfg.PerpetualStorageWiggle))
+	}
+	if cfg.PerpetualStorageWiggleLocality != "" {
+		words = append(words, "perpetual_storage_wiggle_locality="+cfg.PerpetualStorageWiggleLocality)
+	}
 	if len(cfg.Regions) > 0 {
 		regions, _ := json.Marshal(cfg.Regions)
 		words = append(words, "regions="+string(regions))

@@ -10,9 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbcli"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
 
@@ -122,7 +126,24 @@ const (
 	// gives up at --timeout.
 	outUnavailable = "\nWARNING: Long delay (Ctrl-C to interrupt)\n\nThe database is unavailable; type `status' for more information.\n\nSpecified timeout reached -- exiting...\n"
 	outTimeout     = "Specified timeout reached -- exiting...\n"
+	// configure's own checks (ConfigureCommand.actor.cpp): the database
+	// did not answer (DATABASE_UNAVAILABLE), or the command changes the
+	// storage engine while storage_migration_type is disabled
+	// (STORAGE_MIGRATION_DISABLED).
+	outConfigureUnavailable        = "ERROR: The database is unavailable\nType `configure FORCE <TOKEN...>' to configure without this check\n"
+	outStorageMigrationDisabled    = "ERROR: Storage engine type cannot be changed because storage_migration_type=disabled.\nType `configure perpetual_storage_wiggle=1 storage_migration_type=gradual' to enable gradual migration with the perpetual wiggle, or `configure storage_migration_type=aggressive' for aggressive migration.\n"
+	outConfigurationChangedWarnPPW = "Configuration changed, with warnings\nWARN: To make progress toward the desired storage type with storage_migration_type=gradual, the Perpetual Wiggle must be enabled.\nType `configure perpetual_storage_wiggle=1' to enable the perpetual wiggle, or `configure storage_migration_type=gradual' to set the gradual migration type.\n"
 )
+
+// configureFailures are what configure prints, before it exits 1, when its
+// own checks refuse the command.
+var configureFailures = []struct {
+	err error
+	out string
+}{
+	{fdb.ErrUnavailable, outConfigureUnavailable},
+	{fdb.ErrStorageMigrationDisabled, outStorageMigrationDisabled},
+}
 
 // fail prints what a tool prints for err; notFound and alreadyExists are
 // the tool's own lines for those errors.
@@ -179,11 +200,12 @@ func (e *emulator) cli(ctx context.Context, release string, inv invocation, out 
 				out.Write(b)
 			}
 		case "configure":
-			if err = e.configure(ctx, words[1:], out); errors.Is(err, fdb.ErrUnavailable) {
-				// configure's own check (ConfigureCommand.actor.cpp,
-				// DATABASE_UNAVAILABLE), not the wait for an answer.
-				out.WriteString("ERROR: The database is unavailable\nType `configure FORCE <TOKEN...>' to configure without this check\n")
-				return err
+			err = e.configure(ctx, words[1:], out)
+			for _, f := range configureFailures {
+				if errors.Is(err, f.err) {
+					out.WriteString(f.out)
+					return err
+				}
 			}
 		case "exclude":
 			if len(words) < 2 || words[1] != "no_wait" {
@@ -256,6 +278,15 @@ func (e *emulator) configure(ctx context.Context, words []string, out *strings.B
 			cfg.StorageEngine = w
 		case isPair && key == "storage_migration_type":
 			cfg.StorageMigrationType = value
+		case isPair && key == "perpetual_storage_wiggle":
+			// configForToken takes an integer only.
+			wiggle, err := strconv.Atoi(value)
+			if err != nil {
+				return fmt.Errorf("unknown option `%s'", w)
+			}
+			cfg.PerpetualStorageWiggle = &wiggle
+		case isPair && key == "perpetual_storage_wiggle_locality":
+			cfg.PerpetualStorageWiggleLocality = value
 		case isPair && key == "regions":
 			// configForToken reads the value with json_spirit; what is
 			// not JSON, or not a list of regions, configures no regions
@@ -285,9 +316,14 @@ func (e *emulator) configure(ctx context.Context, words []string, out *strings.B
 	if err := e.sim.Configure(ctx, cfg, newDatabase); err != nil {
 		return err
 	}
-	if newDatabase {
+	switch now := e.sim.Configuration(); {
+	case newDatabase:
 		out.WriteString("Database created\n")
-	} else {
+	case now.StorageMigrationType == fdb.StorageMigrationGradual && *now.PerpetualStorageWiggle == 0:
+		// changeConfig warns of a gradual migration without the
+		// wiggle that makes it (SUCCESS_WARN_PPW_GRADUAL).
+		out.WriteString(outConfigurationChangedWarnPPW)
+	default:
 		out.WriteString("Configuration changed\n")
 	}
 	return nil
@@ -492,4 +528,54 @@ func blobAuth(url string, files []string) error {
 		return errBlobAuthUnreadable
 	}
 	return errBlobAuthMissing
+}
+
+// TestEmulatorConfigureOutputs: what the emulator prints for a configure
+// that changes the storage engine, with or without a migration, is what
+// fdbcli prints (internal/fdb/testdata/real/tools/outputs.json), with the
+// exit status.
+func TestEmulatorConfigureOutputs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "real", "tools", "outputs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var real struct {
+		Outputs []struct {
+			Name   string `json:"name"`
+			Exit   int    `json:"exit"`
+			Output string `json:"output"`
+		} `json:"outputs"`
+	}
+	if err := json.Unmarshal(b, &real); err != nil {
+		t.Fatal(err)
+	}
+	type printed struct {
+		Exit   int
+		Output string
+	}
+	want := map[string]printed{}
+	for _, o := range real.Outputs {
+		want[o.Name] = printed{o.Exit, o.Output}
+	}
+	cases := map[string]struct{ command, output string }{
+		"Logs":                    {"configure logs=4", "configure/changed"},
+		"WiggleOfALocality":       {"configure perpetual_storage_wiggle=1 perpetual_storage_wiggle_locality=zoneid:storage-1", "configure/changed"},
+		"EngineWithGradualWiggle": {"configure ssd-redwood-1-experimental storage_migration_type=gradual perpetual_storage_wiggle=1", "configure/changed"},
+		"EngineWithGradualAlone":  {"configure ssd-redwood-1-experimental storage_migration_type=gradual", "configure/changed-warnings"},
+		"EngineAlone":             {"configure ssd-redwood-1-experimental", "configure/storage-migration-disabled"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 7})
+			c.Create(t, fdb.RedundancyTriple)
+			out, err := (&emulator{sim: c.Sim}).Run(context.Background(), "/usr/bin/fdb/7.1/fdbcli", nil, "--exec", tc.command)
+			got := printed{Output: string(out)}
+			if err != nil {
+				got.Exit = 1
+			}
+			if diff := cmp.Diff(want[tc.output], got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.command, diff)
+			}
+		})
+	}
 }

@@ -39,12 +39,15 @@ var errAlreadyDiscontinued = errors.New("backup already discontinued")
 //     running on tag `t'" (sic, fdbbackup discontinue), "No backup exists
 //     on tag 't'", "Backup on tag 't' is not runnable." and "Cannot modify
 //     aborted backup on tag 't'" (fdbbackup modify);
-//   - "ERROR: The backup on tag `t' is already discontinued".
+//   - "ERROR: The backup on tag `t' is already discontinued";
+//   - "ERROR: Storage engine type cannot be changed because
+//     storage_migration_type=disabled." (configure, ConfigureCommand.actor.cpp).
 var outputErrors = []struct {
 	fragment string
 	err      error
 }{
 	{"specified timeout reached", fdb.ErrTimeout},
+	{"storage_migration_type=disabled", fdb.ErrStorageMigrationDisabled},
 	{"database is unavailable", fdb.ErrUnavailable},
 	{"is already discontinued", errAlreadyDiscontinued},
 	{"already exists", fdb.ErrAlreadyExists},

@@ -72,11 +72,12 @@ var clientOps = map[string]func(ctx context.Context, c *Client) error{
 
 // sentinels are the typed errors by the names outputs.json uses.
 var sentinels = map[string]error{
-	"timeout":        fdb.ErrTimeout,
-	"unavailable":    fdb.ErrUnavailable,
-	"not_found":      fdb.ErrNotFound,
-	"already_exists": fdb.ErrAlreadyExists,
-	"unexpected":     fdb.ErrUnexpectedOutput,
+	"timeout":                    fdb.ErrTimeout,
+	"unavailable":                fdb.ErrUnavailable,
+	"not_found":                  fdb.ErrNotFound,
+	"already_exists":             fdb.ErrAlreadyExists,
+	"storage_migration_disabled": fdb.ErrStorageMigrationDisabled,
+	"unexpected":                 fdb.ErrUnexpectedOutput,
 }
 
 // TestRealToolOutputs runs every client method against what the real tools

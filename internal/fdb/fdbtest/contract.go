@@ -27,6 +27,7 @@ func RunContract(t *testing.T, factory Factory) {
 		{"StatusBeforeConfigure", contractStatusBeforeConfigure},
 		{"ConfigureNew", contractConfigureNew},
 		{"ConfigureChange", contractConfigureChange},
+		{"StorageMigration", contractStorageMigration},
 		{"ExcludeInclude", contractExcludeInclude},
 		{"Kill", contractKill},
 		{"ChangeCoordinators", contractChangeCoordinators},
@@ -137,6 +138,55 @@ func contractConfigureChange(t *testing.T, c *Cluster, client fdb.Client) {
 	if diff := cmp.Diff([]int{4, 4, 1}, got); diff != "" {
 		t.Errorf("logs configured, logs running, recoveries (-want +got):\n%s", diff)
 	}
+}
+
+// contractStorageMigration changes the storage engine: refused while
+// storage_migration_type is disabled, the default, with nothing changed;
+// taken with gradual migration and the perpetual wiggle in the same
+// command, after which the wiggle replaces every storage server with one
+// of the new engine.
+func contractStorageMigration(t *testing.T, c *Cluster, client fdb.Client) {
+	ctx := context.Background()
+	c.Create(t, fdb.RedundancyTriple)
+	const engine = "ssd-redwood-1-experimental" // taken by 7.1 and 7.3
+	before := c.Configuration(t)
+	err := client.Configure(ctx, fdb.DatabaseConfiguration{StorageEngine: engine}, false)
+	wantErr(t, "Configure engine while migration is disabled", err, fdb.ErrStorageMigrationDisabled)
+	if diff := cmp.Diff(before, c.Configuration(t)); diff != "" {
+		t.Errorf("configuration after the refusal (-want +got):\n%s", diff)
+	}
+	wiggle := 1
+	cfg := fdb.DatabaseConfiguration{StorageEngine: engine, StorageMigrationType: fdb.StorageMigrationGradual, PerpetualStorageWiggle: &wiggle}
+	wantErr(t, "Configure engine with gradual migration", client.Configure(ctx, cfg, false), nil)
+	got := c.Configuration(t)
+	version, _ := fdb.ParseVersion(Version)
+	want, _ := fdb.ReportedStorageEngine(engine, version)
+	c.WaitFor(t, time.Hour, func(*fdb.Status) bool { return slices.Equal(serverEngines(c), []string{want}) })
+	s := mustStatus(t, client)
+	type summary struct {
+		Engine, Migration string
+		Wiggle            int
+		Wiggled           bool
+		Healthy           bool
+	}
+	if diff := cmp.Diff(
+		summary{want, fdb.StorageMigrationGradual, 1, true, true},
+		summary{got.StorageEngine, got.StorageMigrationType, *got.PerpetualStorageWiggle,
+			s.Cluster.StorageWiggler != nil && s.Cluster.StorageWiggler.Primary.FinishedWiggle > 0, s.Cluster.Data.State.Healthy},
+	); diff != "" {
+		t.Errorf("after the migration (-want +got):\n%s", diff)
+	}
+}
+
+// serverEngines returns the storage engines the cluster's storage servers
+// run, each once, sorted.
+func serverEngines(c *Cluster) []string {
+	var out []string
+	for _, srv := range c.Sim.StorageServers() {
+		out = append(out, srv.Engine)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func contractExcludeInclude(t *testing.T, c *Cluster, client fdb.Client) {

@@ -37,6 +37,10 @@ const (
 	// RemovedCoordinator: a volume was deleted while its process was a
 	// coordinator of the current connection string.
 	RemovedCoordinator ViolationKind = "RemovedCoordinator"
+	// ConcurrentWiggles: a perpetual wiggle started while another storage
+	// server of the same data center was wiggled: data distribution
+	// wiggles one at a time in each (perpetualStorageWiggler).
+	ConcurrentWiggles ViolationKind = "ConcurrentWiggles"
 )
 
 // A Violation is a broken invariant.

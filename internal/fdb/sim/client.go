@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"reflect"
@@ -33,15 +34,17 @@ const (
 	reasonUnreachable          = "no reachable process listens on"
 	reasonKillLocality         = "kill needs IP:port addresses, not"
 	reasonStateLost            = "the coordinated state is lost"
+	reasonMigrationType        = "storage_migration_type is none of disabled, gradual and aggressive:"
+	reasonWiggle               = "perpetual_storage_wiggle is neither 0 nor 1:"
+	reasonWiggleLocality       = "perpetual_storage_wiggle_locality is neither <locality_key>:<locality_value> nor 0:"
 )
+
+// migrationTypes are the storage_migration_type values configure takes.
+var migrationTypes = []string{fdb.StorageMigrationDisabled, fdb.StorageMigrationGradual, fdb.StorageMigrationAggressive}
 
 // defaultStorageEngine is the engine `configure new` sets when it names
 // none.
 const defaultStorageEngine = "ssd-2"
-
-// storageMigrationDisabled is the storage_migration_type the status reports
-// of a database configured without one.
-const storageMigrationDisabled = "disabled"
 
 // connectionIDChars are the characters of a generated connection string ID.
 const connectionIDChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -55,7 +58,8 @@ func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newD
 		return errors.Wrap(err, errConfigure)
 	}
 	defer s.mu.Unlock()
-	s.took(OpConfigure, fmt.Sprintf("%+v", cfg), fmt.Sprintf("new=%v", newDatabase))
+	args, _ := json.Marshal(cfg) // a pointer field prints as its address with %v
+	s.took(OpConfigure, string(args), fmt.Sprintf("new=%v", newDatabase))
 	if !s.quorumReachable() || (!newDatabase && !s.available()) {
 		return errors.Wrap(fdb.ErrUnavailable, errConfigure)
 	}
@@ -66,18 +70,62 @@ func (s *Sim) Configure(ctx context.Context, cfg fdb.DatabaseConfiguration, newD
 	if err == nil {
 		err = s.validateRegions(s.config, next)
 	}
+	if err == nil && !newDatabase {
+		err = checkStorageMigration(s.config, next)
+	}
 	if err != nil {
 		return errors.Wrap(err, errConfigure)
 	}
 	if newDatabase {
-		s.config = next
+		s.config, s.configuredAt = next, s.now
 		s.startFirstRecovery()
 	} else if !reflect.DeepEqual(next, s.config) {
-		s.config = next
+		s.config, s.configuredAt = next, s.now
 		s.triggerRecovery()
 	}
 	s.evaluate()
 	return nil
+}
+
+// checkStorageMigration refuses next, a change of cur, that changes the
+// storage engine while its storage_migration_type is disabled, as
+// changeConfig does for a `configure` that is neither `configure new` nor
+// FORCE (fdbclient/GenericManagementAPI.actor.h at 7.1.67,
+// fdbclient/include/fdbclient/GenericManagementAPI.actor.h at 7.3.63). next
+// is cur with every token of the command applied, so a command that also
+// sets another migration type passes. Only the storage engine counts: the
+// log engine that 7.1's names pair with it does not.
+func checkStorageMigration(cur, next fdb.DatabaseConfiguration) error {
+	if storeType(next.StorageEngine) != storeType(cur.StorageEngine) && next.StorageMigrationType == fdb.StorageMigrationDisabled {
+		return fdb.ErrStorageMigrationDisabled
+	}
+	return nil
+}
+
+// Configuration returns the database's configuration as the cluster keeps
+// it, zero before `configure new`: the ground truth a test or harness
+// compares with what a client did, whether or not a status can read it
+// now. Every field is set: the storage engine as the release the cluster
+// speaks reports it, storage_migration_type, perpetual_storage_wiggle and
+// its locality at their defaults (disabled, 0, "0") unless configured.
+func (s *Sim) Configuration() fdb.DatabaseConfiguration {
+	s.lock()
+	defer s.mu.Unlock()
+	return s.configuration()
+}
+
+// configuration is a copy of the database's configuration with its storage
+// engine named as the release the cluster speaks names it, which the
+// caller may keep: it shares nothing with the simulator.
+func (s *Sim) configuration() fdb.DatabaseConfiguration {
+	cfg := s.config
+	if !s.created {
+		return cfg
+	}
+	cfg.StorageEngine = s.reportedEngine(cfg.StorageEngine)
+	cfg.PerpetualStorageWiggle = ptr(*cfg.PerpetualStorageWiggle)
+	cfg.Regions = slices.Clone(cfg.Regions)
+	return cfg
 }
 
 // merge overlays the non-zero fields of cfg on cur and validates the result
@@ -95,9 +143,6 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 	}
 	if cfg.StorageEngine != "" {
 		cur.StorageEngine = cfg.StorageEngine
-	}
-	if cfg.StorageMigrationType != "" {
-		cur.StorageMigrationType = cfg.StorageMigrationType
 	}
 	set(&cur.UsableRegions, cfg.UsableRegions)
 	set(&cur.Logs, cfg.Logs)
@@ -118,7 +163,35 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 	if len(cfg.Regions) > 0 {
 		cur.Regions = byPriority(cfg.Regions)
 	}
-	return cur, nil
+	return cur, mergeStorageMigration(&cur, cfg, protocol)
+}
+
+// mergeStorageMigration overlays the storage migration settings cfg sets on
+// cur, defaults those never set as DatabaseConfiguration::resetInternal does
+// (storage_migration_type disabled, perpetual_storage_wiggle 0, its
+// locality "0"; fdbclient/DatabaseConfiguration.cpp at 7.1.67 and 7.3.63),
+// and refuses the values configForToken refuses
+// (fdbclient/ManagementAPI.actor.cpp, same tags) for a cluster that speaks
+// protocol.
+func mergeStorageMigration(cur *fdb.DatabaseConfiguration, cfg fdb.DatabaseConfiguration, protocol string) error {
+	cur.StorageMigrationType = cmp.Or(cfg.StorageMigrationType, cur.StorageMigrationType, fdb.StorageMigrationDisabled)
+	cur.PerpetualStorageWiggleLocality = cmp.Or(cfg.PerpetualStorageWiggleLocality, cur.PerpetualStorageWiggleLocality, wiggleEverywhere)
+	switch {
+	case cfg.PerpetualStorageWiggle != nil:
+		cur.PerpetualStorageWiggle = ptr(*cfg.PerpetualStorageWiggle)
+	case cur.PerpetualStorageWiggle == nil:
+		cur.PerpetualStorageWiggle = ptr(0)
+	}
+	if !slices.Contains(migrationTypes, cur.StorageMigrationType) {
+		return errors.Errorf("%s %q", reasonMigrationType, cur.StorageMigrationType)
+	}
+	if w := *cur.PerpetualStorageWiggle; w != 0 && w != 1 {
+		return errors.Errorf("%s %d", reasonWiggle, w)
+	}
+	if _, ok := wiggleLocalities(cur.PerpetualStorageWiggleLocality, protocol); !ok {
+		return errors.Errorf("%s %q", reasonWiggleLocality, cur.PerpetualStorageWiggleLocality)
+	}
+	return nil
 }
 
 // engineName is the storage_engine the status of a cluster that speaks

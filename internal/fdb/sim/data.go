@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // shard is a key range and where its replicas live.
@@ -14,7 +15,9 @@ type shard struct {
 	lost     bool     // every replica was destroyed; stays lost
 }
 
-// move copies one shard to one destination process.
+// move copies one shard to one destination process: to a process that
+// lacks a replica, or from a process's retiring storage server to its
+// current one (see storage.go).
 type move struct {
 	shard     *shard
 	dest      string
@@ -23,10 +26,13 @@ type move struct {
 
 // replicas classifies the replicas of a shard.
 type replicas struct {
-	good    []string // up, not excluded, storage class
+	good    []string // up, not excluded nor wiggled, storage class
 	live    []string // up, good or not
 	waiting []string // down for less than the failure detection time
-	bad     []string // excluded, of the wrong class, or failed
+	bad     []string // excluded, wiggled, of the wrong class, or failed
+	// wiggled are the bad replicas that would be good but for the
+	// perpetual wiggle.
+	wiggled []string
 }
 
 // storageReplicas returns the configured replication factor.
@@ -38,12 +44,13 @@ func (s *Sim) storageReplicas() int {
 	return n
 }
 
-// storageTargets returns the processes data may move to, sorted: up, not
-// excluded, of a storage class, in a data center that holds data.
+// storageTargets returns the processes data may move to, sorted: up,
+// neither excluded nor wiggled, of a storage class, in a data center that
+// holds data.
 func (s *Sim) storageTargets() []*process {
 	var out []*process
 	for _, p := range s.upProcesses() {
-		if _, held := s.dataDCOf(p); held && !p.excluded && p.storageClass() {
+		if _, held := s.dataDCOf(p); held && !p.drains() && p.storageClass() {
 			out = append(out, p)
 		}
 	}
@@ -55,7 +62,7 @@ func (s *Sim) storageTargets() []*process {
 func (s *Sim) storageTargetsIn(dc string) []*process {
 	var out []*process
 	for _, p := range s.upProcesses() {
-		if inDC(p, dc) && !p.excluded && p.storageClass() {
+		if inDC(p, dc) && !p.drains() && p.storageClass() {
 			out = append(out, p)
 		}
 	}
@@ -123,8 +130,12 @@ func (s *Sim) classify(sh *shard) replicas {
 		_, held := s.dataDCOf(p)
 		switch {
 		case p.up && !p.excluded && p.storageClass() && held:
-			r.good = append(r.good, id)
 			r.live = append(r.live, id)
+			if p.wiggled {
+				r.bad, r.wiggled = append(r.bad, id), append(r.wiggled, id)
+			} else {
+				r.good = append(r.good, id)
+			}
 		case p.up:
 			r.bad = append(r.bad, id)
 			r.live = append(r.live, id)
@@ -145,6 +156,17 @@ func (s *Sim) missing(r replicas) int {
 		n += max(s.deficitIn(r, dc), 0)
 	}
 	return n
+}
+
+// liveSlotsIn counts the slots of the live replicas in data center dc.
+func (s *Sim) liveSlotsIn(r replicas, dc string) int {
+	return s.slots(s.in(r.live, dc))
+}
+
+// degraded reports whether a data center that holds data lacks live
+// replicas of a shard in as many slots as the replication factor.
+func (s *Sim) degraded(r replicas) bool {
+	return slices.ContainsFunc(s.dataDCs(), func(dc string) bool { return s.liveSlotsIn(r, dc) < s.storageReplicas() })
 }
 
 // deficitIn returns how many replicas a shard must gain in data center dc:
@@ -216,25 +238,66 @@ func (s *Sim) distributeData() {
 			s.normalize(sh)
 		}
 	}
-	if m := s.move; m != nil {
-		r := s.classify(m.shard)
-		dest, ok := s.procs[m.dest]
-		if m.shard.lost || !ok || !dest.up || dest.excluded || slices.Contains(m.shard.replicas, m.dest) ||
-			s.keptSlots(m.shard)[s.slot(dest)] || !s.short(r, dest) || len(r.live) == 0 {
-			s.move = nil
-		}
+	if m := s.move; m != nil && !s.moveValid(m) {
+		s.move = nil
 	}
 	if s.move == nil && s.available() {
 		s.move = s.pickMove()
 	}
 }
 
-// pickMove chooses the next copy: the shard with the fewest good replicas
-// that has a live source and a destination, to the least loaded storage
-// process in a zone none of the shard's kept replicas uses, in a data
-// center where it lacks replicas. A shard without such a destination stays
-// under-replicated: replicas never double up in a zone.
+// moveValid reports whether m still makes sense: its shard exists and
+// either m copies its destination's replica from the retiring storage
+// server to the current one, which still wants data, or the shard lacks a
+// replica the destination may hold and has a live source.
+func (s *Sim) moveValid(m *move) bool {
+	dest, ok := s.procs[m.dest]
+	switch {
+	case !ok || m.shard.lost:
+		return false
+	case s.onRetiring(m.shard, dest):
+		return s.wanted(dest)
+	}
+	r := s.classify(m.shard)
+	return dest.up && !dest.drains() && !slices.Contains(m.shard.replicas, m.dest) &&
+		!s.keptSlots(m.shard)[s.slot(dest)] && s.short(r, dest) && len(r.live) > 0
+}
+
+// pickMove chooses the next copy: a missing replica first (pickReplica),
+// then a replica to take off a retiring storage server (pickCopy), as data
+// distribution moves the data of unhealthy teams before that of teams with
+// an undesired server.
 func (s *Sim) pickMove() *move {
+	if m := s.pickReplica(); m != nil {
+		return m
+	}
+	return s.pickCopy()
+}
+
+// pickCopy chooses the copy of a replica from a retiring storage server to
+// the current server of its process: the first shard of the first process
+// that still wants data.
+func (s *Sim) pickCopy() *move {
+	for _, id := range s.procIDs {
+		p := s.procs[id]
+		if p.retiring == nil || !s.wanted(p) {
+			continue
+		}
+		for _, sh := range s.shards {
+			if s.onRetiring(sh, p) {
+				return &move{shard: sh, dest: id, remaining: sh.size}
+			}
+		}
+	}
+	return nil
+}
+
+// pickReplica chooses the shard with the fewest good replicas that has a
+// live source and a destination, to the least loaded storage process in a
+// zone none of the shard's kept replicas uses, in a data center where it
+// lacks replicas. A shard without such a destination stays
+// under-replicated: replicas never double up in a zone.
+func (s *Sim) pickReplica() *move {
 	type candidate struct {
 		sh   *shard
 		good int
@@ -285,12 +348,33 @@ func (s *Sim) moveData(budget int64) {
 			return
 		}
 		budget -= s.move.remaining
-		sh := s.move.shard
-		sh.replicas = append(sh.replicas, s.move.dest)
-		slices.Sort(sh.replicas)
+		s.land(s.move)
 		s.move = nil
-		s.normalize(sh)
 	}
+}
+
+// land completes m: the shard's replica is on the destination's current
+// storage server.
+func (s *Sim) land(m *move) {
+	sh, dest := m.shard, s.procs[m.dest]
+	if !slices.Contains(sh.replicas, dest.id) {
+		sh.replicas = append(sh.replicas, dest.id)
+		slices.Sort(sh.replicas)
+	}
+	dest.release(sh)
+	s.normalize(sh)
+}
+
+// moveEvent is when the move in flight completes at the current rate,
+// while the database moves data: what follows from a completed move (a
+// storage server emptied, a wiggle done) happens then, however seldom the
+// model is polled.
+func (s *Sim) moveEvent() (time.Time, bool) {
+	if s.move == nil || !s.available() {
+		return time.Time{}, false
+	}
+	ticks := (s.move.remaining + s.moveRate - 1) / s.moveRate
+	return s.now.Add(time.Duration(ticks) * tick), true
 }
 
 // dropReplicas destroys the replicas on the processes selected by gone and

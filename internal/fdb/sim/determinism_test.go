@@ -12,8 +12,8 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
 
-// scenario runs a fixed sequence of operations and faults and returns the
-// status JSON after each step, then the violations and the final status. poll reads the status every virtual second
+// scenario runs a fixed sequence of operations and faults, storage engine
+// migrations among them, and returns the status JSON after each step, then the violations and the final status. poll reads the status every virtual second
 // in between, which must not change the outcome.
 func scenario(t *testing.T, seed uint64, poll bool) []string {
 	t.Helper()
@@ -38,12 +38,18 @@ func scenario(t *testing.T, seed uint64, poll bool) []string {
 	}
 	steps := []func(){
 		func() { must(c.Sim.Exclude(ctx, []fdb.ProcessAddress{fdb.InstanceTarget("storage-1")})) },
+		func() {
+			must(c.Sim.Configure(ctx, fdb.DatabaseConfiguration{StorageEngine: "memory", StorageMigrationType: fdb.StorageMigrationGradual, PerpetualStorageWiggle: ptrTo(1)}, false))
+		},
 		func() { must(c.Sim.CrashProcess("log-2", 20*time.Second)) },
 		func() { c.SetGroups(t, append(c.Groups, fdbtest.Triple.Group(sim.ClassStorage, 6))) },
 		func() {
 			must(c.Sim.StartBackup(ctx, fdb.BackupRequest{URL: "blobstore://k@h:443/b", SnapshotPeriodSeconds: 300}))
 		},
 		func() { must(c.Sim.SetMovementRate(8 << 20)) },
+		func() {
+			must(c.Sim.Configure(ctx, fdb.DatabaseConfiguration{StorageEngine: "ssd-2", StorageMigrationType: fdb.StorageMigrationAggressive}, false))
+		},
 		func() { must(c.Sim.Kill(ctx, []fdb.ProcessAddress{"10.3.0.2:4501", "10.2.0.4:4501"})) },
 		func() {
 			c.SetGroups(t, withDNSNames(c.Groups))

@@ -151,7 +151,14 @@ type process struct {
 	downSince time.Time // when up last became false
 	downUntil time.Time // an injected fault keeps the process down until then
 	excluded  bool
-	disk      int // incarnation of the data volume, bumped by LoseDisk
+	// storage is the storage server the process runs, nil when none;
+	// retiring the one an aggressive migration replaces, which it runs
+	// beside storage until its data moved there (see storage.go).
+	storage, retiring *storageServer
+	// wiggled is set while the perpetual wiggle excludes the process to
+	// replace its storage server (see wiggle.go): its data moves away as
+	// an exclusion's would, though the exclusion list does not name it.
+	wiggled bool
 
 	tls tlsState
 }
@@ -235,6 +242,11 @@ func (s *Sim) restart(p *process, g ProcessGroup) {
 // storageClass reports whether p's class may hold data.
 func (p *process) storageClass() bool {
 	return p.class == ClassStorage || p.class == ClassUnset
+}
+
+// drains reports whether p's data moves away: it is excluded or wiggled.
+func (p *process) drains() bool {
+	return p.excluded || p.wiggled
 }
 
 // SetProcessGroups replaces the set of pods. Processes of new groups start
@@ -474,6 +486,14 @@ func majorMinor(version string) string {
 	return v.MajorMinor()
 }
 
+// protocolAtLeast reports whether a cluster speaking protocol (major.minor)
+// runs release major.minor or a later one: what it does and reports
+// depends on the release.
+func protocolAtLeast(protocol string, major, minor int) bool {
+	v, err := fdb.ParseVersion(protocol + ".0")
+	return err == nil && !v.Less(fdb.Version{Major: major, Minor: minor})
+}
+
 // isExcluded reports whether an exclusion selects p: by locality, or by
 // IP or IP:port of any address it listens on, whatever its kind (an
 // exclusion names no ":tls"; FoundationDB checks a process's secondary
@@ -604,7 +624,6 @@ func (s *Sim) LoseDisk(processID string) error {
 	if !ok {
 		return errors.Errorf("%s: %s %q", errLoseDisk, reasonUnknownProcess, processID)
 	}
-	p.disk++
 	s.destroyVolumes([]string{processID}, false, "disk lost")
 	if p.running {
 		s.restart(p, s.groups[p.group])

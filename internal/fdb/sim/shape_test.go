@@ -131,8 +131,9 @@ func readJSON(t *testing.T, path string) any {
 
 // simStatuses are status documents of the simulator in the states the
 // provider meets: before configure new, healthy with clients, exclusions,
-// maintenance, a running backup and a restore, and with the cluster
-// controller's view incomplete.
+// maintenance, a running backup and a restore, with the cluster
+// controller's view incomplete, and while the perpetual wiggle replaces a
+// storage server to change the storage engine.
 func simStatuses(t *testing.T) map[string][]byte {
 	ctx := context.Background()
 	out := map[string][]byte{}
@@ -165,6 +166,12 @@ func simStatuses(t *testing.T) map[string][]byte {
 	read("Restoring", c)
 	must(c.Sim.IncompleteStatusNext(1))
 	read("Incomplete", c)
+	w := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 5})
+	w.Create(t, fdb.RedundancyTriple)
+	migrate := fdb.DatabaseConfiguration{StorageEngine: "ssd-redwood-1-experimental", StorageMigrationType: fdb.StorageMigrationGradual, PerpetualStorageWiggle: ptrTo(1)}
+	must(w.Sim.Configure(ctx, migrate, false))
+	w.Clock.Step(70 * time.Second)
+	read("WigglingToAnotherEngine", w)
 	return out
 }
 

@@ -2,11 +2,12 @@
 // implements fdb.Client. It models process groups (pods) and their
 // processes, role recruitment, recoveries and the log generations they
 // leave, shards with zone-aware replica placement and data movement,
-// exclusions, coordinators (named by IP or by DNS name) and their
-// coordinated state, backups and restores, and injected faults of the
-// processes and of the admin interface; it reports the state as `status
-// json` and checks invariants, above all that nothing holding needed data
-// is removed.
+// storage servers and their engines, storage engine migration and the
+// perpetual wiggle, exclusions, coordinators (named by IP or by DNS name)
+// and their coordinated state, backups and restores, and injected faults
+// of the processes and of the admin interface; it reports the state as
+// `status json` and checks invariants, above all that nothing holding
+// needed data is removed.
 //
 // Time comes from an injected clock and advances in whole virtual seconds
 // (ticks): every call first catches the model up to the clock, jumping from
@@ -158,6 +159,15 @@ type Sim struct {
 	// content.
 	creds loaded
 
+	// configuredAt is when the configuration last changed: data
+	// distribution starts over with it.
+	configuredAt time.Time
+	// servers counts the storage servers recruited, to name each anew.
+	servers int
+	// wigglers are the perpetual storage wiggles by data center ("" without
+	// regions), one per data center that held data while the wiggle was on.
+	wigglers map[string]*wiggler
+
 	violations []Violation
 	quorumLost bool
 	// calls are the admin calls the database took in (AdminCalls).
@@ -200,6 +210,7 @@ func New(clk clock.PassiveClock, opts Options) *Sim {
 		restores:    map[string]*restore{},
 		faults:      faults{fail: map[Op]injected{}},
 		creds:       loaded{},
+		wigglers:    map[string]*wiggler{},
 	}
 }
 
@@ -280,6 +291,15 @@ func (s *Sim) nextEvent() (time.Time, bool) {
 	for _, t := range s.backupEvents() {
 		consider(t)
 	}
+	if t, ok := s.moveEvent(); ok {
+		consider(t)
+	}
+	if t, ok := s.aggressiveEvent(); ok {
+		consider(t)
+	}
+	for _, t := range s.wiggleEvents() {
+		consider(t)
+	}
 	return next, !next.IsZero()
 }
 
@@ -299,7 +319,8 @@ func (s *Sim) progress(ticks int64) {
 
 // evaluate applies the discrete consequences of the current state: process
 // restarts, expired faults, failures of the transaction system, recovery
-// phases, data distribution decisions and invariant checks.
+// phases, data distribution decisions, storage server changes and
+// invariant checks.
 func (s *Sim) evaluate() {
 	for addr, until := range s.partitions {
 		if !until.After(s.now) {
@@ -310,8 +331,26 @@ func (s *Sim) evaluate() {
 	s.checkTransactionSystem()
 	s.stepRecovery()
 	s.distributeData()
+	for s.migrateStorage() {
+		s.distributeData()
+	}
 	s.completeBackups()
 	s.checkQuorum()
+}
+
+// migrateStorage advances the perpetual wiggle and the aggressive storage
+// migration, then settles the storage servers. It reports whether which
+// processes hold or take data changed, for data distribution to act on it
+// at once: what follows from a change then happens at the same time
+// however often the model is polled.
+func (s *Sim) migrateStorage() bool {
+	if !s.placed {
+		return false
+	}
+	changed := s.wiggle()
+	changed = s.removeWrongStoreTypes() || changed
+	s.settleStorageServers()
+	return changed
 }
 
 // available reports whether the database accepts commits.

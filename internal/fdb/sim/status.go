@@ -98,10 +98,8 @@ func (s *Sim) statusFor(coordinators []fdb.ProcessAddress, reach func(fdb.Proces
 	// reports.
 	c.DatacenterLag = s.dataCenterLag()
 	c.ActivePrimaryDC = s.primary
-	c.Configuration = fdb.Configuration{DatabaseConfiguration: s.config}
-	c.Configuration.StorageEngine = s.reportedEngine(s.config.StorageEngine)
-	if s.created { // a database's configuration always says these
-		c.Configuration.StorageMigrationType = cmp.Or(s.config.StorageMigrationType, storageMigrationDisabled)
+	c.Configuration = fdb.Configuration{DatabaseConfiguration: s.configuration()}
+	if s.created { // a database's configuration always says this
 		c.Configuration.ExcludedServers = []fdb.ExcludedServer{}
 	}
 	for _, t := range s.exclusions {
@@ -113,6 +111,7 @@ func (s *Sim) statusFor(coordinators []fdb.ProcessAddress, reach func(fdb.Proces
 	}
 	c.RecoveryState = s.recoveryStatus()
 	c.Processes = s.processStatus()
+	c.StorageWiggler = s.wigglerStatus()
 	if s.created && !available {
 		s.unreadableConfiguration(c)
 	}
@@ -187,17 +186,21 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 			}
 		}
 	}
-	stored := s.storedBytes()
+	current, retiring := s.serverBytes()
 	out := map[string]fdb.Process{}
 	for _, p := range s.upProcesses() {
 		r := append([]fdb.ProcessRole{}, roles[p.id]...)
 		if s.isCoordinator(p) {
 			r = append(r, fdb.ProcessRole{Role: fdb.RoleCoordinator})
 		}
-		if _, held := s.dataDCOf(p); s.placed && p.storageClass() && (held && !p.excluded || stored[p.id] > 0) {
+		for _, srv := range p.storageServers() {
+			stored := current[p.id]
+			if srv == p.retiring {
+				stored = retiring[p.id]
+			}
 			r = append(r, fdb.ProcessRole{
-				Role: fdb.RoleStorage, ID: roleID(fdb.RoleStorage, p.id, p.disk),
-				StoredBytes: stored[p.id], KVStoreUsedBytes: stored[p.id],
+				Role: fdb.RoleStorage, ID: srv.id, StoredBytes: stored, KVStoreUsedBytes: stored,
+				StorageMetadata: s.storageMetadata(srv),
 			})
 		}
 		slices.SortFunc(r, func(a, b fdb.ProcessRole) int { return cmp.Or(cmp.Compare(a.Role, b.Role), cmp.Compare(a.ID, b.ID)) })
@@ -229,7 +232,7 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 	minReplicas, tolerance := rf, rf-1
 	// remote is the state of the other region's team tracker (usable_regions 2).
 	remote, remoteDegraded := fdb.DataState{MinReplicasRemaining: rf}, false
-	degraded, removing := false, false
+	degraded, removing, wiggling := false, false, false
 	unhealthy := map[string]bool{}
 	var moving fdb.MovingData
 	for _, sh := range s.shards {
@@ -240,7 +243,7 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 		r := s.classify(sh)
 		minReplicas = min(minReplicas, len(r.live))
 		for i, dc := range s.dataDCs() {
-			live := s.slots(s.in(r.live, dc))
+			live := s.liveSlotsIn(r, dc)
 			tolerance = min(tolerance, max(live-1, 0))
 			degraded = degraded || live < rf
 			if i == 1 {
@@ -248,12 +251,14 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 				remoteDegraded = remoteDegraded || live < rf
 			}
 		}
-		removing = removing || len(r.bad) > 0
-		if s.missing(r) > 0 && (s.move == nil || s.move.shard != sh) {
+		copying := slices.ContainsFunc(sh.replicas, func(id string) bool { return s.onRetiring(sh, s.procs[id]) })
+		removing = removing || len(r.bad) > len(r.wiggled) || copying
+		wiggling = wiggling || len(r.wiggled) > 0
+		if (s.missing(r) > 0 || copying) && (s.move == nil || s.move.shard != sh) {
 			moving.InQueueBytes += sh.size
 		}
 		for _, id := range sh.replicas {
-			if !slices.Contains(r.good, id) {
+			if !slices.Contains(r.good, id) && !slices.Contains(r.wiggled, id) {
 				unhealthy[id] = true
 			}
 		}
@@ -267,8 +272,10 @@ func (s *Sim) dataStatus() (fdb.DataStatus, int) {
 		state = fdb.DataState{Name: fdb.DataMissing}
 	case degraded:
 		state = fdb.DataState{Name: fdb.DataHealing, MinReplicasRemaining: minReplicas}
-	case removing || moving.InQueueBytes+moving.InFlightBytes > 0:
+	case removing || !wiggling && moving.InQueueBytes+moving.InFlightBytes > 0:
 		state.Name = fdb.DataHealthyRemovingServer
+	case wiggling:
+		state.Name = s.wiggleDataState()
 	}
 	trackers := []fdb.TeamTracker{{
 		Primary:          true,
@@ -417,11 +424,12 @@ func (s *Sim) coordinatorZoneFailures() int {
 // status lacks: the cluster controller reads the configuration, and the
 // maintenance zone beside it, in a transaction of at most five seconds,
 // and without an answer writes no configuration but the coordinators'
-// count, no exclusion list, no process's excluded flag and no maintenance,
+// count, no exclusion list, no process's excluded flag, no maintenance and
+// no storage wiggler, which it writes only for a configuration it read,
 // and says so (fdbserver/Status.actor.cpp, loadConfiguration,
 // configurationFetcher and processStatusFetcher, 7.3.79).
 func (s *Sim) unreadableConfiguration(c *fdb.ClusterStatus) {
-	c.Configuration = fdb.Configuration{}
+	c.Configuration, c.StorageWiggler = fdb.Configuration{}, nil
 	for id, p := range c.Processes {
 		p.Excluded = false
 		c.Processes[id] = p

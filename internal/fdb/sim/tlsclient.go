@@ -87,8 +87,7 @@ func (c *Client) view() ([]fdb.ProcessAddress, func(fdb.ProcessAddress) bool, er
 // (major.minor) refuses to start without TLS settings when every
 // coordinator is a TLS address: 7.2 and later.
 func checksTLSConfiguration(protocol string) bool {
-	v, err := fdb.ParseVersion(protocol + ".0")
-	return err == nil && !v.Less(fdb.Version{Major: 7, Minor: 2})
+	return protocolAtLeast(protocol, 7, 2)
 }
 
 // gate fails unless the client reaches the database now.

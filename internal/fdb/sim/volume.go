@@ -10,8 +10,8 @@ import (
 )
 
 // destroyVolumes destroys the data of the processes ids (sorted): their
-// storage replicas, the transaction logs they held and the coordinated
-// state of the coordinators they were. A deliberate destruction (the
+// storage replicas and storage servers, the transaction logs they held and
+// the coordinated state of the coordinators they were. A deliberate destruction (the
 // volume was deleted) of a database's volume is first checked against the
 // promise never to remove anything that still holds needed data; an
 // injected one (a disk lost) is a fault and only its consequences are
@@ -28,6 +28,7 @@ func (s *Sim) destroyVolumes(ids []string, deliberate bool, reason string) {
 	s.loseLogs(ids, reason)
 	s.loseCoordinatorState(ids)
 	s.dropReplicas(func(id string) bool { return slices.Contains(ids, id) }, reason)
+	s.dropStorageServers(ids)
 }
 
 // byGroup collects, for each group of the processes ids, the sorted

@@ -1,0 +1,91 @@
+package cluster
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+)
+
+// roleStorage is the role of a storage server in a process's roles.
+const roleStorage = "storage"
+
+// migrationConfiguration is want, the configuration of the spec, with what
+// changing the storage engine of a running database needs: FoundationDB
+// refuses an engine change while storage_migration_type is disabled (its
+// default), so unless the spec names a migration type the change asks for
+// gradual, in the same command; gradual makes progress only through the
+// perpetual wiggle, which is turned on with it unless the spec says
+// otherwise. running is the configuration the database runs.
+func migrationConfiguration(want, running fdb.DatabaseConfiguration) fdb.DatabaseConfiguration {
+	if want.StorageMigrationType == "" && cmp.Or(running.StorageMigrationType, fdb.StorageMigrationDisabled) == fdb.StorageMigrationDisabled {
+		want.StorageMigrationType = fdb.StorageMigrationGradual
+	}
+	if cmp.Or(want.StorageMigrationType, running.StorageMigrationType) == fdb.StorageMigrationGradual && want.PerpetualStorageWiggle == nil && !wiggling(running) {
+		on := 1
+		want.PerpetualStorageWiggle = &on
+	}
+	return want
+}
+
+// wiggling reports whether configuration c runs the perpetual wiggle.
+func wiggling(c fdb.DatabaseConfiguration) bool {
+	return c.PerpetualStorageWiggle != nil && *c.PerpetualStorageWiggle > 0
+}
+
+// storageMigration is the progress of the storage servers' migration to
+// the engine status s says the database is configured with: nil once every
+// storage server runs it, and when s does not say which engine each runs
+// (FoundationDB 7.1 writes no storage_engine in a server's metadata).
+func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
+	if s == nil || !s.ConfigurationRead() {
+		return nil
+	}
+	want := s.Cluster.Configuration.StorageEngine
+	m := &v1alpha1.StorageMigrationObservation{Engine: want}
+	for _, p := range s.Cluster.Processes {
+		for _, r := range p.Roles {
+			if r.Role != roleStorage {
+				continue
+			}
+			if r.StorageMetadata == nil || r.StorageMetadata.StorageEngine == "" {
+				return nil
+			}
+			m.Total++
+			if r.StorageMetadata.StorageEngine == want {
+				m.Migrated++
+			}
+		}
+	}
+	if m.Migrated == m.Total {
+		return nil
+	}
+	if w := s.Cluster.StorageWiggler; w != nil {
+		m.Wiggling = slices.Sorted(slices.Values(w.WiggleServerAddresses))
+	}
+	return m
+}
+
+// storageMigrationStep waits while storage servers run another engine than
+// the database is configured with: FoundationDB migrates them itself (the
+// wiggle, or aggressive replacement), and the Cluster is not up to date
+// until it has. A gradual migration without the wiggle makes no progress,
+// which the wait says.
+func storageMigrationStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+	m := storageMigration(o.status)
+	if m == nil {
+		return nil
+	}
+	why := fmt.Sprintf("storage servers migrating to %s: %d of %d run it", m.Engine, m.Migrated, m.Total)
+	if len(m.Wiggling) > 0 {
+		why += " (wiggling " + strings.Join(m.Wiggling, ", ") + ")"
+	}
+	running := o.status.Cluster.Configuration.DatabaseConfiguration
+	if cmp.Or(running.StorageMigrationType, fdb.StorageMigrationDisabled) == fdb.StorageMigrationGradual && !wiggling(running) {
+		why += "; storage_migration_type gradual makes no progress while perpetual_storage_wiggle is 0"
+	}
+	return wait("%s", why)
+}
