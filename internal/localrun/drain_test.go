@@ -3,6 +3,7 @@ package localrun_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -24,9 +25,10 @@ import (
 // domains as `kubectl drain` does (cordon, then the eviction API for each
 // pod) against the cluster's kube-controller-manager, whose disruption
 // controller keeps the Cluster's PodDisruptionBudget: the first node's pod
-// is evicted; the second node's is refused (429) while the first pod is
-// away, and the Cluster's status says no disruption is allowed; once the
-// first node is uncordoned and its pod runs again, the second is evicted.
+// is evicted (its whole zone cordoned, so that it stays away); the second
+// node's is refused (429) while the first pod is away, and the Cluster's
+// status says no disruption is allowed; once the first zone is uncordoned
+// and its pod runs again, the second is evicted.
 func drainOneDomainAtATime(ctx context.Context, t *testing.T, r *localrun.Run, key client.ObjectKey) {
 	c := r.Client
 	byNode := map[string][]corev1.Pod{}
@@ -47,7 +49,6 @@ func drainOneDomainAtATime(ctx context.Context, t *testing.T, r *localrun.Run, k
 	if len(nodes) < 2 {
 		t.Fatalf("the Cluster's pods run on %d nodes, want two to drain", len(nodes))
 	}
-	first, second := byNode[nodes[0]][0], byNode[nodes[1]][0]
 	allowed := func(want int32) {
 		t.Helper()
 		b := &policyv1.PodDisruptionBudget{}
@@ -74,10 +75,40 @@ func drainOneDomainAtATime(ctx context.Context, t *testing.T, r *localrun.Run, k
 			t.Fatal(err)
 		}
 	}
+	// The first pod's zone is cordoned whole, as a drain of its only
+	// node would leave it: its group recreates the pod at once, and on
+	// another node of the zone it would run again within seconds, before
+	// the Cluster's next reconcile could see the budget exhausted.
+	zone := func(node string) []string {
+		t.Helper()
+		n := &corev1.Node{}
+		if err := c.Get(ctx, client.ObjectKey{Name: node}, n); err != nil {
+			t.Fatal(err)
+		}
+		list := &corev1.NodeList{}
+		if err := c.List(ctx, list, client.MatchingLabels{corev1.LabelTopologyZone: n.Labels[corev1.LabelTopologyZone]}); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, z := range list.Items {
+			out = append(out, z.Name)
+		}
+		return out
+	}
+	firstZone := zone(nodes[0])
+	// The second node is the first of another zone.
+	i := slices.IndexFunc(nodes, func(n string) bool { return !slices.Contains(firstZone, n) })
+	if i < 0 {
+		t.Fatalf("the Cluster's pods run in one zone only (%v), want two to drain", nodes)
+	}
+	nodes[1] = nodes[i]
+	first, second := byNode[nodes[0]][0], byNode[nodes[1]][0]
 
 	allowed(1)
-	cordon(nodes[0], true)
-	defer cordon(nodes[0], false)
+	for _, n := range firstZone {
+		cordon(n, true)
+		defer cordon(n, false)
+	}
 	if err := evict(first); err != nil {
 		t.Fatalf("cannot evict %s from %s, the first node drained: %v", first.Name, nodes[0], err)
 	}
@@ -99,7 +130,9 @@ func drainOneDomainAtATime(ctx context.Context, t *testing.T, r *localrun.Run, k
 	}
 	t.Logf("%s evicted from %s; %s refused on %s; Cluster: %+v", first.Name, nodes[0], second.Name, nodes[1], cr.Status.AtProvider.DisruptionBudget)
 
-	cordon(nodes[0], false)
+	for _, n := range firstZone {
+		cordon(n, false)
+	}
 	allowed(1)
 	if err := evict(second); err != nil {
 		t.Fatalf("cannot evict %s from %s once %s runs again: %v", second.Name, nodes[1], first.Name, err)
