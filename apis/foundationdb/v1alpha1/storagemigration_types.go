@@ -6,7 +6,8 @@ type StorageMigrationObservation struct {
 	// Engine is the storage engine the database is configured with, as
 	// its status names it.
 	Engine string `json:"engine"`
-	// Migrated counts the storage servers that run it, of Total.
+	// Migrated counts the processes whose storage servers all run it, of
+	// Total, the processes that run storage servers.
 	Migrated int `json:"migrated"`
 	Total    int `json:"total"`
 	// Wiggling are the addresses of the servers the perpetual wiggle is

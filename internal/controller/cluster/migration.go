@@ -37,9 +37,11 @@ func wiggling(c fdb.DatabaseConfiguration) bool {
 }
 
 // storageMigration is the progress of the storage servers' migration to
-// the engine status s says the database is configured with: nil once every
-// storage server runs it, and when s does not say which engine each runs
-// (FoundationDB 7.1 writes no storage_engine in a server's metadata).
+// the engine status s says the database is configured with, counted by
+// process (an aggressive migration runs a server of each engine on a
+// process until the old one is empty): nil once every storage server runs
+// it, and when s does not say which engine each runs (FoundationDB 7.1
+// writes no storage_engine in a server's metadata).
 func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
 	if s == nil || !s.ConfigurationRead() {
 		return nil
@@ -47,6 +49,7 @@ func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
 	want := s.Cluster.Configuration.StorageEngine
 	m := &v1alpha1.StorageMigrationObservation{Engine: want}
 	for _, p := range s.Cluster.Processes {
+		servers, migrated := 0, true
 		for _, r := range p.Roles {
 			if r.Role != roleStorage {
 				continue
@@ -54,8 +57,12 @@ func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
 			if r.StorageMetadata == nil || r.StorageMetadata.StorageEngine == "" {
 				return nil
 			}
+			servers++
+			migrated = migrated && r.StorageMetadata.StorageEngine == want
+		}
+		if servers > 0 {
 			m.Total++
-			if r.StorageMetadata.StorageEngine == want {
+			if migrated {
 				m.Migrated++
 			}
 		}
@@ -79,7 +86,7 @@ func storageMigrationStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	if m == nil {
 		return nil
 	}
-	why := fmt.Sprintf("storage servers migrating to %s: %d of %d run it", m.Engine, m.Migrated, m.Total)
+	why := fmt.Sprintf("storage servers migrating to %s: %d of %d storage processes run only it", m.Engine, m.Migrated, m.Total)
 	if len(m.Wiggling) > 0 {
 		why += " (wiggling " + strings.Join(m.Wiggling, ", ") + ")"
 	}

@@ -804,7 +804,19 @@ func TestPlanSteps(t *testing.T) {
 				c.StorageEngine, c.StorageMigrationType, c.PerpetualStorageWiggle = "ssd-redwood-1", fdb.StorageMigrationGradual, ptr.To(1)
 				o.status.Cluster.StorageWiggler = &fdb.StorageWiggler{WiggleServerAddresses: []string{"10.0.0.9:4501"}}
 			}, storageEngines("ssd-2", "storage-2", "storage-3")},
-			want: waiting("storage servers migrating to ssd-redwood-1: 3 of 5 run it (wiggling 10.0.0.9:4501)"),
+			want: waiting("storage servers migrating to ssd-redwood-1: 3 of 5 storage processes run only it (wiggling 10.0.0.9:4501)"),
+		},
+		"AggressiveMigrationHalfway": {
+			reason: "A process that runs a server of each engine has not migrated until the old one is gone.",
+			mutate: []mutation{engine("ssd-redwood-1"), func(_ *v1alpha1.Cluster, o *observation) {
+				c := &o.status.Cluster.Configuration
+				c.StorageEngine, c.StorageMigrationType = "ssd-redwood-1", fdb.StorageMigrationAggressive
+			}, storageEngines("ssd-2"), func(_ *v1alpha1.Cluster, o *observation) {
+				k, p := processOf(o, "storage-1")
+				p.Roles = append(p.Roles, fdb.ProcessRole{Role: "storage", StorageMetadata: &fdb.StorageMetadata{StorageEngine: "ssd-2"}})
+				o.status.Cluster.Processes[k] = p
+			}},
+			want: waiting("storage servers migrating to ssd-redwood-1: 4 of 5 storage processes run only it"),
 		},
 		"StorageMigrationWithoutTheWiggle": {
 			reason: "A gradual migration with the wiggle off makes no progress, which the wait says.",
@@ -813,7 +825,7 @@ func TestPlanSteps(t *testing.T) {
 				c := &o.status.Cluster.Configuration
 				c.StorageEngine, c.StorageMigrationType, c.PerpetualStorageWiggle = "ssd-redwood-1", fdb.StorageMigrationGradual, ptr.To(0)
 			}, storageEngines("ssd-2", "storage-2")},
-			want: waiting("storage servers migrating to ssd-redwood-1: 4 of 5 run it; storage_migration_type gradual makes no progress while perpetual_storage_wiggle is 0"),
+			want: waiting("storage servers migrating to ssd-redwood-1: 4 of 5 storage processes run only it; storage_migration_type gradual makes no progress while perpetual_storage_wiggle is 0"),
 		},
 		"StorageEnginesUnknown": {
 			reason: "A status that does not say which engine each server runs (7.1) shows no migration to wait for.",
