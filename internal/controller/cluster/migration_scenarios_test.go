@@ -60,7 +60,7 @@ func TestStorageEngineMigration(t *testing.T) {
 	// What the status said on the way, as far as the polls caught it: a
 	// migration of three servers in virtual time may pass between two
 	// (the plan's tests hold what it says, TestPlanSteps).
-	t.Logf("progress seen: %v", progress)
+	t.Logf("progress seen: %v; lowest fault tolerance %d of %d", progress, lowest, desired)
 }
 
 // oldEngineServers counts the storage servers of status st that run
