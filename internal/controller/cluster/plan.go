@@ -565,25 +565,27 @@ func configureStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	want, running := desiredConfiguration(cr), o.status.Cluster.Configuration.DatabaseConfiguration
 	// The engine is named as the processes that report it run.
-	if !differs(want, running, cmp.Or(fdb.RunningVersion(o.status), cr.Spec.ForProvider.Version)) {
+	version := cmp.Or(fdb.RunningVersion(o.status), cr.Spec.ForProvider.Version)
+	if !differs(want, running, version) {
 		return nil
 	}
 	a := &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift"}
 	details := map[string]any{}
 	message := fmt.Sprintf("changed the database configuration to %s %s", want.RedundancyMode, want.StorageEngine)
-	if version := cmp.Or(fdb.RunningVersion(o.status), cr.Spec.ForProvider.Version); !sameEngine(want.StorageEngine, running.StorageEngine, version) {
+	if !sameEngine(want.StorageEngine, running.StorageEngine, version) {
 		if want.StorageMigrationType == fdb.StorageMigrationDisabled {
 			return wait("spec.forProvider.databaseConfiguration.storageMigrationType is disabled: FoundationDB refuses to change the storage engine from %s to %s",
 				running.StorageEngine, want.StorageEngine)
 		}
 		want = migrationConfiguration(want, running)
+		migration := cmp.Or(want.StorageMigrationType, running.StorageMigrationType)
 		maps.Copy(details, map[string]any{
 			policy.DetailChangesStorageEngine: true,
 			policy.DetailFromStorageEngine:    running.StorageEngine,
 			policy.DetailToStorageEngine:      want.StorageEngine,
-			policy.DetailStorageMigrationType: cmp.Or(want.StorageMigrationType, running.StorageMigrationType),
+			policy.DetailStorageMigrationType: migration,
 		})
-		message += fmt.Sprintf(" (storage servers migrate from %s, storage_migration_type %s)", running.StorageEngine, cmp.Or(want.StorageMigrationType, running.StorageMigrationType))
+		message += fmt.Sprintf(" (storage servers migrate from %s, storage_migration_type %s)", running.StorageEngine, migration)
 	}
 	if policy.DesiredFaultTolerance(string(want.RedundancyMode)) < policy.DesiredFaultTolerance(string(running.RedundancyMode)) {
 		maps.Copy(details, map[string]any{
