@@ -10,9 +10,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 )
 
-// roleStorage is the role of a storage server in a process's roles.
-const roleStorage = "storage"
-
 // migrationConfiguration is want, the configuration of the spec, with what
 // changing the storage engine of a running database needs: FoundationDB
 // refuses an engine change while storage_migration_type is disabled (its
@@ -51,7 +48,7 @@ func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
 	for _, p := range s.Cluster.Processes {
 		servers, migrated := 0, true
 		for _, r := range p.Roles {
-			if r.Role != roleStorage {
+			if r.Role != fdb.RoleStorage {
 				continue
 			}
 			if r.StorageMetadata == nil || r.StorageMetadata.StorageEngine == "" {

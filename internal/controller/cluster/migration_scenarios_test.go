@@ -69,7 +69,7 @@ func oldEngineServers(st *fdb.Status, engine string) int {
 	n := 0
 	for _, p := range st.Cluster.Processes {
 		for _, r := range p.Roles {
-			if r.Role == "storage" && (r.StorageMetadata == nil || r.StorageMetadata.StorageEngine != engine) {
+			if r.Role == fdb.RoleStorage && (r.StorageMetadata == nil || r.StorageMetadata.StorageEngine != engine) {
 				n++
 			}
 		}

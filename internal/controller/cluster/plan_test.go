@@ -337,7 +337,7 @@ func storageEngines(old string, ids ...string) mutation {
 			if slices.Contains(ids, p.Locality.InstanceID) {
 				engine = old
 			}
-			p.Roles = []fdb.ProcessRole{{Role: roleStorage, StorageMetadata: &fdb.StorageMetadata{StorageEngine: engine}}}
+			p.Roles = []fdb.ProcessRole{{Role: fdb.RoleStorage, StorageMetadata: &fdb.StorageMetadata{StorageEngine: engine}}}
 			o.status.Cluster.Processes[k] = p
 		}
 	}
@@ -813,7 +813,7 @@ func TestPlanSteps(t *testing.T) {
 				c.StorageEngine, c.StorageMigrationType = "ssd-redwood-1", fdb.StorageMigrationAggressive
 			}, storageEngines("ssd-2"), func(_ *v1alpha1.Cluster, o *observation) {
 				k, p := processOf(o, "storage-1")
-				p.Roles = append(p.Roles, fdb.ProcessRole{Role: "storage", StorageMetadata: &fdb.StorageMetadata{StorageEngine: "ssd-2"}})
+				p.Roles = append(p.Roles, fdb.ProcessRole{Role: fdb.RoleStorage, StorageMetadata: &fdb.StorageMetadata{StorageEngine: "ssd-2"}})
 				o.status.Cluster.Processes[k] = p
 			}},
 			want: waiting("storage servers migrating to ssd-redwood-1: 4 of 5 storage processes run only it"),
