@@ -128,13 +128,15 @@ func TestDisruptionBudgetFollowsTheCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pods := &corev1.PodList{}
-		if err := env.Client.List(ctx, pods, client.InNamespace(cr.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-			t.Fatal(err)
-		}
-		if len(pods.Items) != len(groupsOf(t, cr)) {
-			t.Errorf("the budget selects %d pods, want the %d of the Cluster's groups", len(pods.Items), len(groupsOf(t, cr)))
-		}
+		// A group added has its pod a moment after the budget counts it.
+		eventually(t, 60*time.Second, "the budget selecting each group's pod", func() (bool, string) {
+			pods := &corev1.PodList{}
+			if err := env.Client.List(ctx, pods, client.InNamespace(cr.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+				return false, err.Error()
+			}
+			want := len(groupsOf(t, cr))
+			return len(pods.Items) == want, fmt.Sprintf("the budget selects %d pods, want the %d of the Cluster's groups", len(pods.Items), want)
+		})
 		return b
 	}
 
