@@ -47,7 +47,7 @@ PARALLEL ?= 1
 # session's end) runs on where it stopped when run again on the same code,
 # in this sitting or a later one, and sums up every seed. GOGC=400 (for the
 # harness and its control planes) saves about a sixth of a seed's CPU.
-chaos: ## Fault-injection harness: SEEDS seeds from FIRST, PARALLEL at once (CHAOS_SEED=n replays one, CHAOS_TRACE=1 prints traces); summary, violations and their seeds.
+chaos: ## Fault-injection harness: SEEDS seeds from FIRST, PARALLEL at once (CHAOS_SEED=n replays one, CHAOS_WORKLOAD=name on that workload, CHAOS_TRACE=1 prints traces); summary, violations and their seeds.
 	@path=$$(hack/controlplane.sh); ledger=; \
 	if [ -z "$$(git status --porcelain | grep -v -P '^.. (docs/|.*\.md$$|(?!internal/chaos/).*_test\.go$$)' || true)" ]; then \
 	  ledger=$$(pwd)/docs/chaos-ledger/$$(git ls-tree -r HEAD | grep -v -P '\t(docs/|.*\.md$$|(?!internal/chaos/).*_test\.go$$)' | git hash-object --stdin).jsonl; \

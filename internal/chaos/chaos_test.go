@@ -20,6 +20,10 @@ const (
 	SeedsEnv = "CHAOS_SEEDS"
 	// SeedEnv replays one seed.
 	SeedEnv = "CHAOS_SEED"
+	// WorkloadEnv, with SeedEnv, names the workload the seed runs instead
+	// of the one whose turn it is: a violation names its workload, so that
+	// it replays after workloads were added.
+	WorkloadEnv = "CHAOS_WORKLOAD"
 	// TraceEnv, when set, prints every run's trace.
 	TraceEnv = "CHAOS_TRACE"
 	// FirstEnv is the first seed of the budget (1 when unset).
@@ -47,10 +51,18 @@ func TestMain(m *testing.M) { testenv.Main(m, &env) }
 // runs counts the runs of this binary, for unique namespaces.
 var runs atomic.Int64
 
-// runSeed runs seed's workload (seeds take the workloads in turn) on e.
+// runSeed runs seed's workload (seeds take the workloads in turn, unless
+// a replay names one) on e.
 func runSeed(t *testing.T, e *testenv.Env, seed uint64) *Report {
 	t.Helper()
 	w := Workloads[seed%uint64(len(Workloads))]
+	if name := os.Getenv(WorkloadEnv); name != "" && os.Getenv(SeedEnv) != "" {
+		i := slices.IndexFunc(Workloads, func(w Workload) bool { return w.Name == name })
+		if i < 0 {
+			t.Fatalf("%s=%q: no such workload", WorkloadEnv, name)
+		}
+		w = Workloads[i]
+	}
 	rep, err := Run(context.Background(), e, seed, w, DefaultSteps, fmt.Sprintf("chaos-%d-%d", seed, runs.Add(1)))
 	if err != nil {
 		t.Errorf("seed %d: %v", seed, err)

@@ -38,22 +38,23 @@ type Report struct {
 // A Violation is a broken invariant, with the step it broke at and what
 // led to it.
 type Violation struct {
-	Seed   uint64
-	Step   int
-	Check  string
-	Detail string
+	Seed     uint64
+	Workload string
+	Step     int
+	Check    string
+	Detail   string
 	// Recent are the trace lines up to the step.
 	Recent []string
 }
 
 func (v Violation) String() string {
-	return fmt.Sprintf("seed %d step %d %s: %s (replay: CHAOS_SEED=%d)", v.Seed, v.Step, v.Check, v.Detail, v.Seed)
+	return fmt.Sprintf("seed %d step %d %s: %s (replay: CHAOS_SEED=%d CHAOS_WORKLOAD=%s)", v.Seed, v.Step, v.Check, v.Detail, v.Seed, v.Workload)
 }
 
 // violate records a violation at the current step.
 func (r *run) violate(check, detail string) {
 	from := max(len(r.trace)-recent, 0)
-	r.report.Violations = append(r.report.Violations, Violation{Seed: r.seed, Step: r.step, Check: check, Detail: detail,
+	r.report.Violations = append(r.report.Violations, Violation{Seed: r.seed, Workload: r.report.Workload, Step: r.step, Check: check, Detail: detail,
 		Recent: slices.Clone(r.trace[from:])})
 	r.log("VIOLATION %s: %s", check, detail)
 }

@@ -10,5 +10,5 @@ func FromAPI(g *v1alpha1.DisruptionGrant) *Grant {
 	if g == nil {
 		return nil
 	}
-	return &Grant{Domain: g.Domain, Generation: g.Generation, VolatileFirst: g.VolatileFirst}
+	return &Grant{Domain: g.Domain, Generation: g.Generation, VolatileFirst: g.VolatileFirst, DisruptedOnly: g.DisruptedOnly}
 }

@@ -116,14 +116,25 @@ func TestNext(t *testing.T) {
 			want:       want{grant: &Grant{Domain: "zone-b", Generation: 1}},
 		},
 		"KeepWhileAnotherDomainDisrupted": {
-			reason:  "A grant whose domain still wants a disruption is kept even while another domain is disrupted.",
+			reason:  "A grant whose domain still wants a disruption is kept while another domain is disrupted, for its disrupted members only: its serving ones wait.",
 			current: &Grant{Domain: "zone-b", Generation: 1},
 			members: []Member{
 				{Group: "storage-1", Zone: "zone-a", Disrupted: true},
 				{Group: "storage-2", Zone: "zone-b", Wants: true},
 			},
 			generation: 1,
-			want:       want{grant: &Grant{Domain: "zone-b", Generation: 1}},
+			want:       want{grant: &Grant{Domain: "zone-b", Generation: 1, DisruptedOnly: true}},
+		},
+		"KeepComingBackWhileAnotherDomainDisrupted": {
+			reason:  "A grant whose domain's pods come back is kept while another domain is disrupted, for its disrupted members only.",
+			current: &Grant{Domain: "zone-b", Generation: 1},
+			members: []Member{
+				{Group: "storage-1", Zone: "zone-a", Disrupted: true},
+				{Group: "storage-2", Zone: "zone-b", Disrupted: true},
+				{Group: "storage-3", Zone: "zone-b", Wants: true},
+			},
+			generation: 1,
+			want:       want{grant: &Grant{Domain: "zone-b", Generation: 1, DisruptedOnly: true}},
 		},
 		"RevokeAndGrantNext": {
 			reason:  "A grant whose domain is done is revoked and the next domain is granted.",
@@ -154,14 +165,37 @@ func TestNext(t *testing.T) {
 			want:       want{grant: &Grant{Domain: "zone-a", Generation: 1}},
 		},
 		"TwoDomainsDisrupted": {
-			reason: "While two domains are disrupted no new grant is made, and why names them.",
+			reason: "While two domains are disrupted and none of their disrupted members wants a disruption, no grant is made, and why names them.",
 			members: []Member{
 				{Group: "storage-1", Zone: "zone-a", Wants: true},
 				{Group: "storage-2", Zone: "zone-c", Disrupted: true},
-				{Group: "storage-3", Zone: "zone-b", Disrupted: true, Wants: true},
+				{Group: "storage-3", Zone: "zone-b", Disrupted: true},
+				{Group: "storage-4", Zone: "zone-b", Wants: true},
 			},
 			generation: 1,
 			want:       want{why: "waiting for fault domains zone-b, zone-c to recover before disrupting another"},
+		},
+		"LeftBehindInTwoDomains": {
+			reason: "While two domains are disrupted, the lowest whose disrupted member wants a disruption is granted for its disrupted members only (an upgrade's processes left behind in two zones, chaos seed 1519).",
+			members: []Member{
+				{Group: "storage-1", Zone: "zone-a"},
+				{Group: "log-2", Zone: "zone-b", Wants: true},
+				{Group: "storage-2", Zone: "zone-b", Disrupted: true, Wants: true},
+				{Group: "log-3", Zone: "zone-c", Disrupted: true, Wants: true},
+				{Group: "storage-3", Zone: "zone-c", Disrupted: true, Wants: true},
+			},
+			generation: 3,
+			want:       want{grant: &Grant{Domain: "zone-b", Generation: 3, DisruptedOnly: true}},
+		},
+		"DisruptedOnlyIsNotVolatileFirst": {
+			reason: "A grant for disrupted members only is not VolatileFirst: the pods it lets go serve nothing a log could be recruited onto.",
+			members: []Member{
+				{Group: "stateless-1", Zone: "zone-b", Wants: true, Volatile: true},
+				{Group: "storage-2", Zone: "zone-b", Disrupted: true, Wants: true},
+				{Group: "storage-3", Zone: "zone-c", Disrupted: true},
+			},
+			generation: 1,
+			want:       want{grant: &Grant{Domain: "zone-b", Generation: 1, DisruptedOnly: true}},
 		},
 		"OneDisruptedDomainWants": {
 			reason: "The only disrupted domain is granted when one of its members wants a disruption, though another domain sorts first.",
@@ -195,7 +229,7 @@ func TestNext(t *testing.T) {
 		"ZonelessGroupsDisrupted": {
 			reason: "Two disrupted groups without a zone are two disrupted domains.",
 			members: []Member{
-				{Group: "log-1", Disrupted: true, Wants: true},
+				{Group: "log-1", Disrupted: true},
 				{Group: "log-2", Disrupted: true},
 				{Group: "storage-1", Zone: "zone-a", Wants: true},
 			},
@@ -232,47 +266,46 @@ func orders(rng *rand.Rand, members []Member) [][]Member {
 
 func TestAllows(t *testing.T) {
 	cases := map[string]struct {
-		reason   string
-		grant    *Grant
-		gen      int64
-		planned  int64
-		domain   string
-		volatile bool
-		want     bool
+		reason  string
+		grant   *Grant
+		gen     int64
+		planned int64
+		member  Member
+		want    bool
 	}{
 		"NoGrant": {
 			reason:  "Without a grant nothing is allowed.",
 			gen:     1,
 			planned: 1,
-			domain:  "zone-a",
+			member:  Member{Group: "storage-1", Zone: "zone-a"},
 		},
 		"OtherDomain": {
 			reason:  "A grant allows only its own domain.",
 			grant:   &Grant{Domain: "zone-b", Generation: 1},
 			gen:     1,
 			planned: 1,
-			domain:  "zone-a",
+			member:  Member{Group: "storage-1", Zone: "zone-a"},
 		},
 		"GrantFromOlderGeneration": {
 			reason:  "A grant made before the latest spec change allows nothing until the Cluster renews it.",
 			grant:   &Grant{Domain: "zone-a", Generation: 1},
 			gen:     2,
 			planned: 2,
-			domain:  "zone-a",
+			member:  Member{Group: "storage-1", Zone: "zone-a"},
 		},
 		"PlannedAgainstOlderGeneration": {
 			reason:  "A group that planned against an older Cluster may not act on a current grant.",
 			grant:   &Grant{Domain: "zone-a", Generation: 2},
 			gen:     2,
 			planned: 1,
-			domain:  "zone-a",
+			member:  Member{Group: "storage-1", Zone: "zone-a"},
 		},
 		"Granted": {
 			reason:  "A current grant for the group's domain, planned against the current Cluster, allows the disruption.",
 			grant:   &Grant{Domain: "zone-a", Generation: 2},
 			gen:     2,
 			planned: 2,
-			domain:  "zone-a",
+			member:  Member{Group: "storage-1", Zone: "zone-a"},
 			want:    true,
 		},
 		"VolatileFirstHoldsTheOthers": {
@@ -280,23 +313,52 @@ func TestAllows(t *testing.T) {
 			grant:   &Grant{Domain: "zone-a", Generation: 2, VolatileFirst: true},
 			gen:     2,
 			planned: 2,
-			domain:  "zone-a",
+			member:  Member{Group: "storage-1", Zone: "zone-a"},
 		},
 		"VolatileFirstAllowsVolatile": {
-			reason:   "While the grant is for the domain's volatile groups first, a volatile group may go.",
-			grant:    &Grant{Domain: "zone-a", Generation: 2, VolatileFirst: true},
-			gen:      2,
-			planned:  2,
-			domain:   "zone-a",
-			volatile: true,
-			want:     true,
+			reason:  "While the grant is for the domain's volatile groups first, a volatile group may go.",
+			grant:   &Grant{Domain: "zone-a", Generation: 2, VolatileFirst: true},
+			gen:     2,
+			planned: 2,
+			member:  Member{Group: "stateless-1", Zone: "zone-a", Volatile: true},
+			want:    true,
+		},
+		"DisruptedOnlyHoldsTheServing": {
+			reason:  "While the grant is for the domain's disrupted groups only, a group that serves waits.",
+			grant:   &Grant{Domain: "zone-a", Generation: 2, DisruptedOnly: true},
+			gen:     2,
+			planned: 2,
+			member:  Member{Group: "storage-1", Zone: "zone-a", Wants: true},
+		},
+		"DisruptedOnlyAllowsDisrupted": {
+			reason:  "While the grant is for the domain's disrupted groups only, a disrupted group may go.",
+			grant:   &Grant{Domain: "zone-a", Generation: 2, DisruptedOnly: true},
+			gen:     2,
+			planned: 2,
+			member:  Member{Group: "storage-1", Zone: "zone-a", Disrupted: true},
+			want:    true,
+		},
+		"DisruptedOnlyAllowsAnotherDomain": {
+			reason:  "A grant for disrupted groups only allows them in every domain: recreating a pod that serves nothing disrupts no domain not disrupted already.",
+			grant:   &Grant{Domain: "zone-a", Generation: 2, DisruptedOnly: true},
+			gen:     2,
+			planned: 2,
+			member:  Member{Group: "storage-3", Zone: "zone-c", Disrupted: true},
+			want:    true,
+		},
+		"DisruptedOnlyOfOlderGeneration": {
+			reason:  "A grant for disrupted groups only, made before the latest spec change, allows nothing.",
+			grant:   &Grant{Domain: "zone-a", Generation: 1, DisruptedOnly: true},
+			gen:     2,
+			planned: 2,
+			member:  Member{Group: "storage-3", Zone: "zone-c", Disrupted: true},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Allows(tc.grant, tc.gen, tc.planned, tc.domain, tc.volatile)
+			got := Allows(tc.grant, tc.gen, tc.planned, tc.member)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("\n%s\nAllows(%v, %d, %d, %q, %v): -want, +got:\n%s", tc.reason, tc.grant, tc.gen, tc.planned, tc.domain, tc.volatile, diff)
+				t.Errorf("\n%s\nAllows(%v, %d, %d, %+v): -want, +got:\n%s", tc.reason, tc.grant, tc.gen, tc.planned, tc.member, diff)
 			}
 		})
 	}

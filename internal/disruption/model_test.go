@@ -8,9 +8,11 @@ import (
 
 // This file models the Kubernetes world the Cluster and ProcessGroup
 // controllers run in: an API server holding the Cluster and the pods,
-// informer caches that lag it, and reconciles that interleave. It drives the
-// real Next and Allows and checks that the groups never disrupt two fault
-// domains at once, and that every pod ends up running the latest spec.
+// informer caches that lag it, reconciles that interleave, and pods whose
+// processes stop reporting on their own, some until they are recreated. It
+// drives the real Next and Allows and checks that the groups never disrupt
+// two fault domains at once (deleting a pod that does not run disrupts
+// nothing more), and that every pod ends up running the latest spec.
 
 // podState is the phase of a group's pod on the API server.
 type podState int
@@ -19,6 +21,10 @@ const (
 	podGone podState = iota
 	podStarting
 	podRunning
+	// podLeftBehind runs but its processes do not report, and will not
+	// until the pod is recreated (an upgrade's processes left behind on
+	// the old version): it wants a disruption whatever its spec.
+	podLeftBehind
 )
 
 // pod is one incarnation of a group's pod.
@@ -39,6 +45,12 @@ type cluster struct {
 type world struct {
 	cluster cluster
 	pods    []pod // indexed like modelGroups
+}
+
+// wants reports whether the pod wants a disruption under a Cluster of
+// generation gen: it exists and its spec drifted, or it was left behind.
+func (p pod) wants(gen int64) bool {
+	return p.state == podLeftBehind || p.state != podGone && p.generation != gen
 }
 
 // clone returns a copy of w that shares nothing mutable with it.
@@ -97,6 +109,7 @@ type caches struct {
 const (
 	maxCacheLag       = 20 // events a cache may lag the API server
 	specChangePercent = 2  // chance of a spec change per event while the spec changes
+	crashPermille     = 5  // chance per thousand events, while the spec changes, that a running pod's processes stop reporting
 	clusterPercent    = 25 // chance of a Cluster reconcile per event
 	groupPercent      = 45 // chance of a group reconcile per event; the rest are kubelet steps
 	changingEvents    = 2000
@@ -165,6 +178,8 @@ func (m *model) step(changing bool) {
 	case changing && r < specChangePercent:
 		m.live().cluster.generation++
 		m.live().cluster.version++
+	case changing && m.rng.IntN(1000) < crashPermille:
+		m.crash(m.rng.IntN(len(m.groups)))
 	case r < clusterPercent:
 		m.reconcileCluster()
 	case r < clusterPercent+groupPercent:
@@ -185,7 +200,7 @@ func (m *model) reconcileCluster() {
 		members[i] = Member{
 			Group:     g.id,
 			Zone:      g.zone,
-			Wants:     pods[i].state != podGone && pods[i].generation != c.generation,
+			Wants:     pods[i].wants(c.generation),
 			Disrupted: pods[i].state != podRunning,
 		}
 	}
@@ -211,21 +226,26 @@ func (m *model) reconcileGroup(i int) {
 	switch {
 	case mine.state == podGone && live.pods[i].state == podGone:
 		live.pods[i] = pod{uid: m.newUID(), generation: c.generation, state: podStarting}
-	case mine.state != podGone && mine.generation != c.generation && m.mayDelete(i, c, pods):
+	case mine.wants(c.generation) && m.mayDelete(i, c, pods):
+		// Deleting a pod that does not run (its processes stopped
+		// reporting) disrupts no domain that was not disrupted already.
+		m.deleted[i] = live.pods[i].state == podRunning
 		live.pods[i] = pod{}
-		m.deleted[i] = true
 	}
 }
 
 // mayDelete reports whether group i, whose informers show c and pods, may
 // delete its drifted pod now.
 func (m *model) mayDelete(i int, c cluster, pods []pod) bool {
-	domain, live := DomainOf(m.groups[i].zone, m.groups[i].id), m.live()
+	live := m.live()
+	member := Member{Group: m.groups[i].id, Zone: m.groups[i].zone}
 	switch m.variant.groups {
 	case grantLive:
-		return live.pods[i].uid == pods[i].uid && Allows(live.cluster.grant, live.cluster.generation, c.generation, domain, false)
+		member.Disrupted = live.pods[i].state != podRunning
+		return live.pods[i].uid == pods[i].uid && Allows(live.cluster.grant, live.cluster.generation, c.generation, member)
 	case grantCached:
-		return Allows(c.grant, c.generation, c.generation, domain, false)
+		member.Disrupted = pods[i].state != podRunning
+		return Allows(c.grant, c.generation, c.generation, member)
 	}
 	return m.zoneFree(i, c, pods)
 }
@@ -245,6 +265,18 @@ func (m *model) zoneFree(i int, c cluster, pods []pod) bool {
 		}
 	}
 	return true
+}
+
+// crash stops group i's running pod's processes: it is disrupted, not by
+// a group, until the kubelet runs it again or, for one left behind, until
+// it is recreated.
+func (m *model) crash(i int) {
+	if p := &m.live().pods[i]; p.state == podRunning {
+		p.state = podStarting
+		if m.rng.IntN(2) == 0 {
+			p.state = podLeftBehind
+		}
+	}
 }
 
 // runKubelet starts group i's pod when it is starting.
@@ -313,15 +345,16 @@ func TestModel(t *testing.T) {
 			variant: variant{groups: grantLive},
 		},
 		"GroupsTrustCachedGrant": {
-			reason: "The live read and the UID precondition are not what keeps this model safe: each group alone creates and deletes its pod, " +
-				"informers never go back in time, and the Cluster's status is written under its resourceVersion.",
-			variant: variant{groups: grantCached},
+			reason: "A group that judges from its cache whether its pod serves nothing deletes, under a grant for disrupted groups only, " +
+				"a pod that runs again: the group must see its own pod live.",
+			variant:       variant{groups: grantCached},
+			wantViolation: true,
 		},
 		"BlindStatusWrite": {
-			reason: "Written without its resourceVersion, a grant the Cluster computed from a cache that does not yet show its own last write " +
-				"replaces a newer grant while that grant's domain is disrupted.",
-			variant:       variant{groups: grantLive, blindStatusWrite: true},
-			wantViolation: true,
+			reason: "A grant moves only once its domain is done and is for disrupted groups only while another domain is disrupted, so even " +
+				"written without its resourceVersion from a cache that lags the Cluster's own last write it disrupts no second domain: " +
+				"the pods the Cluster sees recompute the same domain, or a grant for disrupted groups only.",
+			variant: variant{groups: grantLive, blindStatusWrite: true},
 		},
 		"ZoneFreeFromCache": {
 			reason:        "Groups that judge from their own stale caches whether their domain may go disrupt two domains at once.",

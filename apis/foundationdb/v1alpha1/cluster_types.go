@@ -661,6 +661,11 @@ type DisruptionGrant struct {
 	// others wait, so that no transaction log is recruited onto a pod about
 	// to go.
 	VolatileFirst bool `json:"volatileFirst,omitempty"`
+	// DisruptedOnly is true while another fault domain is disrupted too:
+	// only groups whose pod does not run, or none of whose processes
+	// report, may recreate their pods then, in any domain (recreating one
+	// disrupts nothing more); the others wait for the domains to recover.
+	DisruptedOnly bool `json:"disruptedOnly,omitempty"`
 	// Since is when the domain was granted.
 	Since metav1.Time `json:"since"`
 }

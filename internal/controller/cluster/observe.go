@@ -503,7 +503,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 		at.GlobalLock = l
 	}
 	if g := o.grant; g != nil {
-		at.Disruption = &v1alpha1.DisruptionGrant{Domain: g.Domain, Generation: g.Generation, VolatileFirst: g.VolatileFirst, Since: now}
+		at.Disruption = &v1alpha1.DisruptionGrant{Domain: g.Domain, Generation: g.Generation, VolatileFirst: g.VolatileFirst, DisruptedOnly: g.DisruptedOnly, Since: now}
 		if p := previous.Disruption; p != nil && p.Domain == g.Domain {
 			at.Disruption.Since = p.Since
 		}

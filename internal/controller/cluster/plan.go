@@ -956,6 +956,9 @@ func disruptionStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	case o.grant != nil && foreign != "":
 		return wait("fault domain %s waits to recreate its pods: zone %s is under a maintenance this Cluster did not set (another Cluster of the database, or an operator), until it ends",
 			o.grant.Domain, foreign)
+	case o.grant != nil && o.grant.DisruptedOnly:
+		return wait("fault domain %s holds the disruption grant (generation %d) while another domain is disrupted too: only pods that serve nothing may be recreated, in any domain",
+			o.grant.Domain, o.grant.Generation)
 	case o.grant != nil:
 		return wait("fault domain %s may recreate its pods (disruption grant of generation %d)", o.grant.Domain, o.grant.Generation)
 	case o.holdWhy != "":

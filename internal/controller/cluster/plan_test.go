@@ -931,6 +931,13 @@ func TestPlanSteps(t *testing.T) {
 			mutate: []mutation{granted("b", 1)},
 			want:   waiting("fault domain b may recreate its pods (disruption grant of generation 1)"),
 		},
+		"DisruptionGrantForTheDisruptedOnly": {
+			reason: "While another domain is disrupted too the grant lets only pods that serve nothing go, and the cluster says so.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, o *observation) {
+				o.members, o.grant = o.disruptionMembers(cr), &disruption.Grant{Domain: "b", Generation: 1, DisruptedOnly: true}
+			}},
+			want: waiting("fault domain b holds the disruption grant (generation 1) while another domain is disrupted too: only pods that serve nothing may be recreated, in any domain"),
+		},
 		"DisruptionHold": {
 			reason: "While no domain may be disrupted the cluster waits and says why.",
 			mutate: []mutation{func(_ *v1alpha1.Cluster, o *observation) {

@@ -34,6 +34,7 @@ const (
 	msgNoMaintenance  = "zone %s holds the disruption grant but the database status does not show it under maintenance yet"
 	msgMaintenanceLow = "zone %s is under maintenance for %.0fs more, less than the %ds a recreated pod is given to come back: waiting for the Cluster to set it again"
 	msgVolatileFirst  = "fault domain %s holds the disruption grant for its groups without a volume first: a transaction log recruited onto one of their pods while this one is down would go with it"
+	msgDisruptedOnly  = "fault domain %s holds the disruption grant while another domain is disrupted too: only pods that serve nothing may be recreated, and this one's processes report (or the status cannot show that none do)"
 )
 
 // external works against one ProcessGroup's pod, volume and processes
@@ -99,11 +100,12 @@ func (e *external) Observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (mana
 // grant says why the group may not disrupt its pod now ("" when it may),
 // for a group whose pod's spec drifted. It reads the Cluster fresh from the
 // API server, not from the cache: the group acts only while the Cluster's
-// disruption grant names its fault domain, under the generation of the
-// Cluster this reconcile planned against, and, for a zone, while the status
-// read in this reconcile shows the zone under maintenance (which the
-// Cluster sets for it), so that its data waits for the pod instead of
-// being re-replicated.
+// disruption grant allows it (disruption.Allows), under the generation of
+// the Cluster this reconcile planned against, and, when the grant names its
+// zone, while the status read in this reconcile shows the zone under
+// maintenance (which the Cluster sets for it), so that its data waits for
+// the pod instead of being re-replicated. A grant for disrupted groups only
+// lets a group whose pod serves nothing go in any domain.
 func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *observation) (string, error) {
 	if e.clusterGone || pg.GetDeletionTimestamp() != nil || !o.recreates() {
 		return "", nil
@@ -112,22 +114,31 @@ func (e *external) grant(ctx context.Context, pg *v1alpha1.ProcessGroup, o *obse
 	if err := e.Live.Get(ctx, client.ObjectKeyFromObject(e.cluster), live); err != nil {
 		return "", errors.Wrap(err, errGetCluster)
 	}
-	g, domain := disruption.FromAPI(live.Status.AtProvider.Disruption), disruption.DomainOf(pg.Zone(), o.id)
-	volatile := !pg.Spec.ForProvider.ProcessClass.IsStateful()
-	allowed := disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain, volatile)
-	switch {
-	case allowed && disruption.IsZone(domain):
-		return maintenanceWait(o, domain), nil
-	case allowed:
-		return "", nil
-	case g == nil:
-		return msgNoGrant, nil
-	case g.Domain != domain:
-		return fmt.Sprintf(msgOtherDomain, g.Domain, domain), nil
-	case disruption.Allows(g, live.GetGeneration(), e.cluster.GetGeneration(), domain, true):
-		return fmt.Sprintf(msgVolatileFirst, domain), nil
+	g := disruption.FromAPI(live.Status.AtProvider.Disruption)
+	me := disruption.Member{Group: o.id, Zone: pg.Zone(), Volatile: !pg.Spec.ForProvider.ProcessClass.IsStateful(), Disrupted: o.servesNothing()}
+	if why := grantWait(g, live.GetGeneration(), e.cluster.GetGeneration(), me); why != "" || g.Domain != me.Domain() || !disruption.IsZone(g.Domain) {
+		return why, nil
 	}
-	return fmt.Sprintf(msgStaleGrant, g.Generation, e.cluster.GetGeneration()), nil
+	return maintenanceWait(o, g.Domain), nil
+}
+
+// grantWait says why group me may not disrupt its pod under grant g, read
+// with the Cluster's generation gen, when it planned against generation
+// planned ("" when it may: disruption.Allows).
+func grantWait(g *disruption.Grant, gen, planned int64, me disruption.Member) string {
+	switch {
+	case disruption.Allows(g, gen, planned, me):
+		return ""
+	case g == nil:
+		return msgNoGrant
+	case g.Domain != me.Domain() && !g.DisruptedOnly:
+		return fmt.Sprintf(msgOtherDomain, g.Domain, me.Domain())
+	case g.Generation != gen || g.Generation != planned:
+		return fmt.Sprintf(msgStaleGrant, g.Generation, planned)
+	case g.DisruptedOnly:
+		return fmt.Sprintf(msgDisruptedOnly, g.Domain)
+	}
+	return fmt.Sprintf(msgVolatileFirst, g.Domain)
 }
 
 // maintenanceWait says why the group may not recreate its pod in zone yet

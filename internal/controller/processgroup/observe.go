@@ -159,6 +159,18 @@ func (o *observation) running() bool {
 	return o.pod != nil && o.pod.DeletionTimestamp == nil && o.pod.Status.Phase == corev1.PodRunning && o.pod.Status.PodIP != ""
 }
 
+// servesNothing reports whether the group's pod does not run or, in a
+// status whose view is complete, none of its processes report
+// (fdb.ReportingOf): recreating it disrupts nothing the database still has.
+// Without such a status that is not known: false.
+func (o *observation) servesNothing() bool {
+	if !o.running() {
+		return true
+	}
+	n, ok := fdb.ReportingOf(o.status, o.id, o.pod.Status.PodIP)
+	return ok && n == 0
+}
+
 // notRunning says why pod p, which does not run, does not: the
 // scheduler's reason when it could not place it (its PodScheduled
 // condition False, e.g. "Unschedulable: 0/6 nodes are available: ..."),
