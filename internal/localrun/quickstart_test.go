@@ -31,7 +31,8 @@ import (
 // cluster asks of them (podsCanStart), fail a node that runs a storage
 // pod and heal it (nodeFailure), drain two nodes against the Cluster's
 // PodDisruptionBudget (drainOneDomainAtATime), migrate its storage to two storage
-// servers per pod (densityMigration), scale its storage down from 5 to 3
+// servers per pod (densityMigration), replace the groups of a node tainted
+// for planned maintenance (taintReplacement), scale its storage down from 5 to 3
 // (with the policies' recovery-time thresholds lowered, so it takes seconds
 // instead of minutes), see the two storage process groups and their pods
 // go, stop, and find no process of the run left. Before it stops, it checks
@@ -73,6 +74,7 @@ func TestQuickstart(t *testing.T) {
 	t.Run("DrainTakesOneFaultDomainAtATime", func(t *testing.T) { drainOneDomainAtATime(ctx, t, r, key) })
 
 	t.Run("StorageDensityMigratesByReplacement", func(t *testing.T) { densityMigration(ctx, t, r, p, key) })
+	t.Run("TaintedNodesGroupsAreReplacedBeforeItsDrain", func(t *testing.T) { taintReplacement(ctx, t, r, p, key) })
 	t.Run("PatchUpgradeRollsThePods", func(t *testing.T) { upgradePatch(ctx, t, r, p, key) })
 
 	cr := &v1alpha1.Cluster{}

@@ -53,6 +53,20 @@ const (
 	// node-local volume on a failed node), so its pod cannot come back
 	// before its node does.
 	DetailVolumeStranded = "volumeStranded"
+	// DetailNodeTainted (ReplaceProcessGroup): the automatic replacement
+	// is of groups whose nodes carry a taint the Cluster's
+	// automation.taintReplacements names (planned maintenance), not of
+	// failed ones; DetailTaintedSeconds is how long the most recently
+	// tainted of them has been, DetailTaintDurationSeconds the longest
+	// duration their taints' entries ask for.
+	DetailNodeTainted          = "nodeTainted"
+	DetailTaintedSeconds       = "taintedSeconds"
+	DetailTaintDurationSeconds = "taintDurationSeconds"
+	// DetailFaultDomain (ReplaceProcessGroup, nodeTainted): the fault
+	// domain of the groups to replace; DetailFaultDomainsReplacing the
+	// fault domains of the groups being replaced already, sorted.
+	DetailFaultDomain           = "faultDomain"
+	DetailFaultDomainsReplacing = "faultDomainsReplacing"
 	// DetailIsLastRunningBackup (StopBackup): whether no other backup of the
 	// cluster is running.
 	DetailIsLastRunningBackup = "isLastRunningBackup"

@@ -280,6 +280,34 @@ type AutomationOptions struct {
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=60
 	StuckRemovalSeconds int `json:"stuckRemovalSeconds,omitempty"`
+
+	// TaintReplacements name the node taints that announce planned
+	// maintenance: a process group whose node has carried one for its
+	// durationInSeconds is replaced (a new group first, then the old one
+	// excluded, drained and removed) before the node is drained, within
+	// maxConcurrentReplacements and one fault domain at a time. A cordoned
+	// node carries node.kubernetes.io/unschedulable. Empty: taints are
+	// ignored (the FoundationDB operator's taintReplacementOptions).
+	// +optional
+	// +listType=map
+	// +listMapKey=key
+	// +kubebuilder:validation:MaxItems=32
+	TaintReplacements []TaintReplacement `json:"taintReplacements,omitempty"`
+}
+
+// A TaintReplacement names a node taint key that gets the process groups
+// on a node carrying it replaced.
+type TaintReplacement struct {
+	// Key of the taint; "*" matches every key that no other entry names.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^([-._/a-zA-Z0-9]+|\*)$`
+	Key string `json:"key"`
+
+	// DurationInSeconds is how long the node must have carried the taint
+	// before its groups are replaced.
+	// +kubebuilder:validation:Minimum=0
+	DurationInSeconds int64 `json:"durationInSeconds"`
 }
 
 // LockOptions configure the global lock that serializes the steps with

@@ -7,7 +7,7 @@ import (
 
 // ProcessGroupConditionType is a FoundationDB-operator-style condition of a
 // process group.
-// +kubebuilder:validation:Enum=MissingPod;MissingPVC;MissingService;MissingProcesses;PodPending;PodFailing;IncorrectPodSpec;IncorrectCommandLine;IncorrectConfigMap;ProcessIsMarkedAsExcluded;ResourcesTerminating;NodeNotReady
+// +kubebuilder:validation:Enum=MissingPod;MissingPVC;MissingService;MissingProcesses;PodPending;PodFailing;IncorrectPodSpec;IncorrectCommandLine;IncorrectConfigMap;ProcessIsMarkedAsExcluded;ResourcesTerminating;NodeNotReady;NodeTainted
 type ProcessGroupConditionType string
 
 // Process-group condition types.
@@ -24,6 +24,11 @@ const (
 	ProcessIsMarkedAsExcluded ProcessGroupConditionType = "ProcessIsMarkedAsExcluded"
 	ResourcesTerminating      ProcessGroupConditionType = "ResourcesTerminating"
 	NodeNotReady              ProcessGroupConditionType = "NodeNotReady"
+	// NodeTainted: the pod's node carries a taint the Cluster's
+	// automation.taintReplacements names (the operator's
+	// NodeTaintDetected); since the earlier of when the group first saw it
+	// and the taint's timeAdded.
+	NodeTainted ProcessGroupConditionType = "NodeTainted"
 )
 
 // ProcessGroupCondition is a condition of a process group and when it began.

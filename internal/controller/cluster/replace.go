@@ -17,6 +17,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/nodetaint"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -60,11 +61,16 @@ var failures = []v1alpha1.ProcessGroupConditionType{
 // early is true for a failed group replaced before the failure detection
 // time because its volume cannot follow its pod to a Ready node: whether
 // that may start now is its policy's decision.
+// tainted is set for a group replaced because its node carries a taint
+// automation.taintReplacements names, for long enough: for tainted, of the
+// entry's after.
 type replacement struct {
 	why       string
 	automatic bool
 	early     bool
 	failed    time.Duration
+	tainted   bool
+	after     time.Duration
 }
 
 // planned reports whether pg is down by the provider's own doing: its
@@ -100,7 +106,9 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // heals before the deadline is left alone, unless its volume is stranded
 // (it cannot heal before its node does): then it is an early candidate. A
 // group the provider itself takes down (planned) gets the maintenance it
-// sets for that on top of the failure detection time.
+// sets for that on top of the failure detection time. A group whose node
+// announces planned maintenance (nodeTainted) is replaced too, unless it
+// fails.
 func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, plannedZone string, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
@@ -122,7 +130,7 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 		}
 	}
 	if oldest == nil || o.status == nil || reporting[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
-		return replacement{}, false
+		return o.nodeTainted(cr, pg)
 	}
 	lasted := o.now.Sub(oldest.Since.Time)
 	r := replacement{why: fmt.Sprintf("failed: %s since %s", oldest.Type, stamp(oldest.Since)), automatic: true, failed: lasted}
@@ -139,6 +147,29 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 		return r, true
 	}
 	return replacement{}, false
+}
+
+// nodeTainted says whether group pg is to be replaced because its pod's
+// node carries a taint automation.taintReplacements names
+// (nodetaint.Of), since the group's NodeTainted condition began at least
+// the entry's duration ago: the condition dates the taint, the node read in
+// this reconcile shows that it is still there.
+func (o *observation) nodeTainted(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) (replacement, bool) {
+	pod := o.pods[workload.PodName(cr, groupID(pg))]
+	if pod == nil {
+		return replacement{}, false
+	}
+	m, ok := nodetaint.Of(o.nodes[pod.Spec.NodeName], cr.Spec.ForProvider.Automation.TaintReplacements)
+	i := slices.IndexFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == v1alpha1.NodeTainted })
+	if !ok || i < 0 {
+		return replacement{}, false
+	}
+	since := pg.Status.AtProvider.ProcessGroupConditions[i].Since
+	lasted := o.now.Sub(since.Time)
+	if lasted < m.After {
+		return replacement{}, false
+	}
+	return replacement{why: fmt.Sprintf("node %s tainted %s since %s", pod.Spec.NodeName, m.Key, stamp(since)), automatic: true, failed: lasted, tainted: true, after: m.After}, true
 }
 
 // volumeChange says how the group's volume claim differs from the one the
@@ -236,8 +267,10 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		ids    []string
 		whys   []string
 		failed time.Duration
+		after  time.Duration
 	}
-	asked, failed := map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}
+	asked, failed, tainted := map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}
+	replacingDomains := o.replacingDomains()
 	reporting, plannedZone := o.reporting(), o.plannedZone(cr)
 	for i := range o.groups {
 		pg := &o.groups[i]
@@ -249,7 +282,12 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 			continue
 		}
 		into := asked
-		if r.automatic {
+		switch {
+		case r.tainted && !o.taintedDomainOK(pg, replacingDomains):
+			continue
+		case r.tainted:
+			into = tainted
+		case r.automatic:
 			into = failed
 		}
 		class := pg.Spec.ForProvider.ProcessClass
@@ -262,17 +300,38 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		}
 		b.ids = append(b.ids, groupID(pg))
 		b.whys = append(b.whys, r.why)
+		b.after = max(b.after, r.after)
 	}
-	automatic := false
+	automatic, byTaint := false, false
 	pick := asked
-	if len(asked) == 0 {
+	switch {
+	case len(asked) > 0:
+	case len(failed) > 0:
 		automatic, pick = true, failed
+	default:
+		automatic, byTaint, pick = true, true, tainted
 	}
 	if len(pick) == 0 {
 		return nil
 	}
 	class := slices.Sorted(maps.Keys(pick))[0]
 	b := pick[class]
+	if byTaint {
+		// One fault domain at a time: the lowest-sorting one.
+		domain := ""
+		for i, id := range b.ids {
+			if d := o.domainOf(o.group(id)); i == 0 || d < domain {
+				domain = d
+			}
+		}
+		var ids, whys []string
+		for i, id := range b.ids {
+			if o.domainOf(o.group(id)) == domain {
+				ids, whys = append(ids, id), append(whys, b.whys[i])
+			}
+		}
+		b.ids, b.whys = ids, whys
+	}
 	if automatic {
 		room := max(0, limit-inFlight)
 		if room == 0 {
@@ -303,6 +362,13 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 	if cr.Spec.ForProvider.DataCenter != "" {
 		s.Action.Details[policy.DetailDataCenterDown] = o.dataCenterDown()
 	}
+	if byTaint {
+		s.Action.Details[policy.DetailNodeTainted] = true
+		s.Action.Details[policy.DetailTaintedSeconds] = int(b.failed / time.Second)
+		s.Action.Details[policy.DetailTaintDurationSeconds] = int(b.after / time.Second)
+		s.Action.Details[policy.DetailFaultDomain] = o.domainOf(o.group(b.ids[0]))
+		s.Action.Details[policy.DetailFaultDomainsReplacing] = replacingDomains
+	}
 	for i, id := range b.ids {
 		pg := o.group(id).DeepCopy()
 		meta := pg.GetAnnotations()
@@ -314,6 +380,33 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		s.Groups = append(s.Groups, pg)
 	}
 	return s
+}
+
+// replacingDomains are the fault domains (disruption.DomainOf) of the
+// groups being replaced, sorted.
+func (o *observation) replacingDomains() []string {
+	domains := []string{}
+	for i := range o.groups {
+		if pg := &o.groups[i]; pg.Replacing() && !deleting(pg) {
+			domains = append(domains, o.domainOf(pg))
+		}
+	}
+	slices.Sort(domains)
+	return slices.Compact(domains)
+}
+
+// domainOf is the fault domain of group pg.
+func (o *observation) domainOf(pg *v1alpha1.ProcessGroup) string {
+	return disruption.DomainOf(pg.Zone(), groupID(pg))
+}
+
+// taintedDomainOK reports whether group pg, whose node is tainted, may be
+// planned for replacement now: planned maintenance replaces one fault
+// domain at a time, so only while every group being replaced is of its
+// domain (replacing, from replacingDomains). replaceGroups then keeps the
+// tainted groups of one domain.
+func (o *observation) taintedDomainOK(pg *v1alpha1.ProcessGroup, replacing []string) bool {
+	return len(replacing) == 0 || len(replacing) == 1 && replacing[0] == o.domainOf(pg)
 }
 
 // group is the observed group with ID id, nil when there is none.

@@ -128,6 +128,28 @@ func nodeDown(name string, ids ...string) mutation {
 	}
 }
 
+// tainted puts the groups' pods on node name, Ready and carrying taint
+// example.org/maintenance, which the Cluster's taintReplacements name with a
+// duration of 600 s, and gives the groups NodeTainted since planNow minus
+// age.
+func tainted(name string, age time.Duration, ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		cr.Spec.ForProvider.Automation.TaintReplacements = []v1alpha1.TaintReplacement{{Key: "example.org/maintenance", DurationInSeconds: 600}}
+		if o.nodes == nil {
+			o.nodes = map[string]*corev1.Node{}
+		}
+		o.nodes[name] = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec:   corev1.NodeSpec{Taints: []corev1.Taint{{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoSchedule}}},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+		for _, id := range ids {
+			o.pods[workload.PodName(cr, id)].Spec.NodeName = name
+			pg := groupNamed(o, id)
+			pg.Status.AtProvider.ProcessGroupConditions = append(pg.Status.AtProvider.ProcessGroupConditions,
+				v1alpha1.ProcessGroupCondition{Type: v1alpha1.NodeTainted, Since: metav1.NewTime(planNow.Add(-age))})
+		}
+	}
+}
+
 // oneGeneration makes the status report one active log generation, which
 // completes its view (fdb.ViewIncompleteBecause).
 func oneGeneration(_ *v1alpha1.Cluster, o *observation) {
@@ -224,6 +246,19 @@ func (s *clusterStep) failedFor(failed, detection int, stranded bool) *clusterSt
 	return s
 }
 
+// taintedFor gives a replacing step the details of a replacement for
+// planned maintenance: tainted for tainted seconds, against a duration of
+// 600 s, in fault domain domain, beside the domains being replaced.
+func (s *clusterStep) taintedFor(tainted int, domain string, replacing ...string) *clusterStep {
+	s.Action.Details[policy.DetailFailedSeconds] = tainted
+	s.Action.Details[policy.DetailNodeTainted] = true
+	s.Action.Details[policy.DetailTaintedSeconds] = tainted
+	s.Action.Details[policy.DetailTaintDurationSeconds] = 600
+	s.Action.Details[policy.DetailFaultDomain] = domain
+	s.Action.Details[policy.DetailFaultDomainsReplacing] = append([]string{}, replacing...)
+	return s
+}
+
 // compareMarks compares the replacement annotation of a step's groups too.
 var compareMarks = cmp.Transformer("marks", func(in []*v1alpha1.ProcessGroup) []string {
 	var out []string
@@ -286,6 +321,28 @@ func TestPlanReplacements(t *testing.T) {
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
 			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending since 2026-01-01T09:59:00Z)",
 				[]string{"failed: PodPending since 2026-01-01T09:59:00Z"}, "storage-4").failedFor(7260, 7200, false),
+		},
+		"TaintedNodePastItsDuration": {
+			reason: "A group whose node has carried a taint the Cluster names for the entry's duration is replaced, within maxConcurrentReplacements.",
+			mutate: []mutation{at(), automation(1, 7200), tainted("node-b", 11*time.Minute, "storage-1", "storage-4")},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-1 (node node-b tainted example.org/maintenance since 2026-01-01T11:49:00Z)",
+				[]string{"node node-b tainted example.org/maintenance since 2026-01-01T11:49:00Z"}, "storage-1").taintedFor(660, "b"),
+		},
+		"TaintedNodeNotLongEnough": {
+			reason: "A taint carried for less than its entry's duration replaces nothing yet.",
+			mutate: []mutation{at(), automation(1, 7200), tainted("node-b", 9*time.Minute, "storage-1")},
+		},
+		"TaintedOneFaultDomainAtATime": {
+			reason: "Of groups on tainted nodes in two zones, only the lowest zone's are replaced, even with room for more.",
+			mutate: []mutation{at(), automation(3, 7200), tainted("node-b", 11*time.Minute, "storage-1"), tainted("node-a", 11*time.Minute, "storage-3")},
+			want: replacing(true, 0, 3, "replacing storage process groups storage-3 (node node-a tainted example.org/maintenance since 2026-01-01T11:49:00Z)",
+				[]string{"node node-a tainted example.org/maintenance since 2026-01-01T11:49:00Z"}, "storage-3").taintedFor(660, "a"),
+		},
+		"TaintedWaitsForAnotherDomainsReplacement": {
+			reason: "A tainted group waits while a group of another fault domain is being replaced.",
+			mutate: []mutation{at(), automation(3, 7200), toReplace("storage-2"), marked("storage-2", "requested"),
+				addGroup(v1alpha1.ProcessClassStorage, "storage-6", "a", "10.0.0.7"), notReporting("storage-6"), tainted("node-b", 11*time.Minute, "storage-1")},
+			want: waiting("replacing process groups storage-2: waiting for their replacements to report"),
 		},
 		"FailedOldestConditionCounts": {
 			reason: "The oldest failure condition of a group is its failure time.",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/nodetaint"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -218,6 +219,8 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 	add(o.pod != nil && o.pod.DeletionTimestamp != nil, v1alpha1.ResourcesTerminating)
 	add(o.pod != nil && o.pod.Annotations[workload.AnnotationSpec] != o.want.Annotations[workload.AnnotationSpec], v1alpha1.IncorrectPodSpec)
 	add(o.node != nil && !workload.NodeReady(o.node), v1alpha1.NodeNotReady)
+	_, tainted := nodetaint.Of(o.node, e.cluster.Spec.ForProvider.Automation.TaintReplacements)
+	add(tainted, v1alpha1.NodeTainted)
 	// A group is missing processes from its creation until they report,
 	// whatever its pod's phase; without a status that cannot be told, and
 	// the condition stays as it was.
@@ -309,6 +312,10 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 			if c.Type == t {
 				since = c.Since
 			}
+		}
+		// A taint the API server dated counts from when it was added.
+		if m, _ := nodetaint.Of(o.node, e.cluster.Spec.ForProvider.Automation.TaintReplacements); t == v1alpha1.NodeTainted && m.Added != nil && m.Added.Before(&since) {
+			since = *m.Added
 		}
 		at.ProcessGroupConditions = append(at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: t, Since: since})
 	}

@@ -326,3 +326,47 @@ func TestNotRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeTainted: a group whose node carries a taint the Cluster names
+// records NodeTainted, since it first saw it or, when the API server dated
+// the taint, since then; a node that no longer carries it clears it.
+func TestNodeTainted(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	c.Spec.ForProvider.Automation.TaintReplacements = []v1alpha1.TaintReplacement{{Key: "example.org/maintenance", DurationInSeconds: 600}}
+	added := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := added.Add(time.Hour)
+	node := func(taints ...corev1.Taint) *corev1.Node {
+		return &corev1.Node{Spec: corev1.NodeSpec{Taints: taints},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	}
+	cases := map[string]struct {
+		node *corev1.Node
+		want []v1alpha1.ProcessGroupCondition
+	}{
+		"Untainted": {node: node()},
+		"OtherTaint": {node: node(corev1.Taint{Key: "example.org/other", Effect: corev1.TaintEffectNoSchedule})},
+		"NamedTaint": {
+			node: node(corev1.Taint{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoSchedule}),
+			want: []v1alpha1.ProcessGroupCondition{{Type: v1alpha1.NodeTainted, Since: metav1.NewTime(now)}},
+		},
+		"DatedTaint": {
+			node: node(corev1.Taint{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}),
+			want: []v1alpha1.ProcessGroupCondition{{Type: v1alpha1.NodeTainted, Since: added}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := &external{cluster: c}
+			o := &observation{id: "storage-1", pod: running(c, pg), pvc: workload.PVC(c, pg, "storage-1"), node: tc.node, want: workload.Pod(c, pg, "storage-1")}
+			var got []v1alpha1.ProcessGroupCondition
+			for _, cond := range e.atProvider(pg, o, now).ProcessGroupConditions {
+				if cond.Type == v1alpha1.NodeTainted {
+					got = append(got, cond)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("NodeTainted: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
