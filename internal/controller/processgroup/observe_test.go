@@ -343,7 +343,7 @@ func TestNodeTainted(t *testing.T) {
 		node *corev1.Node
 		want []v1alpha1.ProcessGroupCondition
 	}{
-		"Untainted": {node: node()},
+		"Untainted":  {node: node()},
 		"OtherTaint": {node: node(corev1.Taint{Key: "example.org/other", Effect: corev1.TaintEffectNoSchedule})},
 		"NamedTaint": {
 			node: node(corev1.Taint{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoSchedule}),
