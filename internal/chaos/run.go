@@ -213,6 +213,8 @@ type run struct {
 	lostZone string
 	lostNode string
 	lostAt   time.Time
+	// maintainedNode is the node the maintenance workload tainted.
+	maintainedNode string
 	// dataSaid is the data state last traced per database.
 	dataSaid map[string]string
 	// volumes is how many volume claims there were when the Cluster was

@@ -102,6 +102,7 @@ var Workloads = []Workload{
 	threeDataHalls,
 	// The storage engine migrated, one storage server at a time.
 	{Name: "storage-migration", Ops: []Op{bootstrap(false), migrateStorage("ssd-redwood-1")}},
+	maintenance,
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,7 +40,9 @@ const SelectedNode = "volume.kubernetes.io/selected-node"
 // does not run. It is a test helper, not a simulation of either: every
 // period it
 //   - binds each unscheduled pod to a Ready node that matches the pod's
-//     nodeSelector (round robin, in node-name order), or says on its
+//     nodeSelector, is not cordoned and carries no NoSchedule or NoExecute
+//     taint the pod does not tolerate (round robin, in node-name order),
+//     or says on its
 //     PodScheduled condition why none does (Unschedulable),
 //   - marks each bound pod Running and Ready with a pod IP (10.<zone>.<node>.<n>),
 //     but never one in a terminal phase (Failed, Succeeded: a kubelet never
@@ -107,7 +112,9 @@ func CreateNodes(ctx context.Context, c client.Client, zones []string, perZone i
 // every period. Errors are transient conflicts with concurrent writers.
 func (n *Nodes) Pass(ctx context.Context) error { return n.step(ctx) }
 
-// SetReady marks a node Ready or NotReady.
+// SetReady marks a node Ready or NotReady, with the taint
+// node.kubernetes.io/not-ready:NoSchedule off or on, as the node lifecycle
+// controller keeps it.
 func (n *Nodes) SetReady(ctx context.Context, name string, ready bool) error {
 	node := &corev1.Node{}
 	if err := n.c.Get(ctx, client.ObjectKey{Name: name}, node); err != nil {
@@ -118,7 +125,24 @@ func (n *Nodes) SetReady(ctx context.Context, name string, ready bool) error {
 		status = corev1.ConditionFalse
 	}
 	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status, LastTransitionTime: metav1.Now()}}
-	return n.c.Status().Update(ctx, node)
+	if err := n.c.Status().Update(ctx, node); err != nil {
+		return err
+	}
+	// The node lifecycle controller's taint by condition, which envtest
+	// runs no controller-manager to keep: kube-apiserver's
+	// TaintNodesByCondition admission puts it on every new node, and
+	// without it gone no pod would schedule.
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	isNotReady := func(t corev1.Taint) bool { return t.MatchTaint(&notReady) }
+	has := slices.ContainsFunc(node.Spec.Taints, isNotReady)
+	if has == !ready {
+		return nil
+	}
+	node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, isNotReady)
+	if !ready {
+		node.Spec.Taints = append(node.Spec.Taints, notReady)
+	}
+	return n.c.Update(ctx, node)
 }
 
 // Evict fails the pod named key as a kubelet's node-pressure eviction
@@ -252,7 +276,7 @@ func (n *Nodes) readyDeployments(ctx context.Context) error {
 func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, ready map[string]*corev1.Node) {
 	claims, pinned := n.claims(ctx, p)
 	var fits []string
-	var notReady, volume, matching int
+	var notReady, volume, cordoned, tainted, matching int
 	for _, node := range nodes {
 		if !matches(p.Spec.NodeSelector, node.Labels) {
 			continue
@@ -263,6 +287,10 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 			notReady++
 		case pinned != "" && pinned != node.Name:
 			volume++
+		case node.Spec.Unschedulable && !tolerates(p, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}):
+			cordoned++
+		case untolerated(p, node.Spec.Taints):
+			tainted++
 		default:
 			fits = append(fits, node.Name)
 		}
@@ -275,6 +303,9 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 		why := "no node matches the Pod's node selector"
 		if matching > 0 {
 			why = fmt.Sprintf("0/%d nodes matching the Pod's node selector are available: %d node(s) were not ready, %d node(s) had volume node affinity conflict", matching, notReady, volume)
+			if cordoned+tainted > 0 {
+				why += fmt.Sprintf(", %d node(s) were unschedulable, %d node(s) had untolerated taints", cordoned, tainted)
+			}
 		}
 		n.unschedulable(ctx, p, why)
 		return
@@ -292,6 +323,23 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 		ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: target},
 	})
+}
+
+// untolerated reports whether one of taints keeps pod p off its node, as
+// kube-scheduler's TaintToleration filter does: a NoSchedule or NoExecute
+// taint the pod does not tolerate (PreferNoSchedule only scores).
+func untolerated(p *corev1.Pod, taints []corev1.Taint) bool {
+	_, found := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), taints, p.Spec.Tolerations, func(t *corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+	}, false)
+	return found
+}
+
+// tolerates reports whether pod p tolerates taint, as kube-scheduler's
+// NodeUnschedulable filter asks of a cordoned node's
+// node.kubernetes.io/unschedulable.
+func tolerates(p *corev1.Pod, taint corev1.Taint) bool {
+	return corev1helpers.TolerationsTolerateTaint(klog.Background(), p.Spec.Tolerations, &taint, false)
 }
 
 // unschedulable marks pod p as the scheduler marks a pod it cannot place:

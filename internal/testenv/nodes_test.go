@@ -197,3 +197,74 @@ func standIn(t *testing.T, zone, ns string) (n *Nodes, newPod func(want string) 
 	}
 	return n, newPod, pass
 }
+
+// TestTaintsAndCordonsKeepPodsOff checks the scheduler stand-in against
+// kube-scheduler's NodeUnschedulable and TaintToleration filters: a pod
+// stays Pending, saying why, on a zone whose node is cordoned or carries a
+// NoSchedule taint it does not tolerate, and lands once it tolerates the
+// taint.
+func TestTaintsAndCordonsKeepPodsOff(t *testing.T) {
+	Require(t, env)
+	ctx, c := context.Background(), env.Client
+	cases := map[string]struct {
+		node        func(*corev1.Node)
+		tolerations []corev1.Toleration
+		want        string
+	}{
+		"Cordoned": {
+			node: func(n *corev1.Node) { n.Spec.Unschedulable = true },
+			want: "1 node(s) were unschedulable",
+		},
+		"Tainted": {
+			node: func(n *corev1.Node) {
+				n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoSchedule})
+			},
+			want: "1 node(s) had untolerated taints",
+		},
+		"TaintTolerated": {
+			node: func(n *corev1.Node) {
+				n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoSchedule})
+			},
+			tolerations: []corev1.Toleration{{Key: "example.org/maintenance", Operator: corev1.TolerationOpExists}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			zone := "zone-" + strings.ToLower(name)
+			_, newPod, pass := standIn(t, zone, strings.ToLower(name))
+			nodes := &corev1.NodeList{}
+			if err := c.List(ctx, nodes, client.MatchingLabels{ZoneLabel: zone}); err != nil || len(nodes.Items) != 1 {
+				t.Fatalf("the stand-in's node of %s: %v, %d nodes", zone, err, len(nodes.Items))
+			}
+			node := &nodes.Items[0]
+			tc.node(node)
+			if err := c.Update(ctx, node); err != nil {
+				t.Fatal(err)
+			}
+			p := newPod(zone)
+			p.Spec.Tolerations = tc.tolerations
+			if err := c.Create(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			pass(2)
+			if err := c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if p.Spec.NodeName != node.Name {
+					t.Errorf("pod tolerating the taint bound to %q, want %s; %+v %+v", p.Spec.NodeName, node.Name, p.Status.Conditions, p.Spec.Tolerations)
+				}
+				return
+			}
+			var got corev1.PodCondition
+			for _, cond := range p.Status.Conditions {
+				if cond.Type == corev1.PodScheduled {
+					got = cond
+				}
+			}
+			if p.Spec.NodeName != "" || got.Reason != corev1.PodReasonUnschedulable || !strings.Contains(got.Message, tc.want) {
+				t.Errorf("pod on a %s node: node %q, PodScheduled %+v; want unbound, Unschedulable, saying %q", name, p.Spec.NodeName, got, tc.want)
+			}
+		})
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/disruption"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/nodetaint"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/plan"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -279,8 +280,8 @@ func (o *observation) usable(pv *corev1.PersistentVolume) bool {
 	return false
 }
 
-// readyZones are the fault domains of the target cluster's Ready nodes,
-// sorted.
+// readyZones are the fault domains of the target cluster's nodes that take
+// new process groups (zonesOf), sorted.
 func readyZones(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) ([]string, error) {
 	nodes := &corev1.NodeList{}
 	if err := target.List(ctx, nodes); err != nil {
@@ -289,12 +290,17 @@ func readyZones(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster)
 	return zonesOf(cr, nodes.Items), nil
 }
 
-// zonesOf are the fault domains of the Ready nodes, sorted.
+// zonesOf are the fault domains of the nodes that take new process groups,
+// sorted: nodes that are Ready, not cordoned, and carry no taint the
+// Cluster's automation.taintReplacements names (their groups are being
+// moved off: a replacement placed beside them would wait Pending, or move
+// again).
 func zonesOf(cr *v1alpha1.Cluster, nodes []corev1.Node) []string {
 	seen := map[string]bool{}
 	var zones []string
 	for _, n := range nodes {
-		if z := n.Labels[workload.FaultDomainKey(cr)]; z != "" && workload.NodeReady(&n) && !seen[z] {
+		_, tainted := nodetaint.Of(&n, cr.Spec.ForProvider.Automation.TaintReplacements)
+		if z := n.Labels[workload.FaultDomainKey(cr)]; z != "" && workload.NodeReady(&n) && !n.Spec.Unschedulable && !tainted && !seen[z] {
 			seen[z] = true
 			zones = append(zones, z)
 		}

@@ -5,10 +5,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // recovered is a status of recovery generation gen, read secs seconds
@@ -75,5 +77,31 @@ func TestAtProviderUnchanged(t *testing.T) {
 	o.status.Cluster.RecoveryState.SecondsSinceLastRecovered = 1500.9
 	if diff := cmp.Diff(first, o.atProvider(first, metav1.NewTime(later))); diff != "" {
 		t.Errorf("atProvider(...) of an unchanged database: -first, +later:\n%s", diff)
+	}
+}
+
+// TestZonesOf: new groups go to the zones of nodes that are Ready, not
+// cordoned, and not announcing maintenance the Cluster names.
+func TestZonesOf(t *testing.T) {
+	cr := &v1alpha1.Cluster{}
+	cr.Spec.ForProvider.Automation.TaintReplacements = []v1alpha1.TaintReplacement{{Key: "example.org/maintenance", DurationInSeconds: 600}}
+	node := func(zone string, ready, cordoned bool, taints ...corev1.Taint) corev1.Node {
+		status := corev1.ConditionFalse
+		if ready {
+			status = corev1.ConditionTrue
+		}
+		return corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{workload.FaultDomainKey(cr): zone}},
+			Spec:   corev1.NodeSpec{Unschedulable: cordoned, Taints: taints},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}}}
+	}
+	nodes := []corev1.Node{
+		node("e", true, false), node("d", true, false),
+		node("a", false, false),
+		node("b", true, true),
+		node("c", true, false, corev1.Taint{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoSchedule}),
+		node("d", true, false, corev1.Taint{Key: "example.org/other", Effect: corev1.TaintEffectNoSchedule}),
+	}
+	if diff := cmp.Diff([]string{"d", "e"}, zonesOf(cr, nodes)); diff != "" {
+		t.Errorf("zonesOf: -want, +got:\n%s", diff)
 	}
 }
