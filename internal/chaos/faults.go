@@ -39,6 +39,7 @@ var faults = append([]fault{
 var transient = []fault{
 	{"NodeNotReady", nodeNotReady},
 	{"CrashProcess", crashProcess},
+	{"DiskError", diskError},
 	{"LosePod", losePod},
 	{"PartitionCoordinator", partitionCoordinator},
 	{"AdminFault", armAdminFault},
@@ -323,6 +324,19 @@ func crashProcess(_ context.Context, r *run, before map[string]*database) (strin
 		return "", nil
 	}
 	return "crashed process " + p.Locality.ProcessID, db.sim.CrashProcess(p.Locality.ProcessID, 30*time.Second)
+}
+
+// diskError fails a disk operation of a process with an I/O error for the
+// fault window: its status lists it, and the provider may propose its
+// group's replacement (at once where the run shortens
+// ioErrorDetectionSeconds).
+func diskError(_ context.Context, r *run, before map[string]*database) (string, error) {
+	db, p, ok := r.faultableProcess(before)
+	if !ok {
+		return "", nil
+	}
+	name := []string{fdb.MessageIOError, fdb.MessageIOTimeout}[r.pick(2)]
+	return name + " on process " + p.Locality.ProcessID, db.sim.DiskError(p.Locality.ProcessID, name, faultWindow)
 }
 
 func losePod(_ context.Context, r *run, before map[string]*database) (string, error) {

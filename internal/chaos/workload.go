@@ -123,10 +123,10 @@ func cluster(ns string) *fdbv1alpha1.Cluster {
 }
 
 // shortened are the policies' time thresholds of a run off the defaults
-// (120, 600, 120 and 60 s since the last recovery): a run then takes
-// minutes of virtual time rather than tens.
+// (120, 600, 120 and 60 s since the last recovery, 1,800 s of I/O errors):
+// a run then takes minutes of virtual time rather than tens.
 var shortened = map[string]any{"minSecondsSinceRecoveryForExclude": 30, "minSecondsSinceRecoveryForInclude": 60,
-	"minSecondsSinceRecoveryForCoordinatorChange": 30, "minSecondsSinceRecoveryForConfigure": 30}
+	"minSecondsSinceRecoveryForCoordinatorChange": 30, "minSecondsSinceRecoveryForConfigure": 30, "ioErrorDetectionSeconds": 60}
 
 // createCluster creates c; unless the run runs on the defaults it shortens
 // the policies' time thresholds, the minimum uptime before a bounce (600 s

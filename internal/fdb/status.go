@@ -59,6 +59,26 @@ const (
 // of a status that lacks the cluster view.
 const MessageStatusIncomplete = "status_incomplete"
 
+// Process messages (cluster.processes.<id>.messages[].name) of an I/O
+// error: the cluster controller lists a worker's latest error under the
+// error's name (apple/foundationdb fdbserver/Status.actor.cpp, getError;
+// fdbclient/Schemas.cpp names these two).
+const (
+	MessageIOError   = "io_error"
+	MessageIOTimeout = "io_timeout"
+)
+
+// IOErrorOf is the name of the first I/O error process p reports among its
+// messages, "" when none.
+func IOErrorOf(p Process) string {
+	for _, m := range p.Messages {
+		if m.Name == MessageIOError || m.Name == MessageIOTimeout {
+			return m.Name
+		}
+	}
+	return ""
+}
+
 // MessageUnreadableConfiguration is the status message of a status whose
 // cluster controller could not read the database's configuration.
 const MessageUnreadableConfiguration = "unreadable_configuration"

@@ -53,6 +53,10 @@ const (
 	// node-local volume on a failed node), so its pod cannot come back
 	// before its node does.
 	DetailVolumeStranded = "volumeStranded"
+	// DetailIOError (ReplaceProcessGroup): the automatic replacement is of
+	// groups a process of which reports an I/O error; failedSeconds is how
+	// long the most recent of them has.
+	DetailIOError = "ioError"
 	// DetailNodeTainted (ReplaceProcessGroup): the automatic replacement
 	// is of groups whose nodes carry a taint the Cluster's
 	// automation.taintReplacements names (planned maintenance), not of

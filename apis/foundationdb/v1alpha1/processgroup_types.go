@@ -7,7 +7,7 @@ import (
 
 // ProcessGroupConditionType is a FoundationDB-operator-style condition of a
 // process group.
-// +kubebuilder:validation:Enum=MissingPod;MissingPVC;MissingService;MissingProcesses;PodPending;PodFailing;IncorrectPodSpec;IncorrectCommandLine;IncorrectConfigMap;ProcessIsMarkedAsExcluded;ResourcesTerminating;NodeNotReady;NodeTainted
+// +kubebuilder:validation:Enum=MissingPod;MissingPVC;MissingService;MissingProcesses;PodPending;PodFailing;IncorrectPodSpec;IncorrectCommandLine;IncorrectConfigMap;ProcessIsMarkedAsExcluded;ResourcesTerminating;NodeNotReady;NodeTainted;ProcessHasIOError
 type ProcessGroupConditionType string
 
 // Process-group condition types.
@@ -29,6 +29,10 @@ const (
 	// NodeTaintDetected); since the earlier of when the group first saw it
 	// and the taint's timeAdded.
 	NodeTainted ProcessGroupConditionType = "NodeTainted"
+	// ProcessHasIOError: a process of the group lists an io_error or
+	// io_timeout among its status messages (the operator's condition of
+	// the same name).
+	ProcessHasIOError ProcessGroupConditionType = "ProcessHasIOError"
 )
 
 // ProcessGroupCondition is a condition of a process group and when it began.

@@ -56,21 +56,35 @@ var failures = []v1alpha1.ProcessGroupConditionType{
 	v1alpha1.MissingPod, v1alpha1.MissingPVC, v1alpha1.MissingProcesses, v1alpha1.PodPending, v1alpha1.PodFailing, v1alpha1.NodeNotReady,
 }
 
-// replacement is why a group should be replaced; automatic is true when the
-// provider decides it on its own because the group failed, for failed.
-// early is true for a failed group replaced before the failure detection
-// time because its volume cannot follow its pod to a Ready node: whether
-// that may start now is its policy's decision.
-// tainted is set for a group replaced because its node carries a taint
-// automation.taintReplacements names, for long enough: for tainted, of the
-// entry's after.
+// A cause is why the provider replaces a group; replaceGroups starts the
+// replacements of one cause at a time, in this order.
+type cause int
+
+const (
+	// causeAsked: a user asked for it, or the group's spec cannot change
+	// in place.
+	causeAsked cause = iota
+	// causeFailed: the group failed for the failure detection time, or
+	// failed with a stranded volume (early).
+	causeFailed
+	// causeIOError: a process of the group reports an I/O error.
+	causeIOError
+	// causeTainted: the group's node announces planned maintenance.
+	causeTainted
+)
+
+// replacement is why a group should be replaced, for failed (how long its
+// failure, I/O error or taint has lasted). early is true for a failed
+// group replaced before the failure detection time because its volume
+// cannot follow its pod to a Ready node: whether that may start now is its
+// policy's decision. after is, for a taint, how long its entry asks it to
+// last first.
 type replacement struct {
-	why       string
-	automatic bool
-	early     bool
-	failed    time.Duration
-	tainted   bool
-	after     time.Duration
+	why    string
+	cause  cause
+	early  bool
+	failed time.Duration
+	after  time.Duration
 }
 
 // planned reports whether pg is down by the provider's own doing: its
@@ -112,7 +126,7 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, plannedZone string, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
 	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
-		return replacement{why: "requested"}, true
+		return replacement{why: "requested", cause: causeAsked}, true
 	}
 	if has, want := max(pg.Spec.ForProvider.ProcessesPerPod, 1), workload.ProcessesPerPod(cr, class); has != want {
 		return replacement{why: fmt.Sprintf("misconfigured: %d processes per pod, wants %d", has, want)}, true
@@ -130,10 +144,13 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 		}
 	}
 	if oldest == nil || o.status == nil || reporting[id] >= max(pg.Spec.ForProvider.ProcessesPerPod, 1) {
+		if r, ok := o.ioErrors(pg); ok {
+			return r, true
+		}
 		return o.nodeTainted(cr, pg)
 	}
 	lasted := o.now.Sub(oldest.Since.Time)
-	r := replacement{why: fmt.Sprintf("failed: %s since %s", oldest.Type, stamp(oldest.Since)), automatic: true, failed: lasted}
+	r := replacement{why: fmt.Sprintf("failed: %s since %s", oldest.Type, stamp(oldest.Since)), cause: causeFailed, failed: lasted}
 	detection := failureDetection(cr)
 	if planned(cr, o, plannedZone, pg) {
 		detection += disruption.MaintenanceSeconds * time.Second
@@ -145,6 +162,25 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 		r.why += "; its volume cannot follow it to a Ready node"
 		r.early = true
 		return r, true
+	}
+	return replacement{}, false
+}
+
+// ioErrors says whether group pg is to be replaced because a process of it
+// reports an I/O error (fdb.IOErrorOf) in this reconcile's status, since
+// the group's ProcessHasIOError condition began: how long that has lasted
+// is the policy's to weigh (fdb-replacement's io-error-detection).
+func (o *observation) ioErrors(pg *v1alpha1.ProcessGroup) (replacement, bool) {
+	id := groupID(pg)
+	i := slices.IndexFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == v1alpha1.ProcessHasIOError })
+	if o.status == nil || i < 0 {
+		return replacement{}, false
+	}
+	for _, p := range o.status.Cluster.Processes {
+		if name := fdb.IOErrorOf(p); p.Locality.InstanceID == id && name != "" {
+			since := pg.Status.AtProvider.ProcessGroupConditions[i].Since
+			return replacement{why: fmt.Sprintf("I/O errors: %s since %s", name, stamp(since)), cause: causeIOError, failed: o.now.Sub(since.Time)}, true
+		}
 	}
 	return replacement{}, false
 }
@@ -169,7 +205,7 @@ func (o *observation) nodeTainted(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGrou
 	if lasted < m.After {
 		return replacement{}, false
 	}
-	return replacement{why: fmt.Sprintf("node %s tainted %s since %s", pod.Spec.NodeName, m.Key, stamp(since)), automatic: true, failed: lasted, tainted: true, after: m.After}, true
+	return replacement{why: fmt.Sprintf("node %s tainted %s since %s", pod.Spec.NodeName, m.Key, stamp(since)), cause: causeTainted, failed: lasted, after: m.After}, true
 }
 
 // volumeChange says how the group's volume claim differs from the one the
@@ -269,7 +305,7 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		failed time.Duration
 		after  time.Duration
 	}
-	asked, failed, tainted := map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}, map[v1alpha1.ProcessClass]*batch{}
+	batches := map[cause]map[v1alpha1.ProcessClass]*batch{}
 	replacingDomains := o.replacingDomains()
 	reporting, plannedZone := o.reporting(), o.plannedZone(cr)
 	for i := range o.groups {
@@ -278,23 +314,17 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 			continue
 		}
 		r, ok := needsReplacement(cr, o, reporting, plannedZone, pg)
-		if !ok || r.early != early {
+		if !ok || r.early != early || r.cause == causeTainted && !o.taintedDomainOK(pg, replacingDomains) {
 			continue
 		}
-		into := asked
-		switch {
-		case r.tainted && !o.taintedDomainOK(pg, replacingDomains):
-			continue
-		case r.tainted:
-			into = tainted
-		case r.automatic:
-			into = failed
+		if batches[r.cause] == nil {
+			batches[r.cause] = map[v1alpha1.ProcessClass]*batch{}
 		}
 		class := pg.Spec.ForProvider.ProcessClass
-		if into[class] == nil {
-			into[class] = &batch{}
+		if batches[r.cause][class] == nil {
+			batches[r.cause][class] = &batch{}
 		}
-		b := into[class]
+		b := batches[r.cause][class]
 		if len(b.ids) == 0 || r.failed < b.failed {
 			b.failed = r.failed
 		}
@@ -302,21 +332,15 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		b.whys = append(b.whys, r.why)
 		b.after = max(b.after, r.after)
 	}
-	automatic, byTaint := false, false
-	pick := asked
-	switch {
-	case len(asked) > 0:
-	case len(failed) > 0:
-		automatic, pick = true, failed
-	default:
-		automatic, byTaint, pick = true, true, tainted
-	}
-	if len(pick) == 0 {
+	if len(batches) == 0 {
 		return nil
 	}
+	why := slices.Min(slices.Collect(maps.Keys(batches)))
+	pick := batches[why]
+	automatic := why != causeAsked
 	class := slices.Sorted(maps.Keys(pick))[0]
 	b := pick[class]
-	if byTaint {
+	if why == causeTainted {
 		// One fault domain at a time: the lowest-sorting one.
 		domain := ""
 		for i, id := range b.ids {
@@ -362,7 +386,10 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 	if cr.Spec.ForProvider.DataCenter != "" {
 		s.Action.Details[policy.DetailDataCenterDown] = o.dataCenterDown()
 	}
-	if byTaint {
+	if why == causeIOError {
+		s.Action.Details[policy.DetailIOError] = true
+	}
+	if why == causeTainted {
 		s.Action.Details[policy.DetailNodeTainted] = true
 		s.Action.Details[policy.DetailTaintedSeconds] = int(b.failed / time.Second)
 		s.Action.Details[policy.DetailTaintDurationSeconds] = int(b.after / time.Second)

@@ -15,6 +15,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	apiv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -125,6 +126,22 @@ func nodeDown(name string, ids ...string) mutation {
 		for _, id := range ids {
 			o.pods[workload.PodName(cr, id)].Spec.NodeName = name
 		}
+	}
+}
+
+// ioFailing gives group id ProcessHasIOError since planNow minus age and,
+// when still, its processes an io_error message in the status.
+func ioFailing(id string, age time.Duration, still bool) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		for k, p := range o.status.Cluster.Processes {
+			if p.Locality.InstanceID == id && still {
+				p.Messages = append(p.Messages, fdb.Message{Name: fdb.MessageIOError})
+				o.status.Cluster.Processes[k] = p
+			}
+		}
+		pg := groupNamed(o, id)
+		pg.Status.AtProvider.ProcessGroupConditions = append(pg.Status.AtProvider.ProcessGroupConditions,
+			v1alpha1.ProcessGroupCondition{Type: v1alpha1.ProcessHasIOError, Since: metav1.NewTime(planNow.Add(-age))})
 	}
 }
 
@@ -259,6 +276,12 @@ func (s *clusterStep) taintedFor(tainted int, domain string, replacing ...string
 	return s
 }
 
+// withDetail sets one more detail of the step's action.
+func (s *clusterStep) withDetail(key string, value any) *clusterStep {
+	s.Action.Details[key] = value
+	return s
+}
+
 // compareMarks compares the replacement annotation of a step's groups too.
 var compareMarks = cmp.Transformer("marks", func(in []*v1alpha1.ProcessGroup) []string {
 	var out []string
@@ -321,6 +344,22 @@ func TestPlanReplacements(t *testing.T) {
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
 			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending since 2026-01-01T09:59:00Z)",
 				[]string{"failed: PodPending since 2026-01-01T09:59:00Z"}, "storage-4").failedFor(7260, 7200, false),
+		},
+		"IOErrors": {
+			reason: "A group whose process reports an I/O error is proposed for replacement, for the policy to weigh how long it has.",
+			mutate: []mutation{at(), automation(1, 7200), ioFailing("storage-4", 31*time.Minute, true)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (I/O errors: io_error since 2026-01-01T11:29:00Z)",
+				[]string{"I/O errors: io_error since 2026-01-01T11:29:00Z"}, "storage-4").failedFor(1860, 7200, false).withDetail(policy.DetailIOError, true),
+		},
+		"IOErrorsGone": {
+			reason: "A group whose processes no longer report an I/O error in this reconcile's status is left alone, whatever it recorded.",
+			mutate: []mutation{at(), automation(1, 7200), ioFailing("storage-4", 31*time.Minute, false)},
+		},
+		"FailureBeforeIOErrors": {
+			reason: "Failed groups are replaced before those that report I/O errors.",
+			mutate: []mutation{at(), automation(1, 600), ioFailing("storage-4", 31*time.Minute, true), failing("storage-2", v1alpha1.PodPending, 11*time.Minute)},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-2 (failed: PodPending since 2026-01-01T11:49:00Z)",
+				[]string{"failed: PodPending since 2026-01-01T11:49:00Z"}, "storage-2").failedFor(660, 600, false),
 		},
 		"TaintedNodePastItsDuration": {
 			reason: "A group whose node has carried a taint the Cluster names for the entry's duration is replaced, within maxConcurrentReplacements.",

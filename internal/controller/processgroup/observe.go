@@ -232,6 +232,7 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 	if o.status != nil && o.running() {
 		add(slices.ContainsFunc(o.procs, func(p fdb.Process) bool { return p.CommandLine != e.commandLine(pg, o, p) }), v1alpha1.IncorrectCommandLine)
 		add(o.drain.Excluded && pg.GetDeletionTimestamp() == nil, v1alpha1.ProcessIsMarkedAsExcluded)
+		add(slices.ContainsFunc(o.procs, func(p fdb.Process) bool { return fdb.IOErrorOf(p) != "" }), v1alpha1.ProcessHasIOError)
 	}
 	// The configuration the pod's monitor reports it loaded, read from the
 	// pod in this reconcile, is not the one the ConfigMap holds for it:

@@ -80,6 +80,10 @@ func TestConditions(t *testing.T) {
 				drain: fdb.Drain{Excluded: true, Reporting: true}},
 			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectCommandLine, v1alpha1.ProcessIsMarkedAsExcluded},
 		},
+		"IOError": {
+			o: &observation{pod: running(c, pg), pvc: pvc, node: node, status: status, procs: []fdb.Process{ioError(process(c, false, ""), fdb.MessageIOTimeout)}},
+			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.ProcessHasIOError},
+		},
 		"PendingPodMissesProcesses": {
 			// A group is missing processes from its creation until they
 			// report, whatever its pod's phase: a replacement whose pod is
@@ -101,6 +105,12 @@ func TestConditions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ioError is p reporting an I/O error called name.
+func ioError(p fdb.Process, name string) fdb.Process {
+	p.Messages = append(p.Messages, fdb.Message{Name: name})
+	return p
 }
 
 // TestCommandLineAsTheMonitorStartsIt: a process that runs the command line

@@ -348,6 +348,8 @@ func TestDriverErrors(t *testing.T) {
 		"LoseUnknownPod":          c.Sim.LosePod("nope", time.Second),
 		"LoseUnknownZone":         c.Sim.LoseZone("nope", time.Second),
 		"LoseUnknownDisk":         c.Sim.LoseDisk("nope-1"),
+		"DiskErrorUnknownProcess": c.Sim.DiskError("nope-1", fdb.MessageIOError, time.Second),
+		"DiskErrorNotAnIOError":   c.Sim.DiskError(c.Groups[0].ID, "platform_error", time.Second),
 		"PartitionNonCoordinator": c.Sim.PartitionCoordinator("10.1.0.2:4501", time.Second),
 		"NegativeAgents":          c.Sim.SetBackupAgents(-1),
 		"ZeroMovementRate":        c.Sim.SetMovementRate(0),
@@ -363,6 +365,51 @@ func TestDriverErrors(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: got no error", name)
 		}
+	}
+}
+
+// TestDiskError: a process whose disk operation failed lists the I/O error
+// among its status messages for the fault's duration, and no longer once
+// it restarts.
+func TestDiskError(t *testing.T) {
+	ctx := context.Background()
+	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 12})
+	c.Create(t, fdb.RedundancyTriple)
+	messages := func() map[string]string {
+		t.Helper()
+		st, err := c.Sim.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, p := range st.Cluster.Processes {
+			if name := fdb.IOErrorOf(p); name != "" {
+				out[p.Locality.ProcessID] = name
+			}
+		}
+		return out
+	}
+	id := c.Groups[0].ID
+	if err := c.Sim.DiskError(id, fdb.MessageIOTimeout, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Minute)
+	if diff := cmp.Diff(map[string]string{id: fdb.MessageIOTimeout}, messages()); diff != "" {
+		t.Errorf("I/O errors after the fault: -want +got:\n%s", diff)
+	}
+	if err := c.Sim.CrashProcess(id, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(time.Minute)
+	if diff := cmp.Diff(map[string]string{}, messages()); diff != "" {
+		t.Errorf("I/O errors once the process restarted: -want +got:\n%s", diff)
+	}
+	if err := c.Sim.DiskError(id, fdb.MessageIOError, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c.Clock.Step(2 * time.Minute)
+	if diff := cmp.Diff(map[string]string{}, messages()); diff != "" {
+		t.Errorf("I/O errors after the fault's duration: -want +got:\n%s", diff)
 	}
 }
 

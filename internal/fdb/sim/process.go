@@ -26,6 +26,8 @@ const (
 	errLoseDataCenter       = "cannot lose data center"
 	reasonUnknownDataCenter = "no process in data center"
 	errLoseDisk             = "cannot lose disk"
+	errDiskError            = "cannot fail a disk operation"
+	reasonNotAnIOError      = "not an I/O error"
 )
 
 // maxProcessesPerPod bounds ProcessGroup.ProcessesPerPod.
@@ -146,6 +148,12 @@ type process struct {
 	dataCenter, dataHall string
 	started              time.Time
 
+	// ioError is the name of the I/O error the process last met
+	// (DiskError), which its status lists until ioErrorUntil or its next
+	// start, "" when none.
+	ioError      string
+	ioErrorUntil time.Time
+
 	running   bool      // the OS process runs
 	up        bool      // running and protocol compatible: part of the cluster
 	downSince time.Time // when up last became false
@@ -227,6 +235,7 @@ func (p *process) start(now time.Time, g ProcessGroup, creds loaded) {
 	p.dataCenter, _ = commandLineLocality(p.commandLine, fdb.LocalityDCID)
 	p.dataHall, _ = commandLineLocality(p.commandLine, fdb.LocalityDataHall)
 	p.started = now
+	p.ioError = "" // a worker's latest error is its own incarnation's
 }
 
 // restart restarts p with g's current settings; when g cannot start its
@@ -564,6 +573,35 @@ func (s *Sim) CrashProcess(processID string, downFor time.Duration) error {
 	}
 	s.stopFor(downFor, func(p *process) bool { return p.id == processID })
 	return nil
+}
+
+// DiskError makes a read or write of one process's disk (by process ID)
+// fail with the I/O error name (fdb.MessageIOError or MessageIOTimeout):
+// its status lists the error among the process's messages, as the cluster
+// controller reports a worker's latest error, for d or until the process
+// next starts. The process keeps running and serving its roles: the
+// simulator does not end the storage server role an I/O error ends in
+// FoundationDB (fdbserver/worker.actor.cpp, workerHandleErrors).
+func (s *Sim) DiskError(processID, name string, d time.Duration) error {
+	s.lock()
+	defer s.mu.Unlock()
+	p, ok := s.procs[processID]
+	switch {
+	case !ok:
+		return errors.Errorf("%s: %s %q", errDiskError, reasonUnknownProcess, processID)
+	case name != fdb.MessageIOError && name != fdb.MessageIOTimeout:
+		return errors.Errorf("%s: %s %q", errDiskError, reasonNotAnIOError, name)
+	}
+	p.ioError, p.ioErrorUntil = name, s.after(d)
+	return nil
+}
+
+// messages are the status messages of process p now.
+func (s *Sim) messages(p *process) []fdb.Message {
+	if p.ioError == "" || !s.now.Before(p.ioErrorUntil) {
+		return []fdb.Message{}
+	}
+	return []fdb.Message{{Name: p.ioError, Description: p.ioError}}
 }
 
 // LosePod takes every process of a group down for downFor; the volume and

@@ -216,7 +216,7 @@ func (s *Sim) processStatus() map[string]fdb.Process {
 			CommandLine:   p.commandLine,
 			UptimeSeconds: s.now.Sub(p.started).Seconds(),
 			FaultDomain:   p.zone,
-			Messages:      []fdb.Message{},
+			Messages:      s.messages(p),
 		}
 	}
 	return out
