@@ -81,7 +81,7 @@ func TestConditions(t *testing.T) {
 			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectCommandLine, v1alpha1.ProcessIsMarkedAsExcluded},
 		},
 		"IOError": {
-			o: &observation{pod: running(c, pg), pvc: pvc, node: node, status: status, procs: []fdb.Process{ioError(process(c, false, ""), fdb.MessageIOTimeout)}},
+			o:    &observation{pod: running(c, pg), pvc: pvc, node: node, status: status, procs: []fdb.Process{ioError(process(c, false, ""), fdb.MessageIOTimeout)}},
 			want: []v1alpha1.ProcessGroupConditionType{v1alpha1.ProcessHasIOError},
 		},
 		"PendingPodMissesProcesses": {
