@@ -342,6 +342,8 @@ func TestBadInputRejected(t *testing.T) {
 		"ClusterBadStorageEngine":     {"Cluster", set("ext4", at("databaseConfiguration", "storageEngine")...), []string{"spec.forProvider.databaseConfiguration.storageEngine"}},
 		"ClusterStorageServers0":      {"Cluster", set(int64(0), at("storageServersPerPod")...), []string{"spec.forProvider.storageServersPerPod", "between 1 and 8"}},
 		"ClusterStorageServers9":      {"Cluster", set(int64(9), at("storageServersPerPod")...), []string{"spec.forProvider.storageServersPerPod", "between 1 and 8"}},
+		"ClusterLogServers0":          {"Cluster", set(int64(0), at("logServersPerPod")...), []string{"spec.forProvider.logServersPerPod", "between 1 and 8"}},
+		"ClusterLogServers9":          {"Cluster", set(int64(9), at("logServersPerPod")...), []string{"spec.forProvider.logServersPerPod", "between 1 and 8"}},
 		"ClusterNegativeStorage":      {"Cluster", set(int64(-1), at("processCounts", "storage")...), []string{"spec.forProvider.processCounts.storage"}},
 		"ClusterUsableRegions3":       {"Cluster", set(int64(3), at("databaseConfiguration", "usableRegions")...), []string{"spec.forProvider.databaseConfiguration.usableRegions"}},
 		"ClusterBadTargetNamespace":   {"Cluster", set("Not_A_Namespace", at("targetNamespace")...), []string{"spec.forProvider.targetNamespace"}},

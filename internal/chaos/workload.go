@@ -103,6 +103,8 @@ var Workloads = []Workload{
 	// The storage engine migrated, one storage server at a time.
 	{Name: "storage-migration", Ops: []Op{bootstrap(false), migrateStorage("ssd-redwood-1")}},
 	maintenance,
+	// The logs migrated to two log servers a pod and back.
+	{Name: "log-density", Ops: []Op{bootstrap(false), logDensity(2), logDensity(1)}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
@@ -311,22 +313,30 @@ func scaleStorage(n int) Op {
 // storageDensity migrates storage to n storage servers per pod: every
 // storage group is replaced by one of the new density.
 func storageDensity(n int) Op {
-	return Op{Name: fmt.Sprintf("storage density %d", n), Faults: faults, Converged: both(clusterConverged, densityIs(n)), Do: func(ctx context.Context, r *run) error {
+	return Op{Name: fmt.Sprintf("storage density %d", n), Faults: faults, Converged: both(clusterConverged, densityIs(fdbv1alpha1.ProcessClassStorage, n)), Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.StorageServersPerPod = n })
 	}}
 }
 
-// densityIs: every storage group runs n storage processes per pod.
-func densityIs(n int) func(*run) (bool, string) {
+// logDensity migrates the logs to n log servers per pod: every log group
+// is replaced by one of the new density.
+func logDensity(n int) Op {
+	return Op{Name: fmt.Sprintf("log density %d", n), Faults: faults, Converged: both(clusterConverged, densityIs(fdbv1alpha1.ProcessClassLog, n)), Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.LogServersPerPod = n })
+	}}
+}
+
+// densityIs: every group of class runs n processes per pod.
+func densityIs(class fdbv1alpha1.ProcessClass, n int) func(*run) (bool, string) {
 	return func(r *run) (bool, string) {
 		var wrong []string
 		for _, o := range r.hist.latest()[groupKind] {
 			pg := o.(*fdbv1alpha1.ProcessGroup)
-			if pg.Spec.ForProvider.ProcessClass == fdbv1alpha1.ProcessClassStorage && max(pg.Spec.ForProvider.ProcessesPerPod, 1) != n {
+			if pg.Spec.ForProvider.ProcessClass == class && max(pg.Spec.ForProvider.ProcessesPerPod, 1) != n {
 				wrong = append(wrong, fmt.Sprintf("%s (%d)", pg.ID(), pg.Spec.ForProvider.ProcessesPerPod))
 			}
 		}
-		return len(wrong) == 0, fmt.Sprintf("storage groups of another density than %d: %v", n, wrong)
+		return len(wrong) == 0, fmt.Sprintf("%s groups of another density than %d: %v", class, n, wrong)
 	}
 }
 

@@ -73,8 +73,11 @@ func Densities(c *v1alpha1.Cluster) map[Density]bool {
 
 // ProcessesPerPod is the number of processes a new pod of class runs.
 func ProcessesPerPod(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) int {
-	if class == v1alpha1.ProcessClassStorage && c.Spec.ForProvider.StorageServersPerPod > 1 {
+	switch {
+	case class == v1alpha1.ProcessClassStorage && c.Spec.ForProvider.StorageServersPerPod > 1:
 		return c.Spec.ForProvider.StorageServersPerPod
+	case class == v1alpha1.ProcessClassLog && c.Spec.ForProvider.LogServersPerPod > 1:
+		return c.Spec.ForProvider.LogServersPerPod
 	}
 	return 1
 }

@@ -225,6 +225,7 @@ func TestGroupObjectName(t *testing.T) {
 func TestConfigMap(t *testing.T) {
 	c := cluster(func(c *v1alpha1.Cluster) {
 		c.Spec.ForProvider.StorageServersPerPod = 2
+		c.Spec.ForProvider.LogServersPerPod = 3
 		c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: []string{"knob_b=2", "knob_a=1"}}}
 	})
 	cm := ConfigMap(c, "db:abc@10.0.0.1:4501", Densities(c))
@@ -232,7 +233,7 @@ func TestConfigMap(t *testing.T) {
 	for k := range cm.Data {
 		keys = append(keys, k)
 	}
-	want := []string{"cluster-file", "fdbmonitor-conf-log-density-1", "fdbmonitor-conf-stateless-density-1", "fdbmonitor-conf-storage-density-2"}
+	want := []string{"cluster-file", "fdbmonitor-conf-log-density-3", "fdbmonitor-conf-stateless-density-1", "fdbmonitor-conf-storage-density-2"}
 	if diff := cmp.Diff(want, keys, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("keys: -want, +got:\n%s", diff)
 	}

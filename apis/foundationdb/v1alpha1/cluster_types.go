@@ -425,6 +425,14 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 8",message="storageServersPerPod must be between 1 and 8"
 	StorageServersPerPod int `json:"storageServersPerPod,omitempty"`
 
+	// LogServersPerPod is the number of log processes in each log pod
+	// (the operator's logServersPerPod). Changing it replaces every log
+	// group, as storageServersPerPod does the storage groups.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 8",message="logServersPerPod must be between 1 and 8"
+	LogServersPerPod int `json:"logServersPerPod,omitempty"`
+
 	// FaultDomain spreads process groups across node-label values.
 	// +optional
 	// +kubebuilder:default={}
