@@ -103,6 +103,8 @@ var Workloads = []Workload{
 	// The storage engine migrated, one storage server at a time.
 	{Name: "storage-migration", Ops: []Op{bootstrap(false), migrateStorage("ssd-redwood-1")}},
 	maintenance,
+	// The storage engine migrated by replacing every storage group.
+	{Name: "storage-migration-by-replacement", Ops: []Op{bootstrap(false), migrateStorageByReplacement("ssd-redwood-1")}},
 	// The logs migrated to two log servers a pod and back.
 	{Name: "log-density", Ops: []Op{bootstrap(false), logDensity(2), logDensity(1)}},
 }
@@ -381,6 +383,18 @@ func upgrade(version string) Op {
 func migrateStorage(engine string) Op {
 	return Op{Name: "migrate the storage engine to " + engine, Faults: faults, Do: func(ctx context.Context, r *run) error {
 		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.DatabaseConfiguration.StorageEngine = engine })
+	}}
+}
+
+// migrateStorageByReplacement changes the storage engine to engine under
+// storageMigrationMethod ReplaceGroups: every storage group is replaced by
+// one whose servers are recruited with the new engine.
+func migrateStorageByReplacement(engine string) Op {
+	return Op{Name: "migrate the storage engine to " + engine + " by replacing groups", Faults: faults, Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) {
+			c.Spec.ForProvider.DatabaseConfiguration.StorageEngine = engine
+			c.Spec.ForProvider.StorageMigrationMethod = fdbv1alpha1.StorageMigrationReplaceGroups
+		})
 	}}
 }
 

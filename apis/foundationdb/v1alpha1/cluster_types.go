@@ -425,6 +425,18 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 8",message="storageServersPerPod must be between 1 and 8"
 	StorageServersPerPod int `json:"storageServersPerPod,omitempty"`
 
+	// StorageMigrationMethod is how the storage servers move to a new
+	// storage engine under storageMigrationType gradual: Wiggle (the
+	// default) turns the perpetual storage wiggle on and lets FoundationDB
+	// replace one server at a time; ReplaceGroups leaves the wiggle as it
+	// is and replaces every storage group whose servers run another engine
+	// than the database is configured with, as a density change does (new
+	// storage servers are recruited with the configured engine).
+	// +optional
+	// +kubebuilder:default=Wiggle
+	// +kubebuilder:validation:Enum=Wiggle;ReplaceGroups
+	StorageMigrationMethod StorageMigrationMethod `json:"storageMigrationMethod,omitempty"`
+
 	// LogServersPerPod is the number of log processes in each log pod
 	// (the operator's logServersPerPod). Changing it replaces every log
 	// group, as storageServersPerPod does the storage groups.
@@ -681,6 +693,16 @@ type GlobalLockObservation struct {
 	// Until is when it expires unless its holder extends it.
 	Until metav1.Time `json:"until"`
 }
+
+// A StorageMigrationMethod is how the storage servers move to a new
+// storage engine.
+type StorageMigrationMethod string
+
+// Storage migration methods.
+const (
+	StorageMigrationWiggle        StorageMigrationMethod = "Wiggle"
+	StorageMigrationReplaceGroups StorageMigrationMethod = "ReplaceGroups"
+)
 
 // A DisruptionGrant lets the process groups of one fault domain disrupt
 // their pods.

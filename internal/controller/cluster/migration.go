@@ -17,11 +17,12 @@ import (
 // gradual, in the same command; gradual makes progress only through the
 // perpetual wiggle, which is turned on with it unless the spec says
 // otherwise. running is the configuration the database runs.
-func migrationConfiguration(want, running fdb.DatabaseConfiguration) fdb.DatabaseConfiguration {
+func migrationConfiguration(want, running fdb.DatabaseConfiguration, method v1alpha1.StorageMigrationMethod) fdb.DatabaseConfiguration {
 	if want.StorageMigrationType == "" && cmp.Or(running.StorageMigrationType, fdb.StorageMigrationDisabled) == fdb.StorageMigrationDisabled {
 		want.StorageMigrationType = fdb.StorageMigrationGradual
 	}
-	if cmp.Or(want.StorageMigrationType, running.StorageMigrationType) == fdb.StorageMigrationGradual && want.PerpetualStorageWiggle == nil && !wiggling(running) {
+	if method != v1alpha1.StorageMigrationReplaceGroups && cmp.Or(want.StorageMigrationType, running.StorageMigrationType) == fdb.StorageMigrationGradual &&
+		want.PerpetualStorageWiggle == nil && !wiggling(running) {
 		on := 1
 		want.PerpetualStorageWiggle = &on
 	}
@@ -78,7 +79,7 @@ func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
 // wiggle, or aggressive replacement), and the Cluster is not up to date
 // until it has. A gradual migration without the wiggle makes no progress,
 // which the wait says.
-func storageMigrationStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
+func storageMigrationStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	m := storageMigration(o.status)
 	if m == nil {
 		return nil
@@ -88,8 +89,37 @@ func storageMigrationStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		why += " (wiggling " + strings.Join(m.Wiggling, ", ") + ")"
 	}
 	running := o.status.Cluster.Configuration.DatabaseConfiguration
-	if cmp.Or(running.StorageMigrationType, fdb.StorageMigrationDisabled) == fdb.StorageMigrationGradual && !wiggling(running) {
+	if cr.Spec.ForProvider.StorageMigrationMethod != v1alpha1.StorageMigrationReplaceGroups &&
+		cmp.Or(running.StorageMigrationType, fdb.StorageMigrationDisabled) == fdb.StorageMigrationGradual && !wiggling(running) {
 		why += "; storage_migration_type gradual makes no progress while perpetual_storage_wiggle is 0"
 	}
 	return wait("%s", why)
+}
+
+// engineDrift says why storage group pg is to be replaced under
+// storageMigrationMethod ReplaceGroups: the database is configured with the
+// spec's storage engine, and a storage server of the group, as this
+// reconcile's status reports it, runs another ("" when none does, or the
+// status cannot say: 7.1 reports no server's engine). New storage servers
+// are recruited with the configured engine (apple/foundationdb
+// fdbserver/DDTeamCollection.actor.cpp, initializeStorage: the request's
+// storeType is the configuration's), so the group's replacement migrates
+// it.
+func (o *observation) engineDrift(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) string {
+	if cr.Spec.ForProvider.StorageMigrationMethod != v1alpha1.StorageMigrationReplaceGroups || pg.Spec.ForProvider.ProcessClass != v1alpha1.ProcessClassStorage ||
+		o.status == nil || !o.status.ConfigurationRead() {
+		return ""
+	}
+	configured := o.status.Cluster.Configuration.StorageEngine
+	if !sameEngine(cr.Spec.ForProvider.DatabaseConfiguration.StorageEngine, configured, cr.Spec.ForProvider.Version) {
+		return ""
+	}
+	for _, p := range o.processesOf(groupID(pg)) {
+		for _, r := range p.Roles {
+			if r.Role == fdb.RoleStorage && r.StorageMetadata != nil && r.StorageMetadata.StorageEngine != "" && r.StorageMetadata.StorageEngine != configured {
+				return fmt.Sprintf("storage engine %s, the database is configured with %s", r.StorageMetadata.StorageEngine, configured)
+			}
+		}
+	}
+	return ""
 }

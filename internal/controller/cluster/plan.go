@@ -577,7 +577,7 @@ func configureStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			return wait("spec.forProvider.databaseConfiguration.storageMigrationType is disabled: FoundationDB refuses to change the storage engine from %s to %s",
 				running.StorageEngine, want.StorageEngine)
 		}
-		want = migrationConfiguration(want, running)
+		want = migrationConfiguration(want, running, cr.Spec.ForProvider.StorageMigrationMethod)
 		migration := cmp.Or(want.StorageMigrationType, running.StorageMigrationType)
 		maps.Copy(details, map[string]any{
 			policy.DetailChangesStorageEngine: true,

@@ -137,6 +137,9 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 	if why, _ := o.volumeChange(cr, pg); why != "" {
 		return replacement{why: "misconfigured: " + why}, true
 	}
+	if why := o.engineDrift(cr, pg); why != "" {
+		return replacement{why: "misconfigured: " + why}, true
+	}
 	var oldest *v1alpha1.ProcessGroupCondition
 	for i, c := range pg.Status.AtProvider.ProcessGroupConditions {
 		if slices.Contains(failures, c.Type) && (oldest == nil || c.Since.Before(&oldest.Since)) {

@@ -129,6 +129,27 @@ func nodeDown(name string, ids ...string) mutation {
 	}
 }
 
+// migratingByReplacement configures the database, and asks the Cluster,
+// for ssd-redwood-1 under storageMigrationMethod ReplaceGroups; the storage
+// servers of the groups old run ssd-2, the others ssd-redwood-1.
+func migratingByReplacement(old ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		cr.Spec.ForProvider.DatabaseConfiguration.StorageEngine = "ssd-redwood-1"
+		cr.Spec.ForProvider.StorageMigrationMethod = v1alpha1.StorageMigrationReplaceGroups
+		o.status.Cluster.Configuration.StorageEngine = "ssd-redwood-1"
+		for k, p := range o.status.Cluster.Processes {
+			engine := "ssd-redwood-1"
+			if slices.Contains(old, p.Locality.InstanceID) {
+				engine = "ssd-2"
+			}
+			if p.ClassType == string(v1alpha1.ProcessClassStorage) {
+				p.Roles = []fdb.ProcessRole{{Role: fdb.RoleStorage, StorageMetadata: &fdb.StorageMetadata{StorageEngine: engine}}}
+			}
+			o.status.Cluster.Processes[k] = p
+		}
+	}
+}
+
 // ioFailing gives group id ProcessHasIOError since planNow minus age and,
 // when still, its processes an io_error message in the status.
 func ioFailing(id string, age time.Duration, still bool) mutation {
@@ -344,6 +365,30 @@ func TestPlanReplacements(t *testing.T) {
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 2*time.Hour+time.Minute)},
 			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (failed: PodPending since 2026-01-01T09:59:00Z)",
 				[]string{"failed: PodPending since 2026-01-01T09:59:00Z"}, "storage-4").failedFor(7260, 7200, false),
+		},
+		"EngineMigrationByReplacement": {
+			reason: "Under ReplaceGroups, the storage groups whose servers run another engine than the database's are replaced, all at once like a density change.",
+			mutate: []mutation{migratingByReplacement("storage-2", "storage-4")},
+			want: replacing(false, 0, 0, "replacing storage process groups storage-2, storage-4 (misconfigured: storage engine ssd-2, the database is configured with ssd-redwood-1)",
+				slices.Repeat([]string{"misconfigured: storage engine ssd-2, the database is configured with ssd-redwood-1"}, 2), "storage-2", "storage-4"),
+		},
+		"EngineMigrationWaitsForTheConfiguration": {
+			reason: "Groups are not replaced before the database is configured with the new engine: their replacements would be recruited with the old one.",
+			mutate: []mutation{migratingByReplacement("storage-2"), func(_ *v1alpha1.Cluster, o *observation) { o.status.Cluster.Configuration.StorageEngine = "ssd-2" }},
+			want: &clusterStep{
+				Step: step.Step{Reason: "ConfiguredDatabase",
+					Message: "changed the database configuration to double ssd-redwood-1 (storage servers migrate from ssd-2, storage_migration_type gradual)",
+					Action: &policy.Action{Type: apiv1alpha1.ActionConfigureDatabase, Reason: "configuration drift", Details: map[string]any{
+						policy.DetailChangesStorageEngine: true, policy.DetailFromStorageEngine: "ssd-2", policy.DetailToStorageEngine: "ssd-redwood-1",
+						policy.DetailStorageMigrationType: "gradual"}}},
+				Kind:          kindConfigure,
+				Configuration: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-redwood-1", UsableRegions: 1, StorageMigrationType: fdb.StorageMigrationGradual},
+			},
+		},
+		"EngineMigrationByWiggle": {
+			reason: "Under the default method the wiggle migrates the servers: no group is replaced.",
+			mutate: []mutation{migratingByReplacement("storage-2"), func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.StorageMigrationMethod = "" }},
+			want:   waiting("storage servers migrating to ssd-redwood-1: 4 of 5 storage processes run only it"),
 		},
 		"IOErrors": {
 			reason: "A group whose process reports an I/O error is proposed for replacement, for the policy to weigh how long it has.",
