@@ -162,7 +162,7 @@ func (r *run) check(ctx context.Context, before map[string]*database, writes []w
 	r.checkAdminCalls(before, writes)
 	r.checkDeletions(writes)
 	r.checkVolumes(before, writes)
-	r.checkDisruptions(writes)
+	r.checkDisruptions(before, writes)
 	r.checkRestores(ctx, before)
 	r.checkIdentity(before)
 	r.checkSims(ctx)
@@ -371,9 +371,11 @@ func (r *run) addressesOf(s snapshot, cluster, id string) []string {
 }
 
 // checkDisruptions: the provider deletes a pod to recreate it only in the
-// fault domain the Cluster's grant names, and never disrupts two domains
-// at once.
-func (r *run) checkDisruptions(writes []write) {
+// fault domain the Cluster's grant names, or, under a grant for disrupted
+// groups only, a pod none of whose processes the database lists before the
+// step (it serves nothing: recreating it disrupts nothing more, and counts
+// as no disruption), and never disrupts two domains at once.
+func (r *run) checkDisruptions(before map[string]*database, writes []write) {
 	prev, now := r.hist.previous(), r.hist.latest()
 	if r.checks.disrupted == nil {
 		r.checks.disrupted = map[string]disruption{}
@@ -400,7 +402,13 @@ func (r *run) checkDisruptions(writes []write) {
 		if domain == "" {
 			domain = "group/" + id
 		}
-		if g := c.Status.AtProvider.Disruption; g == nil || g.Domain != domain {
+		g := c.Status.AtProvider.Disruption
+		if db := before[cluster]; g != nil && g.DisruptedOnly && db != nil {
+			if n, ok := fdb.ReportingOf(db.status, id, old.Status.PodIP); ok && n == 0 {
+				continue
+			}
+		}
+		if g == nil || g.Domain != domain {
 			r.violate("disruption-grant", fmt.Sprintf("the provider deleted pod %s in %s while the grant was %s", old.Name, domain, grantString(g)))
 		}
 		r.checks.disrupted[cluster+"/"+id] = disruption{domain: domain, uid: string(old.UID)}
@@ -682,6 +690,9 @@ func zoneOf(s snapshot, p *corev1.Pod) string {
 func grantString(g *fdbv1alpha1.DisruptionGrant) string {
 	if g == nil {
 		return "none"
+	}
+	if g.DisruptedOnly {
+		return fmt.Sprintf("%s (generation %d, for disrupted groups only)", g.Domain, g.Generation)
 	}
 	return fmt.Sprintf("%s (generation %d)", g.Domain, g.Generation)
 }
