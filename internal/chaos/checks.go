@@ -403,10 +403,8 @@ func (r *run) checkDisruptions(before map[string]*database, writes []write) {
 			domain = "group/" + id
 		}
 		g := c.Status.AtProvider.Disruption
-		if db := before[cluster]; g != nil && g.DisruptedOnly && db != nil {
-			if n, ok := fdb.ReportingOf(db.status, id, old.Status.PodIP); ok && n == 0 {
-				continue
-			}
+		if servedNothing(g, before[cluster], id, old.Status.PodIP) {
+			continue
 		}
 		if g == nil || g.Domain != domain {
 			r.violate("disruption-grant", fmt.Sprintf("the provider deleted pod %s in %s while the grant was %s", old.Name, domain, grantString(g)))
@@ -685,6 +683,18 @@ func zoneOf(s snapshot, p *corev1.Pod) string {
 		return n.GetLabels()[testenv.ZoneLabel]
 	}
 	return ""
+}
+
+// servedNothing reports whether deleting the pod of group id, at ip, is
+// allowed under grant g as the recreation of a pod that serves nothing: g
+// is for disrupted groups only, and db's status before the step lists no
+// process of the pod.
+func servedNothing(g *fdbv1alpha1.DisruptionGrant, db *database, id, ip string) bool {
+	if g == nil || !g.DisruptedOnly || db == nil {
+		return false
+	}
+	n, ok := fdb.ReportingOf(db.status, id, ip)
+	return ok && n == 0
 }
 
 func grantString(g *fdbv1alpha1.DisruptionGrant) string {
