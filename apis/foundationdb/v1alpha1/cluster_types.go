@@ -102,6 +102,18 @@ type DatabaseConfiguration struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	Resolvers *int `json:"resolvers,omitempty"`
+
+	// LogRouters is the desired number of log routers, which pull the
+	// primary's mutations for the remote region (log_routers).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	LogRouters *int `json:"logRouters,omitempty"`
+
+	// RemoteLogs is the desired number of log servers in the remote region
+	// (remote_logs).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	RemoteLogs *int `json:"remoteLogs,omitempty"`
 }
 
 // A Region of a multi-region database.

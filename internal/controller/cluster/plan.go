@@ -505,6 +505,7 @@ func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
 	cfg := fdb.DatabaseConfiguration{
 		RedundancyMode: fdb.RedundancyMode(dc.RedundancyMode), StorageEngine: dc.StorageEngine, UsableRegions: dc.UsableRegions,
 		Logs: deref(dc.Logs), CommitProxies: deref(dc.CommitProxies), GrvProxies: deref(dc.GrvProxies), Resolvers: deref(dc.Resolvers),
+		LogRouters: deref(dc.LogRouters), RemoteLogs: deref(dc.RemoteLogs),
 		StorageMigrationType: dc.StorageMigrationType, PerpetualStorageWiggle: dc.PerpetualStorageWiggle, PerpetualStorageWiggleLocality: dc.PerpetualStorageWiggleLocality,
 	}
 	if len(dc.Regions) > 0 {
@@ -540,7 +541,7 @@ func differs(want, got fdb.DatabaseConfiguration, version string) bool {
 	named := func(w, g string) bool { return w != "" && w != g }
 	return want.RedundancyMode != got.RedundancyMode || !sameEngine(want.StorageEngine, got.StorageEngine, version) ||
 		set(want.UsableRegions, got.UsableRegions) || set(want.Logs, got.Logs) || set(want.CommitProxies, got.CommitProxies) ||
-		set(want.GrvProxies, got.GrvProxies) || set(want.Resolvers, got.Resolvers) ||
+		set(want.GrvProxies, got.GrvProxies) || set(want.Resolvers, got.Resolvers) || set(want.LogRouters, got.LogRouters) || set(want.RemoteLogs, got.RemoteLogs) ||
 		named(want.StorageMigrationType, got.StorageMigrationType) || named(want.PerpetualStorageWiggleLocality, got.PerpetualStorageWiggleLocality) ||
 		want.PerpetualStorageWiggle != nil && *want.PerpetualStorageWiggle != ptr.Deref(got.PerpetualStorageWiggle, 0)
 }

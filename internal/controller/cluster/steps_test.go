@@ -28,6 +28,8 @@ func TestDiffers(t *testing.T) {
 		"OtherRedundancy":                   {want: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyTriple, StorageEngine: "ssd-2"}, got: running, version: "7.3.63", diff: true},
 		"OtherEngine":                       {want: engine("ssd-redwood-1"), got: running, version: "7.3.63", diff: true},
 		"MoreLogs":                          {want: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-2", Logs: 4}, got: running, version: "7.3.63", diff: true},
+		"LogRouters":                        {want: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-2", LogRouters: 4}, got: running, version: "7.3.63", diff: true},
+		"RemoteLogs":                        {want: fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: "ssd-2", RemoteLogs: 4}, got: running, version: "7.3.63", diff: true},
 		"SsdReportsSsd2":                    {want: engine("ssd"), got: engine("ssd-2"), version: "7.1.67"},
 		"MemoryOn71ReportsMemory2":          {want: engine("memory"), got: engine("memory-2"), version: "7.1.67"},
 		"MemoryOn73ReportsMemory":           {want: engine("memory"), got: engine("memory"), version: "7.3.63"},
@@ -61,11 +63,11 @@ func TestDescription(t *testing.T) {
 }
 
 func TestDesiredConfiguration(t *testing.T) {
-	logs := 5
+	logs, routers, remote := 5, 6, 7
 	cr := &v1alpha1.Cluster{Spec: v1alpha1.ClusterSpec{ForProvider: v1alpha1.ClusterParameters{DatabaseConfiguration: v1alpha1.DatabaseConfiguration{
-		RedundancyMode: v1alpha1.RedundancyTriple, StorageEngine: "ssd-redwood-1", UsableRegions: 1, Logs: &logs,
+		RedundancyMode: v1alpha1.RedundancyTriple, StorageEngine: "ssd-redwood-1", UsableRegions: 1, Logs: &logs, LogRouters: &routers, RemoteLogs: &remote,
 	}}}}
-	want := fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyTriple, StorageEngine: "ssd-redwood-1", UsableRegions: 1, Logs: 5}
+	want := fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyTriple, StorageEngine: "ssd-redwood-1", UsableRegions: 1, Logs: 5, LogRouters: 6, RemoteLogs: 7}
 	if diff := cmp.Diff(want, desiredConfiguration(cr)); diff != "" {
 		t.Errorf("-want, +got:\n%s", diff)
 	}
