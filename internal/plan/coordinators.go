@@ -29,6 +29,23 @@ type CoordinatorRules struct {
 	Count         int
 	PerDataHall   int
 	PerDataCenter int
+	// Classes are the classes whose processes may be chosen, each with its
+	// priority, the higher chosen first (a Cluster's coordinatorSelection);
+	// nil is every class CoordinatorEligible names, logs first.
+	Classes map[string]int
+}
+
+// priority is the rank of class among the classes the rules choose from,
+// and whether they choose from it at all.
+func (r CoordinatorRules) priority(class string) (int, bool) {
+	if !CoordinatorEligible(class) {
+		return 0, false
+	}
+	if r.Classes == nil {
+		return coordinatorPriority(class)
+	}
+	p, ok := r.Classes[class]
+	return p, ok
 }
 
 // RulesFor returns the coordinator rules of a database of redundancy mode
@@ -211,15 +228,15 @@ type candidate struct {
 	priority int
 }
 
-// eligible returns the processes that may be coordinators in form: of an
-// eligible class, reporting, not excluded, with a zone, not in a group
+// eligible returns the processes that may be coordinators in form: of a
+// class the rules choose from (by its priority, then process ID), reporting, not excluded, with a zone, not in a group
 // being removed, and listening on an address of the form's kind (TLS or
 // plain text), by which they are named; with form.DNS, only those that
 // report their DNS name, which then names them.
-func eligible(procs []Process, removing map[string]bool, form Form) []candidate {
+func eligible(procs []Process, rules CoordinatorRules, removing map[string]bool, form Form) []candidate {
 	var out []candidate
 	for _, p := range procs {
-		prio, ok := coordinatorPriority(p.Class)
+		prio, ok := rules.priority(p.Class)
 		address, listening := p.listening(form.TLS)
 		if !ok || p.Excluded || p.Zone == "" || !listening || removing[p.InstanceID] || form.DNS && p.DNSName == "" {
 			continue
@@ -251,7 +268,7 @@ func eligible(procs []Process, removing map[string]bool, form Form) []candidate 
 // IP address, by TLS or plain-text address. It fails rather than put two coordinators in one
 // zone or too many in one data hall or data center.
 func ChooseCoordinators(procs []Process, rules CoordinatorRules, removing map[string]bool, form Form) ([]fdb.ProcessAddress, error) {
-	return choose(eligible(procs, removing, form), rules)
+	return choose(eligible(procs, rules, removing, form), rules)
 }
 
 // ChooseCoordinatorsAnew picks coordinators to replace current, some of
@@ -272,7 +289,7 @@ func ChooseCoordinatorsAnew(procs []Process, current []fdb.ProcessAddress, rules
 	if err == nil || len(blank) == 0 {
 		return chosen, err
 	}
-	candidates, now := eligible(procs, removing, form), fdb.SortedAddresses(slices.Clone(current))
+	candidates, now := eligible(procs, rules, removing, form), fdb.SortedAddresses(slices.Clone(current))
 	for _, a := range now {
 		i := slices.IndexFunc(candidates, func(c candidate) bool { return slices.Contains(c.names, string(a)) })
 		if i < 0 || blank[candidates[i].instance] {
@@ -330,7 +347,7 @@ func CoordinatorProblem(procs []Process, current []fdb.ProcessAddress, rules Coo
 		return "the cluster has " + itoa(len(current)) + " coordinators and needs " + itoa(rules.Count)
 	}
 	ok := map[fdb.ProcessAddress]candidate{}
-	for _, c := range slices.Concat(eligible(procs, removing, Form{}), eligible(procs, removing, Form{TLS: true})) {
+	for _, c := range slices.Concat(eligible(procs, rules, removing, Form{}), eligible(procs, rules, removing, Form{TLS: true})) {
 		for _, n := range c.names {
 			ok[fdb.ProcessAddress(n)] = c
 		}

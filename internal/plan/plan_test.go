@@ -103,9 +103,22 @@ func TestChooseCoordinators(t *testing.T) {
 		dataCenters int
 		removing    map[string]bool
 		dns         bool
+		classes     map[string]int
 		want        []fdb.ProcessAddress
 		wantErr     string
 	}{
+		"SelectionOfStorageOnly": {
+			status: fiveZones, mode: fdb.RedundancyDouble, classes: map[string]int{"storage": 0},
+			want: []fdb.ProcessAddress{"10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"},
+		},
+		"SelectionRanksStorageFirst": {
+			status: fiveZones, mode: fdb.RedundancyTriple, classes: map[string]int{"storage": 2, "log": 1},
+			want: []fdb.ProcessAddress{"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501", "10.0.0.7:4501"},
+		},
+		"SelectionNeverTakesStateless": {
+			status: fiveZones, mode: fdb.RedundancyDouble, classes: map[string]int{"stateless": 1},
+			wantErr: "3 needed in distinct zones, 0 eligible zones",
+		},
 		"FourDataCentersAtMostThreeInEach": {
 			status: twoRegions(), mode: fdb.RedundancyDouble, dataCenters: 4,
 			want: []fdb.ProcessAddress{"10.1.0.1:4501", "10.1.0.2:4501", "10.1.0.3:4501", "10.2.0.1:4501", "10.2.0.2:4501", "10.2.0.3:4501",
@@ -192,7 +205,9 @@ func TestChooseCoordinators(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ChooseCoordinators(Processes(tc.status), RulesFor(tc.mode, tc.dataCenters), tc.removing, Form{DNS: tc.dns})
+			rules := RulesFor(tc.mode, tc.dataCenters)
+			rules.Classes = tc.classes
+			got, err := ChooseCoordinators(Processes(tc.status), rules, tc.removing, Form{DNS: tc.dns})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -300,21 +315,24 @@ func TestCoordinatorProblem(t *testing.T) {
 		current    []fdb.ProcessAddress
 		removing   map[string]bool
 		restarting map[string]string
+		classes    map[string]int
 		want       string
 	}{
-		"Valid":             {current: good},
-		"TooFew":            {current: good[:2], want: "the cluster has 2 coordinators and needs 3"},
-		"Excluded":          {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501"}, want: "coordinator 10.0.0.4:4501 is missing, excluded"},
-		"Missing":           {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.9.9.9:4501"}, want: "coordinator 10.9.9.9:4501 is missing"},
-		"BeingRemoved":      {current: good, removing: map[string]bool{"log-2": true}, want: "coordinator 10.0.0.2:4501 is missing, excluded, being removed"},
-		"Stateless":         {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.6:4501"}, want: "not eligible"},
-		"SharedZone":        {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.5:4501"}, want: "two coordinators share zone z3"},
-		"NoneAtAllYet":      {want: "the cluster has 0 coordinators and needs 3"},
-		"ByDNSName":         {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-1.db:4501"}},
-		"DNSNameGone":       {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, want: "coordinator storage-9.db:4501 is missing"},
-		"MixedNames":        {current: []fdb.ProcessAddress{"log-1.db:4501", "10.0.0.2:4501", "storage-1.db:4501"}},
-		"ExactlyNeeded":     {current: good, removing: map[string]bool{"storage-3": true}},
-		"DNSNameRestarting": {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, restarting: restarting},
+		"Valid":                 {current: good},
+		"ClassNoLongerSelected": {current: good, classes: map[string]int{"storage": 1, "transaction": 1}, want: "coordinator 10.0.0.1:4501 is missing, excluded, being removed or not eligible"},
+		"ClassesSelected":       {current: good, classes: map[string]int{"storage": 1, "log": 2}},
+		"TooFew":                {current: good[:2], want: "the cluster has 2 coordinators and needs 3"},
+		"Excluded":              {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.4:4501"}, want: "coordinator 10.0.0.4:4501 is missing, excluded"},
+		"Missing":               {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.9.9.9:4501"}, want: "coordinator 10.9.9.9:4501 is missing"},
+		"BeingRemoved":          {current: good, removing: map[string]bool{"log-2": true}, want: "coordinator 10.0.0.2:4501 is missing, excluded, being removed"},
+		"Stateless":             {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.2:4501", "10.0.0.6:4501"}, want: "not eligible"},
+		"SharedZone":            {current: []fdb.ProcessAddress{"10.0.0.1:4501", "10.0.0.3:4501", "10.0.0.5:4501"}, want: "two coordinators share zone z3"},
+		"NoneAtAllYet":          {want: "the cluster has 0 coordinators and needs 3"},
+		"ByDNSName":             {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-1.db:4501"}},
+		"DNSNameGone":           {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, want: "coordinator storage-9.db:4501 is missing"},
+		"MixedNames":            {current: []fdb.ProcessAddress{"log-1.db:4501", "10.0.0.2:4501", "storage-1.db:4501"}},
+		"ExactlyNeeded":         {current: good, removing: map[string]bool{"storage-3": true}},
+		"DNSNameRestarting":     {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-9.db:4501"}, restarting: restarting},
 		"RestartingSharesZone": {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "storage-8.db:4501"}, restarting: restarting,
 			want: "two coordinators share zone z1"},
 		"IPOfRestartingPod": {current: []fdb.ProcessAddress{"log-1.db:4501", "log-2.db:4501", "10.9.9.9:4501"}, restarting: map[string]string{"10.9.9.9": "z3"},
@@ -322,7 +340,9 @@ func TestCoordinatorProblem(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := CoordinatorProblem(Processes(s), tc.current, RulesFor(fdb.RedundancyDouble, 0), tc.removing, tc.restarting)
+			rules := RulesFor(fdb.RedundancyDouble, 0)
+			rules.Classes = tc.classes
+			got := CoordinatorProblem(Processes(s), tc.current, rules, tc.removing, tc.restarting)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Errorf("CoordinatorProblem() = %q, want %q", got, tc.want)
 			}

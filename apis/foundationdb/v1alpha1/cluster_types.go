@@ -449,6 +449,17 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:Enum=Wiggle;ReplaceGroups
 	StorageMigrationMethod StorageMigrationMethod `json:"storageMigrationMethod,omitempty"`
 
+	// CoordinatorSelection limits the coordinators to processes of the
+	// listed classes, the higher priority chosen first (the operator's
+	// coordinatorSelection). Empty: log and transaction processes first,
+	// then storage. Coordinators of a class no longer listed move at the
+	// next coordinator change the Cluster takes for it.
+	// +optional
+	// +listType=map
+	// +listMapKey=processClass
+	// +kubebuilder:validation:MaxItems=3
+	CoordinatorSelection []CoordinatorSelectionSetting `json:"coordinatorSelection,omitempty"`
+
 	// LogServersPerPod is the number of log processes in each log pod
 	// (the operator's logServersPerPod). Changing it replaces every log
 	// group, as storageServersPerPod does the storage groups.
@@ -704,6 +715,17 @@ type GlobalLockObservation struct {
 	Holder string `json:"holder"`
 	// Until is when it expires unless its holder extends it.
 	Until metav1.Time `json:"until"`
+}
+
+// A CoordinatorSelectionSetting ranks a process class among those
+// coordinators are chosen from.
+type CoordinatorSelectionSetting struct {
+	// ProcessClass whose processes may be coordinators.
+	// +kubebuilder:validation:Enum=storage;log;transaction
+	ProcessClass ProcessClass `json:"processClass"`
+	// Priority ranks the class: higher is chosen first.
+	// +optional
+	Priority int `json:"priority,omitempty"`
 }
 
 // A StorageMigrationMethod is how the storage servers move to a new

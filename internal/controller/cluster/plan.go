@@ -983,21 +983,29 @@ func coordinatorForm(cr *v1alpha1.Cluster, procs []plan.Process) plan.Form {
 // regions once they all hold data (usable_regions 2 in the status read in
 // this reconcile). Before the database exists, and while one region holds
 // the data, those of one data center: the first Cluster makes the
-// database alone, the others join it later.
+// database alone, the others join it later. The classes they choose from
+// are the spec's coordinatorSelection, when it lists any.
 func coordinatorRules(cr *v1alpha1.Cluster, o *observation) plan.CoordinatorRules {
 	mode := fdb.RedundancyMode(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode)
-	if mode == fdb.RedundancyThreeDataHall && dataHalls(o.status) < 3 {
+	rules := plan.CoordinatorRules{Count: 3}
+	if mode != fdb.RedundancyThreeDataHall || dataHalls(o.status) >= 3 {
 		// Until the three halls report, the coordinators of one: the
 		// first hall's Cluster makes the database alone.
-		return plan.CoordinatorRules{Count: 3}
+		dcs := 0
+		if s := o.status; s != nil && s.Cluster.Configuration.UsableRegions > 1 {
+			for _, r := range s.Cluster.Configuration.Regions {
+				dcs += len(r.DataCenters)
+			}
+		}
+		rules = plan.RulesFor(mode, dcs)
 	}
-	dcs := 0
-	if s := o.status; s != nil && s.Cluster.Configuration.UsableRegions > 1 {
-		for _, r := range s.Cluster.Configuration.Regions {
-			dcs += len(r.DataCenters)
+	if sel := cr.Spec.ForProvider.CoordinatorSelection; len(sel) > 0 {
+		rules.Classes = map[string]int{}
+		for _, s := range sel {
+			rules.Classes[string(s.ProcessClass)] = s.Priority
 		}
 	}
-	return plan.RulesFor(mode, dcs)
+	return rules
 }
 
 // dataHalls counts the data halls of the processes of s; 0 without s.
