@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -369,21 +370,42 @@ func settings(c *v1alpha1.Cluster, class v1alpha1.ProcessClass) v1alpha1.Process
 }
 
 // PVC is the data volume claim of a process group of a stateful class.
+//
+// The class's volumeClaimTemplate is the base: its labels, annotations and
+// spec, under the provider's labels, name and namespace; volumeSize and
+// storageClassName override it, and the claim is ReadWriteOnce of
+// defaultVolume when neither says otherwise.
 func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.PersistentVolumeClaim {
 	class := pg.Spec.ForProvider.ProcessClass
 	s := settings(c, class)
-	size := resource.MustParse(defaultVolume)
+	claim := &corev1.PersistentVolumeClaim{}
+	if t := s.VolumeClaimTemplate; t != nil {
+		claim.Labels, claim.Annotations = maps.Clone(t.Labels), maps.Clone(t.Annotations)
+		claim.Spec = *t.Spec.DeepCopy()
+	}
+	claim.Name, claim.Namespace = PVCName(c, groupID), Namespace(c)
+	if claim.Labels == nil {
+		claim.Labels = map[string]string{}
+	}
+	maps.Copy(claim.Labels, Labels(c, class, groupID))
+	if len(claim.Spec.AccessModes) == 0 {
+		claim.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+	}
+	if s.StorageClassName != nil {
+		claim.Spec.StorageClassName = s.StorageClassName
+	}
+	size, ok := claim.Spec.Resources.Requests[corev1.ResourceStorage]
+	if !ok {
+		size = resource.MustParse(defaultVolume)
+	}
 	if s.VolumeSize != nil {
 		size = *s.VolumeSize
 	}
-	return &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: PVCName(c, groupID), Namespace: Namespace(c), Labels: Labels(c, class, groupID)},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: s.StorageClassName,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
-		},
+	if claim.Spec.Resources.Requests == nil {
+		claim.Spec.Resources.Requests = corev1.ResourceList{}
 	}
+	claim.Spec.Resources.Requests[corev1.ResourceStorage] = size
+	return claim
 }
 
 // Pod is the pod of a process group: its main container runs

@@ -198,6 +198,63 @@ func TestPVC(t *testing.T) {
 	}
 }
 
+// TestPVCFromTemplate: the class's volumeClaimTemplate is the claim's base,
+// under the provider's name, namespace and labels; volumeSize and
+// storageClassName override it.
+func TestPVCFromTemplate(t *testing.T) {
+	slow, fast, block := "slow", "fast", corev1.PersistentVolumeBlock
+	template := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "ignored", Labels: map[string]string{"team": "data", LabelProcessGroup: "stolen"}, Annotations: map[string]string{"backup": "daily"}},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOncePod}, VolumeMode: &block, StorageClassName: &slow,
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("64Gi")}},
+		},
+	}
+	cases := map[string]struct {
+		settings v1alpha1.ProcessSettings
+		want     corev1.PersistentVolumeClaimSpec
+	}{
+		"Template": {
+			settings: v1alpha1.ProcessSettings{VolumeClaimTemplate: template},
+			want:     template.Spec,
+		},
+		"SettingsOverride": {
+			settings: func() v1alpha1.ProcessSettings {
+				size := resource.MustParse("16Gi")
+				return v1alpha1.ProcessSettings{VolumeClaimTemplate: template, VolumeSize: &size, StorageClassName: &fast}
+			}(),
+			want: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOncePod}, VolumeMode: &block, StorageClassName: &fast,
+				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("16Gi")}},
+			},
+		},
+		"NoTemplate": {
+			want: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(defaultVolume)}},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": tc.settings} })
+			got := PVC(c, group(v1alpha1.ProcessClassStorage, 1, ""), "storage-2")
+			if diff := cmp.Diff(tc.want, got.Spec); diff != "" {
+				t.Errorf("spec: -want, +got:\n%s", diff)
+			}
+			if got.Name != "db-storage-2-data" || got.Labels[LabelProcessGroup] != "storage-2" {
+				t.Errorf("name %q, labels %v: want the provider's", got.Name, got.Labels)
+			}
+			if tc.settings.VolumeClaimTemplate != nil && (got.Labels["team"] != "data" || got.Annotations["backup"] != "daily") {
+				t.Errorf("labels %v, annotations %v: want the template's kept", got.Labels, got.Annotations)
+			}
+		})
+	}
+	if template.Labels[LabelProcessGroup] != "stolen" {
+		t.Errorf("PVC changed the template's labels")
+	}
+}
+
 func TestGroupObjectName(t *testing.T) {
 	c := cluster()
 	pg := group(v1alpha1.ProcessClassStorage, 1, "")

@@ -219,6 +219,21 @@ type ProcessSettings struct {
 	// +optional
 	StorageClassName *string `json:"storageClassName,omitempty"`
 
+	// VolumeClaimTemplate is the base of the data volume claim of stateful
+	// classes (the operator's volumeClaimTemplate): its labels,
+	// annotations and spec (access modes, volume mode, selector, data
+	// source, storage class, size). volumeSize and storageClassName, when
+	// set, take precedence; the provider adds its labels, and
+	// ReadWriteOnce when it names no access mode. A claim whose storage
+	// class or size differs gets its group replaced (or the claim
+	// expanded), as a volumeSize change does; other differences apply to
+	// the claims made from then on.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	VolumeClaimTemplate *corev1.PersistentVolumeClaim `json:"volumeClaimTemplate,omitempty"`
+
 	// CustomParameters are extra fdbserver knobs, e.g. knob_disable_posix_kernel_aio=1.
 	// +optional
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9_]+=[^\s]+$`

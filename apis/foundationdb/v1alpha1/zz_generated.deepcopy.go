@@ -980,6 +980,11 @@ func (in *ProcessSettings) DeepCopyInto(out *ProcessSettings) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.VolumeClaimTemplate != nil {
+		in, out := &in.VolumeClaimTemplate, &out.VolumeClaimTemplate
+		*out = new(v1.PersistentVolumeClaim)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.CustomParameters != nil {
 		in, out := &in.CustomParameters, &out.CustomParameters
 		*out = make([]string, len(*in))
