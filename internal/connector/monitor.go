@@ -292,7 +292,7 @@ func mainContainer(p *corev1.Pod) (int32, string) {
 	if main := workload.MainContainer(p); main != nil {
 		for _, s := range p.Status.ContainerStatuses {
 			if s.Name == main.Name {
-				return s.RestartCount, cmp.Or(workload.ImageTag(s.Image), release)
+				return s.RestartCount, cmp.Or(workload.ImageTagVersion(s.Image), release)
 			}
 		}
 	}

@@ -55,7 +55,7 @@ func newMonitorWorld(t *testing.T, ns, version string) *monitorWorld {
 
 // withTag is image with its tag replaced by version.
 func withTag(image, version string) string {
-	return strings.TrimSuffix(image, workload.ImageTag(image)) + version
+	return strings.TrimSuffix(image, workload.ImageTagVersion(image)) + version
 }
 
 // runPod creates storage group id's pod running on ip, its main container

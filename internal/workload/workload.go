@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,13 +220,20 @@ const SidecarContainer = "foundationdb-sidecar"
 // Image is the FoundationDB image of the cluster's version.
 func Image(c *v1alpha1.Cluster) string { return imageOf(c, c.Spec.ForProvider.Version) }
 
-// imageOf is the cluster's FoundationDB image of version.
+// imageOf is the cluster's FoundationDB image of version: its tag is the
+// version and the tag suffix of image.configs, its repository the one of
+// image.configs, else image.repository, else defaultRepo. Of the configs,
+// the first that sets a field and names version, or no version, gives it.
 func imageOf(c *v1alpha1.Cluster, version string) string {
-	repo := c.Spec.ForProvider.Image.Repository
-	if repo == "" {
-		repo = defaultRepo
+	img := c.Spec.ForProvider.Image
+	var repo, suffix string
+	for _, cfg := range img.Configs {
+		if cfg.Version != "" && cfg.Version != version {
+			continue
+		}
+		repo, suffix = cmp.Or(repo, cfg.Repository), cmp.Or(suffix, cfg.TagSuffix)
 	}
-	return repo + ":" + version
+	return cmp.Or(repo, img.Repository, defaultRepo) + ":" + version + suffix
 }
 
 // MainVersion is the version of the image the main container of a pod made
@@ -260,7 +268,7 @@ const imageBinaryPath = "/usr/bin/fdbserver"
 // (MonitorBinary); "" when unknown.
 func ImageVersion(p *corev1.Pod) string {
 	if c := container(&p.Spec, containerName); c != nil {
-		return ImageTag(c.Image)
+		return ImageTagVersion(c.Image)
 	}
 	return ""
 }
@@ -280,9 +288,8 @@ func BinaryVersion(commandLine string) string {
 	return version
 }
 
-// ImageTag is the tag of an image reference (the FoundationDB version of
-// the provider's images); "" when it has none.
-func ImageTag(image string) string {
+// imageTag is the tag of an image reference; "" when it has none.
+func imageTag(image string) string {
 	i := strings.LastIndex(image, ":")
 	if i < 0 || strings.Contains(image[i:], "/") {
 		return ""
@@ -290,12 +297,33 @@ func ImageTag(image string) string {
 	return image[i+1:]
 }
 
-// imageRepository is an image reference without its tag.
-func imageRepository(image string) string {
-	if tag := ImageTag(image); tag != "" {
-		return strings.TrimSuffix(image, ":"+tag)
+// versionTag is a tag that begins with a FoundationDB version.
+var versionTag = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+`)
+
+// ImageTagVersion is the FoundationDB version an image reference's tag
+// begins with (the provider's images are tagged by version, with a suffix
+// from image.configs): the whole tag when it begins with none, "" when
+// there is no tag.
+func ImageTagVersion(image string) string {
+	tag := imageTag(image)
+	if v := versionTag.FindString(tag); v != "" {
+		return v
 	}
-	return image
+	return tag
+}
+
+// imageWithoutVersion is an image reference without the version its tag
+// begins with: its repository, and the rest of its tag (a suffix) if any.
+func imageWithoutVersion(image string) string {
+	tag := imageTag(image)
+	if tag == "" {
+		return image
+	}
+	repo := strings.TrimSuffix(image, ":"+tag)
+	if suffix := strings.TrimPrefix(tag, ImageTagVersion(image)); suffix != "" {
+		return repo + ":" + suffix
+	}
+	return repo
 }
 
 // container returns the container of a pod spec by name, nil when absent.
@@ -354,7 +382,7 @@ func SetSidecarImage(p *corev1.Pod, image string) {
 func StagedVersion(p *corev1.Pod) string {
 	for _, s := range p.Status.ContainerStatuses {
 		if s.Name == SidecarContainer && s.Ready && s.State.Running != nil {
-			return ImageTag(s.Image)
+			return ImageTagVersion(s.Image)
 		}
 	}
 	return ""
@@ -539,15 +567,15 @@ func GroupFaultDomainKey(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) string 
 }
 
 // SpecHash is a stable hash of a pod spec as the provider built it, blind
-// to the tags (versions) of the FoundationDB containers' images: a new
-// version is staged in place (the sidecar's image changes) and runs after
-// one restart of the processes, never by recreating the pod. Another
-// image repository changes the hash.
+// to the versions the tags of the FoundationDB containers' images begin
+// with: a new version is staged in place (the sidecar's image changes) and
+// runs after one restart of the processes, never by recreating the pod.
+// Another image repository, or tag suffix, changes the hash.
 func SpecHash(spec corev1.PodSpec) string {
 	spec = *spec.DeepCopy()
 	for _, name := range []string{containerName, SidecarContainer} {
 		if c := container(&spec, name); c != nil {
-			c.Image = imageRepository(c.Image)
+			c.Image = imageWithoutVersion(c.Image)
 		}
 	}
 	raw, _ := json.Marshal(spec) // a PodSpec always marshals

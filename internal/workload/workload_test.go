@@ -237,7 +237,9 @@ func TestPVCFromTemplate(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": tc.settings} })
+			c := cluster(func(c *v1alpha1.Cluster) {
+				c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": tc.settings}
+			})
 			got := PVC(c, group(v1alpha1.ProcessClassStorage, 1, ""), "storage-2")
 			if diff := cmp.Diff(tc.want, got.Spec); diff != "" {
 				t.Errorf("spec: -want, +got:\n%s", diff)
@@ -661,18 +663,53 @@ func TestBinaryVersion(t *testing.T) {
 	}
 }
 
-func TestImageTag(t *testing.T) {
+func TestImageTagVersion(t *testing.T) {
 	cases := map[string]string{
 		"foundationdb/fdb-kubernetes-monitor:7.3.63":           "7.3.63",
 		"docker.io/foundationdb/fdb-kubernetes-monitor:7.3.69": "7.3.69",
 		"registry.example.com:5000/fdb:7.1.57":                 "7.1.57",
+		"registry.example.com:5000/fdb:7.1.57-2":               "7.1.57",
+		"registry.example.com/fdb:7.3.63.hardened":             "7.3.63",
+		"registry.example.com/fdb:latest":                      "latest",
 		"registry.example.com:5000/fdb":                        "",
 		"fdb":                                                  "",
 	}
 	for image, want := range cases {
-		if diff := cmp.Diff(want, ImageTag(image)); diff != "" {
-			t.Errorf("ImageTag(%q): -want, +got:\n%s", image, diff)
+		if diff := cmp.Diff(want, ImageTagVersion(image)); diff != "" {
+			t.Errorf("ImageTagVersion(%q): -want, +got:\n%s", image, diff)
 		}
+	}
+}
+
+// TestImageConfigs: image.configs choose, per version, the repository and
+// a tag suffix; the first entry that sets a field for the version wins, and
+// the spec hash sees the suffix, not the version.
+func TestImageConfigs(t *testing.T) {
+	configs := []v1alpha1.ImageConfig{
+		{Version: "7.1.67", Repository: "old.example.com/fdb"},
+		{Repository: "registry.example.com/fdb"},
+		{Version: "7.3.63", TagSuffix: "-2"},
+		{TagSuffix: "-1"},
+	}
+	cases := map[string]string{
+		"7.1.67": "old.example.com/fdb:7.1.67-1",
+		"7.3.63": "registry.example.com/fdb:7.3.63-2",
+		"7.3.69": "registry.example.com/fdb:7.3.69-1",
+	}
+	for version, want := range cases {
+		c := cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version, c.Spec.ForProvider.Image.Configs = version, configs })
+		if diff := cmp.Diff(want, Image(c)); diff != "" {
+			t.Errorf("Image of %s: -want, +got:\n%s", version, diff)
+		}
+	}
+	hash := func(image string) string {
+		return SpecHash(corev1.PodSpec{Containers: []corev1.Container{{Name: containerName, Image: image}}})
+	}
+	if hash("registry.example.com/fdb:7.3.63-1") != hash("registry.example.com/fdb:7.3.69-1") {
+		t.Errorf("the spec hash changed with the version")
+	}
+	if hash("registry.example.com/fdb:7.3.63-1") == hash("registry.example.com/fdb:7.3.63-2") {
+		t.Errorf("the spec hash did not change with the tag suffix")
 	}
 }
 

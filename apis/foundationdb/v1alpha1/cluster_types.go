@@ -256,6 +256,31 @@ type ImageSettings struct {
 	// PullSecrets for the image, in the target namespace.
 	// +optional
 	PullSecrets []corev1.LocalObjectReference `json:"pullSecrets,omitempty"`
+
+	// Configs customize the image per FoundationDB version (the operator's
+	// imageConfigs): for each field, the first entry that sets it and
+	// names the version, or no version, wins. The tag is always the
+	// version, with the entry's tagSuffix after it.
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	Configs []ImageConfig `json:"configs,omitempty"`
+}
+
+// An ImageConfig customizes the FoundationDB image of one version, or of
+// every version.
+type ImageConfig struct {
+	// Version the entry applies to; every version when unset.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]+\.[0-9]+\.[0-9]+$`
+	Version string `json:"version,omitempty"`
+	// Repository of the image, before the tag.
+	// +optional
+	// +kubebuilder:validation:MaxLength=200
+	Repository string `json:"repository,omitempty"`
+	// TagSuffix follows the version in the tag, e.g. "-1" for 7.3.63-1.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[-_.][A-Za-z0-9_.-]{0,49}$`
+	TagSuffix string `json:"tagSuffix,omitempty"`
 }
 
 // SafetySettings choose the safety policies that gate this cluster's

@@ -73,7 +73,7 @@ func (o *observation) unstaged(cr *v1alpha1.Cluster, version string) []string {
 		}
 		node := o.nodes[pod.Spec.NodeName]
 		runs := pod.Status.Phase == corev1.PodRunning && node != nil && workload.NodeReady(node)
-		if workload.ImageTag(workload.SidecarImage(pod)) != version || runs && workload.StagedVersion(pod) != version {
+		if workload.ImageTagVersion(workload.SidecarImage(pod)) != version || runs && workload.StagedVersion(pod) != version {
 			out = append(out, id)
 		}
 	}
