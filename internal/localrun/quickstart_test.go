@@ -32,7 +32,8 @@ import (
 // pod and heal it (nodeFailure), drain two nodes against the Cluster's
 // PodDisruptionBudget (drainOneDomainAtATime), migrate its storage to two storage
 // servers per pod (densityMigration), replace the groups of a node tainted
-// for planned maintenance (taintReplacement), scale its storage down from 5 to 3
+// for planned maintenance (taintReplacement), migrate its storage engine to
+// Redwood (engineMigration), scale its storage down from 5 to 3
 // (with the policies' recovery-time thresholds lowered, so it takes seconds
 // instead of minutes), see the two storage process groups and their pods
 // go, stop, and find no process of the run left. Before it stops, it checks
@@ -75,6 +76,7 @@ func TestQuickstart(t *testing.T) {
 
 	t.Run("StorageDensityMigratesByReplacement", func(t *testing.T) { densityMigration(ctx, t, r, p, key) })
 	t.Run("TaintedNodesGroupsAreReplacedBeforeItsDrain", func(t *testing.T) { taintReplacement(ctx, t, r, p, key) })
+	t.Run("StorageEngineMigratesByTheWiggle", func(t *testing.T) { engineMigration(ctx, t, r, p, key) })
 	t.Run("PatchUpgradeRollsThePods", func(t *testing.T) { upgradePatch(ctx, t, r, p, key) })
 
 	cr := &v1alpha1.Cluster{}

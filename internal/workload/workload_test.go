@@ -697,7 +697,9 @@ func TestImageConfigs(t *testing.T) {
 		"7.3.69": "registry.example.com/fdb:7.3.69-1",
 	}
 	for version, want := range cases {
-		c := cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Version, c.Spec.ForProvider.Image.Configs = version, configs })
+		c := cluster(func(c *v1alpha1.Cluster) {
+			c.Spec.ForProvider.Version, c.Spec.ForProvider.Image.Configs = version, configs
+		})
 		if diff := cmp.Diff(want, Image(c)); diff != "" {
 			t.Errorf("Image of %s: -want, +got:\n%s", version, diff)
 		}
