@@ -873,8 +873,13 @@ func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 			}
 		}
 		get(t, cr)
-		return recreated == len(uids) && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue && st.Cluster.MaintenanceZone == "",
-			fmt.Sprintf("%d of %d pods recreated; maintenance %q; %s", recreated, len(uids), st.Cluster.MaintenanceZone, cr.GetCondition(xpv2.TypeUpToDate).Message)
+		// The last zone's maintenance may run out in the database before
+		// the Cluster's next reconcile ends it; the Cluster's record of it
+		// goes at that reconcile.
+		return recreated == len(uids) && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue && st.Cluster.MaintenanceZone == "" &&
+				cr.Status.AtProvider.MaintenanceZone == "",
+			fmt.Sprintf("%d of %d pods recreated; maintenance %q, the Cluster records %q; %s", recreated, len(uids), st.Cluster.MaintenanceZone,
+				cr.Status.AtProvider.MaintenanceZone, cr.GetCondition(xpv2.TypeUpToDate).Message)
 	})
 	// Each zone went under maintenance before its pods went (its groups
 	// wait for it); with the virtual clock at 1000 times the wall clock,
@@ -887,9 +892,6 @@ func TestPodTemplateRolloutUnderMaintenance(t *testing.T) {
 		want = append(want, "SetMaintenance: put zone "+z+" under maintenance")
 	}
 	h.WaitEvents(t, cr, want...)
-	if cr.Status.AtProvider.MaintenanceZone != "" {
-		t.Errorf("the Cluster still records maintenance of %q", cr.Status.AtProvider.MaintenanceZone)
-	}
 	// The cluster file names the coordinators by DNS name: a recreated
 	// pod, with a new IP, is the same coordinator.
 	if got := db.ConnectionString(); got != cs || !strings.Contains(cs, ".svc.cluster.local:") {
