@@ -10,6 +10,7 @@ package processgroup
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -37,7 +38,8 @@ import (
 // force-deleted on a failed node is recreated at once; a group being
 // removed finishes as soon as its claim is gone, not at its next poll),
 // when its pod starts or stops running or its annotations change, when its
-// pod's node turns ready or not, when the Cluster's ConfigMap changes, and
+// pod's node turns ready or not, is cordoned or uncordoned, or its taints
+// change (planned maintenance), when the Cluster's ConfigMap changes, and
 // when a status the Cluster read shows its processes changed
 // (Options.Nudges). Drift of such a group arrives as events, so a settled
 // one is polled only every WatchedPoll (see watched). Groups whose target is
@@ -53,7 +55,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }})).
 				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDeleteOr(podChanged)).
 				Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
-				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(groupsOn(mgr.GetClient())), onDeleteOr(func(old, cur client.Object) bool { return ready(old) != ready(cur) })).
+				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(groupsOn(mgr.GetClient())), onDeleteOr(nodeChanged)).
 				Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient(), clusterLabel)), onDeleteOr(dataChanged))
 			if o.Nudges != nil {
 				b = b.WatchesRawSource(o.Nudges.Source())
@@ -97,6 +99,16 @@ func clusterLabel(o client.Object) string { return o.GetLabels()[workload.LabelC
 func runs(o client.Object) bool {
 	p, ok := o.(*corev1.Pod)
 	return ok && (&observation{pod: p}).running()
+}
+
+// nodeChanged reports whether a node changed in what its groups observe of
+// it: whether it is Ready, whether it is cordoned, and its taints (a group
+// records NodeTainted as soon as its node announces maintenance).
+func nodeChanged(old, cur client.Object) bool {
+	o, ok1 := old.(*corev1.Node)
+	n, ok2 := cur.(*corev1.Node)
+	return !ok1 || !ok2 || ready(old) != ready(cur) || o.Spec.Unschedulable != n.Spec.Unschedulable ||
+		!slices.EqualFunc(o.Spec.Taints, n.Spec.Taints, func(a, b corev1.Taint) bool { return a.MatchTaint(&b) && a.Value == b.Value })
 }
 
 // ready reports whether o is a ready node.

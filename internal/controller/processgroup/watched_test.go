@@ -85,3 +85,39 @@ func TestWatched(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeChanged: a node wakes its groups when it turns Ready or not, is
+// cordoned or uncordoned, or its taints change; its heartbeats do not.
+func TestNodeChanged(t *testing.T) {
+	node := func(ready, cordoned bool, taints ...corev1.Taint) *corev1.Node {
+		status := corev1.ConditionFalse
+		if ready {
+			status = corev1.ConditionTrue
+		}
+		return &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: cordoned, Taints: taints},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: status}}}}
+	}
+	maintenance := corev1.Taint{Key: "example.org/maintenance", Effect: corev1.TaintEffectNoSchedule}
+	heartbeat := node(true, false)
+	heartbeat.Status.Conditions[0].LastHeartbeatTime = metav1.Now()
+	cases := map[string]struct {
+		old, cur *corev1.Node
+		want     bool
+	}{
+		"Heartbeat":   {node(true, false), heartbeat, false},
+		"NotReady":    {node(true, false), node(false, false), true},
+		"Cordoned":    {node(true, false), node(true, true), true},
+		"Tainted":     {node(true, false), node(true, false, maintenance), true},
+		"Untainted":   {node(true, false, maintenance), node(true, false), true},
+		"SameTaints":  {node(true, false, maintenance), node(true, false, maintenance), false},
+		"TaintValue":  {node(true, false, maintenance), node(true, false, corev1.Taint{Key: maintenance.Key, Value: "soon", Effect: maintenance.Effect}), true},
+		"TaintEffect": {node(true, false, maintenance), node(true, false, corev1.Taint{Key: maintenance.Key, Effect: corev1.TaintEffectNoExecute}), true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, nodeChanged(tc.old, tc.cur)); diff != "" {
+				t.Errorf("nodeChanged: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
