@@ -76,7 +76,7 @@ func TestQuickstart(t *testing.T) {
 
 	t.Run("StorageDensityMigratesByReplacement", func(t *testing.T) { densityMigration(ctx, t, r, p, key) })
 	t.Run("TaintedNodesGroupsAreReplacedBeforeItsDrain", func(t *testing.T) { taintReplacement(ctx, t, r, p, key) })
-	t.Run("StorageEngineMigratesByTheWiggle", func(t *testing.T) { engineMigration(ctx, t, r, p, key) })
+	t.Run("StorageEngineMigratesByReplacement", func(t *testing.T) { engineMigration(ctx, t, r, p, key) })
 	t.Run("PatchUpgradeRollsThePods", func(t *testing.T) { upgradePatch(ctx, t, r, p, key) })
 
 	cr := &v1alpha1.Cluster{}
