@@ -307,6 +307,7 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		// every age the Cluster measures is on one clock.
 		at.RemovalTime = &stamp
 	}
+	taint, _ := nodetaint.Of(o.node, e.cluster.Spec.ForProvider.Automation.TaintReplacements)
 	for _, t := range e.conditions(pg, o) {
 		since := stamp
 		for _, c := range prev.ProcessGroupConditions {
@@ -315,8 +316,8 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 			}
 		}
 		// A taint the API server dated counts from when it was added.
-		if m, _ := nodetaint.Of(o.node, e.cluster.Spec.ForProvider.Automation.TaintReplacements); t == v1alpha1.NodeTainted && m.Added != nil && m.Added.Before(&since) {
-			since = *m.Added
+		if t == v1alpha1.NodeTainted && taint.Added != nil && taint.Added.Before(&since) {
+			since = *taint.Added
 		}
 		at.ProcessGroupConditions = append(at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: t, Since: since})
 	}
