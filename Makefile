@@ -35,7 +35,7 @@ test: vet check-generated ## Unit and integration tests on a real API server, th
 	@path=$$(hack/controlplane.sh --all --crossplane); crds=$$(hack/crossplane.sh); \
 	echo "control plane: $$path"; echo "crossplane CRDs: $$crds"; \
 	KUBEBUILDER_ASSETS=$${path%%:*} FDB_LOCALRUN_PATH=$$path CROSSPLANE_CRDS=$$crds FDB_REQUIRE_CONTROLPLANE=1 \
-	  $(GO) tool gotestsum --format pkgname --format-icons text --raw-command -- $(GO) test -json -count=1 -timeout 30m ./...
+	  $(GO) tool gotestsum --format pkgname --format-icons text --raw-command -- $(GO) test -json -count=1 -timeout 50m ./...
 
 SEEDS ?=
 FIRST ?= 1

@@ -44,7 +44,7 @@ import (
 // untouched (orphanFlip).
 func TestQuickstart(t *testing.T) {
 	o := runOptions(t, testenv.Getenv(t, testenv.LocalRunPathEnv, "hack/controlplane.sh --all"), "fdb-quickstart-test")
-	ctx, cancel := context.WithTimeout(context.Background(), 28*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 
 	start := time.Now()
