@@ -201,11 +201,15 @@ func (n *Nodes) step(ctx context.Context) error {
 	if err := n.c.List(ctx, pods); err != nil {
 		return err
 	}
+	// A claim is in use while a scheduled pod mounts it: an unscheduled
+	// one never runs on a claim being deleted (claims), so it does not
+	// hold the claim (pkg/controller/volume/pvcprotection, podUsesPVC,
+	// v1.35).
 	used := map[string]bool{}
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		for _, v := range p.Spec.Volumes {
-			if v.PersistentVolumeClaim != nil {
+			if v.PersistentVolumeClaim != nil && p.Spec.NodeName != "" {
 				used[p.Namespace+"/"+v.PersistentVolumeClaim.ClaimName] = true
 			}
 		}
@@ -274,7 +278,11 @@ func (n *Nodes) readyDeployments(ctx context.Context) error {
 }
 
 func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, ready map[string]*corev1.Node) {
-	claims, pinned := n.claims(ctx, p)
+	claims, pinned, err := n.claims(ctx, p)
+	if err != nil {
+		n.unschedulable(ctx, p, err.Error())
+		return
+	}
 	var fits []string
 	var notReady, volume, cordoned, tainted, matching int
 	for _, node := range nodes {
@@ -405,8 +413,12 @@ func local(pvc *corev1.PersistentVolumeClaim) bool {
 }
 
 // claims are the volume claims pod p mounts, and the node a node-local one
-// already lives on ("" when none does).
-func (n *Nodes) claims(ctx context.Context, p *corev1.Pod) ([]*corev1.PersistentVolumeClaim, string) {
+// already lives on ("" when none does); or why the pod cannot be placed:
+// a claim is missing or being deleted, as kube-scheduler's VolumeBinding
+// filter refuses it (pkg/scheduler/framework/plugins/volumebinding,
+// podHasPVCs, v1.35), which keeps a pod made anew off the claim of a lost
+// disk until the claim is made anew too.
+func (n *Nodes) claims(ctx context.Context, p *corev1.Pod) ([]*corev1.PersistentVolumeClaim, string, error) {
 	var out []*corev1.PersistentVolumeClaim
 	pinned := ""
 	for _, v := range p.Spec.Volumes {
@@ -414,15 +426,21 @@ func (n *Nodes) claims(ctx context.Context, p *corev1.Pod) ([]*corev1.Persistent
 			continue
 		}
 		pvc := &corev1.PersistentVolumeClaim{}
-		if err := n.c.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}, pvc); err != nil {
-			continue
+		switch err := n.c.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: v.PersistentVolumeClaim.ClaimName}, pvc); {
+		case kerrors.IsNotFound(err):
+			return nil, "", fmt.Errorf("persistentvolumeclaim %q not found", v.PersistentVolumeClaim.ClaimName)
+		case err != nil:
+			return nil, "", err
+		}
+		if pvc.DeletionTimestamp != nil {
+			return nil, "", fmt.Errorf("persistentvolumeclaim %q is being deleted", pvc.Name)
 		}
 		out = append(out, pvc)
 		if node := pvc.Annotations[SelectedNode]; local(pvc) && node != "" {
 			pinned = node
 		}
 	}
-	return out, pinned
+	return out, pinned, nil
 }
 
 func (n *Nodes) start(ctx context.Context, p *corev1.Pod, node *corev1.Node) {

@@ -9,6 +9,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -266,5 +268,89 @@ func TestTaintsAndCordonsKeepPodsOff(t *testing.T) {
 				t.Errorf("pod on a %s node: node %q, PodScheduled %+v; want unbound, Unschedulable, saying %q", name, p.Spec.NodeName, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestClaimBeingDeletedKeepsPodPending checks the stand-in against
+// kube-scheduler's VolumeBinding filter and the pvc-protection controller:
+// a pod whose claim is being deleted, or gone, stays Pending and says so;
+// an unscheduled pod does not hold the claim's finalizer, so the claim
+// goes; and the pod lands once its claim is made anew (chaos seed 191 at
+// 2f9fcd8: the stand-in started a pod on its lost disk's claim, which then
+// never went, and the group never made a claim marked new).
+func TestClaimBeingDeletedKeepsPodPending(t *testing.T) {
+	Require(t, env)
+	ctx, c := context.Background(), env.Client
+	_, newPod, pass := standIn(t, "zone-claim", "claim")
+	claim := func() *corev1.PersistentVolumeClaim {
+		return &corev1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "claim", Name: "db-storage-1-data"},
+			Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}},
+			},
+		}
+	}
+	podWithClaim := func() *corev1.Pod {
+		p := newPod("zone-claim")
+		p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "db-storage-1-data"}}}}
+		return p
+	}
+	scheduled := func(p *corev1.Pod) (string, string) {
+		t.Helper()
+		if err := c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
+			t.Fatal(err)
+		}
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse {
+				return p.Spec.NodeName, cond.Message
+			}
+		}
+		return p.Spec.NodeName, ""
+	}
+	pvc, p := claim(), podWithClaim()
+	for _, o := range []client.Object{pvc, p} {
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pass(2)
+	if node, why := scheduled(p); node == "" {
+		t.Fatalf("pod with its claim unscheduled (%s), want it bound", why)
+	}
+	// A lost disk: the claim and the pod are deleted, and a new pod is made
+	// before the claim went (it holds the pvc-protection finalizer).
+	if err := c.Delete(ctx, pvc); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, p, client.GracePeriodSeconds(0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		return kerrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(p), &corev1.Pod{})), nil
+	}); err != nil {
+		t.Fatalf("the old pod did not go: %v", err)
+	}
+	p = podWithClaim()
+	if err := c.Create(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	pass(1)
+	if node, why := scheduled(p); node != "" || !strings.Contains(why, `persistentvolumeclaim "db-storage-1-data" is being deleted`) {
+		t.Errorf("new pod of a claim being deleted: node %q, unschedulable %q; want Pending, saying the claim is being deleted", node, why)
+	}
+	pass(2)
+	if err := c.Get(ctx, client.ObjectKeyFromObject(pvc), &corev1.PersistentVolumeClaim{}); !kerrors.IsNotFound(err) {
+		t.Errorf("claim used by no scheduled pod: %v, want it gone", err)
+	}
+	if node, why := scheduled(p); node != "" || !strings.Contains(why, `persistentvolumeclaim "db-storage-1-data" not found`) {
+		t.Errorf("pod of a claim gone: node %q, unschedulable %q; want Pending, saying the claim is not found", node, why)
+	}
+	if err := c.Create(ctx, claim()); err != nil {
+		t.Fatal(err)
+	}
+	pass(2)
+	if node, why := scheduled(p); node == "" {
+		t.Errorf("pod of a claim made anew unscheduled (%s), want it bound", why)
 	}
 }

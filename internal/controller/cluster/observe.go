@@ -493,8 +493,10 @@ func (o *observation) neverCreated() bool {
 func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav1.Time) v1alpha1.ClusterObservation {
 	cs := o.connectionString()
 	at := v1alpha1.ClusterObservation{
-		ConnectionString:   cs,
-		Configured:         o.created(),
+		ConnectionString: cs,
+		// The record is never taken back: a reconcile that reads no
+		// status, or an unavailable database's, cannot tell (created).
+		Configured:         o.configuredBefore || o.created(),
 		LastPolicyDecision: previous.LastPolicyDecision,
 		ProcessGroups:      v1alpha1.ProcessGroupCounts{Total: len(o.groups), ByClass: map[string]int{}},
 	}

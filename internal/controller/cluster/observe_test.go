@@ -80,6 +80,53 @@ func TestAtProviderUnchanged(t *testing.T) {
 	}
 }
 
+// TestConfiguredIsKept: the record that the database was configured is
+// never taken back by a reconcile that cannot see the configuration: new
+// group IDs wait for the exclusion list only while it stands (chaos seed
+// 144: a reconcile without the ConfigMap, hence without status, cleared
+// it, and the next, on an unavailable database, reused an excluded ID).
+func TestConfiguredIsKept(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		ms     []mutation
+		want   bool
+	}{
+		"Configured": {
+			reason: "A status showing the configuration records it.",
+			want:   true,
+		},
+		"NoStatus": {
+			reason: "A reconcile that read no status keeps the record.",
+			ms:     []mutation{recordedConfigured(), statusUnreadable()},
+			want:   true,
+		},
+		"NoClusterFile": {
+			reason: "A reconcile without the cluster file (no admin client) keeps the record.",
+			ms:     []mutation{recordedConfigured(), lostClusterFile()},
+			want:   true,
+		},
+		"Unavailable": {
+			reason: "An unavailable database's status has no configuration; the record stays.",
+			ms:     []mutation{recordedConfigured(), unavailable()},
+			want:   true,
+		},
+		"NeverSeen": {
+			reason: "Nothing recorded and nothing read: not configured as far as this Cluster knows.",
+			ms:     []mutation{statusUnreadable()},
+			want:   false,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, o := observed(5, tc.ms...)
+			got := o.atProvider(v1alpha1.ClusterObservation{Configured: o.configuredBefore}, metav1.NewTime(time.Unix(0, 0))).Configured
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("\n%s\natProvider(...).Configured: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
 // TestZonesOf: new groups go to the zones of nodes that are Ready, not
 // cordoned, and not announcing maintenance the Cluster names.
 func TestZonesOf(t *testing.T) {
