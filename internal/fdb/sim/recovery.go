@@ -73,6 +73,10 @@ type logGeneration struct {
 	satellites        []string
 	satelliteReplicas int
 	lost              []string // logs and satellite logs whose volume was destroyed while needed, sorted
+	// zones are the zones (zoneid) of its logs and satellite logs when
+	// recruited, by process ID: each mutation has its replicas on logs of
+	// distinct zones.
+	zones map[string]string
 	// end is the last version committed on the generation, set once a
 	// recovery retires it.
 	end int64
@@ -81,32 +85,41 @@ type logGeneration struct {
 	dataLost bool
 }
 
-// unreadable counts the logs among ids that cannot be read: down or wiped.
+// unreadable counts the zones of the logs among ids that cannot be read:
+// down or wiped.
 func (s *Sim) unreadable(g *logGeneration, ids []string) int {
-	n := 0
-	for _, id := range ids {
-		if p := s.procs[id]; p == nil || !p.up || slices.Contains(g.lost, id) {
-			n++
-		}
-	}
-	return n
+	return g.zonesOf(ids, func(id string) bool {
+		p := s.procs[id]
+		return p == nil || !p.up || slices.Contains(g.lost, id)
+	})
 }
 
-// wiped counts the logs among ids whose volume was destroyed.
+// wiped counts the zones of the logs among ids whose volume was destroyed.
 func wiped(g *logGeneration, ids []string) int {
-	n := 0
+	return g.zonesOf(ids, func(id string) bool { return slices.Contains(g.lost, id) })
+}
+
+// zonesOf counts the distinct zones of the logs among ids that match;
+// a log whose zone is unknown counts as a zone of its own.
+func (g *logGeneration) zonesOf(ids []string, match func(id string) bool) int {
+	zones := map[string]bool{}
 	for _, id := range ids {
-		if slices.Contains(g.lost, id) {
-			n++
+		if match(id) {
+			zones[cmp.Or(g.zones[id], "log "+id)] = true
 		}
 	}
-	return n
+	return len(zones)
 }
 
 // readable reports whether every mutation of g has a copy that can be
-// read, when unavailable counts the logs that cannot be: fewer than the log
-// replication factor of its logs, or fewer than the satellite replication
-// of its satellite logs, or the remote region applied them all.
+// read, when unavailable counts the zones of the logs that cannot be. Each
+// mutation's replicas are on logs in as many distinct zones as the
+// replication factor (fdbclient/DatabaseConfiguration.cpp: the log policy
+// is PolicyAcross(tLogReplicationFactor, "zoneid", PolicyOne), 7.3.79), so
+// one is lost only once logs of that many zones are: fewer zones than the
+// log replication factor of its logs, or than the satellite replication of
+// its satellite logs, keep a copy of each; or the remote region applied
+// them all.
 func (s *Sim) readable(g *logGeneration, unavailable func(g *logGeneration, ids []string) int) bool {
 	return unavailable(g, g.logs) < s.logReplicas() ||
 		len(g.satellites) > 0 && unavailable(g, g.satellites) < g.satelliteReplicas ||
@@ -286,12 +299,24 @@ func (s *Sim) stepRecovery() {
 		case phaseAcceptingCommits:
 			_, satelliteReplicas := s.satellitesOf(s.primary)
 			s.rec.gens = append(s.rec.gens, &logGeneration{epoch: s.rec.epoch, logs: slices.Clone(s.roles.logs),
-				satellites: slices.Clone(s.roles.satelliteLogs), satelliteReplicas: satelliteReplicas})
+				satellites: slices.Clone(s.roles.satelliteLogs), satelliteReplicas: satelliteReplicas, zones: s.zonesOfLogs()})
 			s.writeCoordinatedState()
 		case phaseFullyRecovered:
 			s.rec.gens = s.rec.gens[len(s.rec.gens)-1:]
 		}
 	}
+}
+
+// zonesOfLogs are the zones of the current logs and satellite logs, by
+// process ID.
+func (s *Sim) zonesOfLogs() map[string]string {
+	out := map[string]string{}
+	for _, id := range slices.Concat(s.roles.logs, s.roles.satelliteLogs) {
+		if p := s.procs[id]; p != nil {
+			out[id] = p.zone
+		}
+	}
+	return out
 }
 
 // writeCoordinatedState is the recovery's write of the new core state

@@ -310,7 +310,7 @@ func (s *Sim) logStatus() ([]fdb.LogGeneration, int) {
 		return nil, 0
 	}
 	_, satelliteReplicas := s.satellitesOf(s.primary)
-	current := &logGeneration{epoch: s.rec.epoch, logs: s.roles.logs, satellites: s.roles.satelliteLogs, satelliteReplicas: satelliteReplicas}
+	current := &logGeneration{epoch: s.rec.epoch, logs: s.roles.logs, satellites: s.roles.satelliteLogs, satelliteReplicas: satelliteReplicas, zones: s.zonesOfLogs()}
 	logs := []fdb.LogGeneration{s.logGenerationStatus(true, current, s.roles.remoteLogs)}
 	retired := s.retiredGenerations()
 	for i := len(retired) - 1; i >= 0; i-- {

@@ -132,8 +132,8 @@ func (s *Sim) loseLogs(ids []string, reason string) {
 		slices.Sort(g.lost)
 		if !g.dataLost && !s.readable(g, wiped) {
 			g.dataLost = true
-			s.violate(DataLoss, fmt.Sprintf("log generation %d lost every replica of its mutations: %d of %d logs lost with log replication %d: %s %v",
-				g.epoch, len(g.lost), len(g.logs), k, reason, g.lost))
+			s.violate(DataLoss, fmt.Sprintf("log generation %d lost every replica of its mutations: %d of %d logs lost, in %d zones, with log replication %d: %s %v",
+				g.epoch, len(g.lost), len(g.logs), wiped(g, g.logs), k, reason, g.lost))
 		}
 	}
 }
