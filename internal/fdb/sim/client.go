@@ -399,6 +399,11 @@ func (s *Sim) SetConnectionString(cs string) error {
 	defer s.mu.Unlock()
 	s.conn = parsed
 	s.coordinatorsLost = nil
+	for _, id := range s.procIDs {
+		// The first cluster file comes before the processes run: what
+		// they hold follows it.
+		s.procs[id].clusterFile = ""
+	}
 	s.evaluate()
 	return nil
 }

@@ -154,6 +154,12 @@ type process struct {
 	ioError      string
 	ioErrorUntil time.Time
 
+	// clusterFile is the connection string in the process's own cluster
+	// file, "" before it has one; copiedState the connection string whose
+	// coordinated state was copied into its data directory, "" when none
+	// was (see coordination.go).
+	clusterFile, copiedState string
+
 	running   bool      // the OS process runs
 	up        bool      // running and protocol compatible: part of the cluster
 	downSince time.Time // when up last became false
@@ -245,7 +251,16 @@ func (s *Sim) restart(p *process, g ProcessGroup) {
 		p.running = false
 		return
 	}
+	s.start(p, g)
+}
+
+// start starts p with g's settings; without a cluster file of its own it
+// takes its pod's seed cluster file (see coordination.go).
+func (s *Sim) start(p *process, g ProcessGroup) {
 	p.start(s.now, g, s.creds)
+	if p.clusterFile == "" {
+		p.clusterFile = s.seedOf(p)
+	}
 }
 
 // storageClass reports whether p's class may hold data.
@@ -427,7 +442,7 @@ func (s *Sim) refreshProcesses() {
 		g := s.groups[p.group]
 		running := !g.Stopped && !s.now.Before(p.downUntil) && (p.running || g.startable())
 		if running && !p.running {
-			p.start(s.now, g, s.creds)
+			s.start(p, g)
 		}
 		p.running = running
 	}
@@ -441,16 +456,22 @@ func (s *Sim) refreshProcesses() {
 			}
 		}
 	}
+	s.adoptRecoveredCoordinators()
 	quorum := s.quorumReachable()
 	clear(s.upByAddress)
 	for _, id := range s.procIDs {
 		p := s.procs[id]
 		listens := p.running && majorMinor(p.version) == s.protocol
-		up := listens && (!quorum || s.joins(p))
+		up := listens && s.reaches(p) && (!quorum || s.joins(p))
 		if p.up && !up {
 			p.downSince = s.now
 		}
 		p.up = up
+		if up && len(s.conn.Coordinators) > 0 {
+			// fdbserver writes its cluster file once it joined, and again
+			// with every coordinator change it learns of.
+			p.clusterFile = s.conn.String()
+		}
 		p.excluded = s.isExcluded(p)
 		if up {
 			for _, name := range p.names() {

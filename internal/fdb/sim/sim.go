@@ -107,6 +107,10 @@ type Sim struct {
 	// a client holding one is forwarded to the current coordinators while
 	// one of its coordinators still runs.
 	forwarded []fdb.ConnectionString
+	// abandoned are the connection strings given up for new coordinators
+	// after their coordinated state was lost (see coordination.go): no
+	// process or client reaches the database through one.
+	abandoned []fdb.ConnectionString
 	protocol  string // major.minor spoken by the cluster
 
 	created    bool

@@ -27,6 +27,13 @@ func (s *Sim) destroyVolumes(ids []string, deliberate bool, reason string) {
 	}
 	s.loseLogs(ids, reason)
 	s.loseCoordinatorState(ids)
+	for _, id := range ids {
+		// The cluster file and coordination files live in the data
+		// directory.
+		if p := s.procs[id]; p != nil {
+			p.clusterFile, p.copiedState = "", ""
+		}
+	}
 	s.dropReplicas(func(id string) bool { return slices.Contains(ids, id) }, reason)
 	s.dropStorageServers(ids)
 }
