@@ -7,7 +7,7 @@ import (
 )
 
 // ActionType names a mutation that the provider gates with safety policies.
-// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;DisableLocks;FailoverRegion;"*"
+// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;DisableLocks;FailoverRegion;RecoverCoordinators;"*"
 type ActionType string
 
 // The gated actions. ActionAll matches every action.
@@ -54,7 +54,13 @@ const (
 	// another region: planned (a change of region priorities) or forced
 	// after the primary's region is lost (force_recovery_with_data_loss).
 	ActionFailoverRegion ActionType = "FailoverRegion"
-	ActionAll            ActionType = "*"
+	// ActionRecoverCoordinators brings back a database whose coordinators
+	// lost their coordinated state, a majority of them with their disks:
+	// the coordination files of one that kept it are copied to new
+	// coordinators, and every process restarts on their connection
+	// string. What the survivor had not seen is lost.
+	ActionRecoverCoordinators ActionType = "RecoverCoordinators"
+	ActionAll                 ActionType = "*"
 )
 
 // Enforcement says what a failed validation does, with the meaning of a

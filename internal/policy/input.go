@@ -155,7 +155,23 @@ const (
 	DetailDataCenterLagSeconds       = "dataCenterLagSeconds"
 	DetailDestinationFullyReplicated = "destinationFullyReplicated"
 	DetailForcedAcknowledged         = "forcedAcknowledged"
+	// DetailFromConnectionString (RecoverCoordinators) is the connection
+	// string given up, DetailLostCoordinators its coordinators that lost
+	// the coordinated state, DetailSurvivor the one whose coordination
+	// files the new coordinators get; DetailRecoveryAcknowledged whether
+	// the Cluster carries AnnotationAllowCoordinatorRecovery naming
+	// DetailFromConnectionString.
+	DetailFromConnectionString = "fromConnectionString"
+	DetailLostCoordinators     = "lostCoordinators"
+	DetailSurvivor             = "survivor"
+	DetailRecoveryAcknowledged = "recoveryAcknowledged"
 )
+
+// AnnotationAllowCoordinatorRecovery, set on a Cluster to the connection
+// string whose coordinators lost their coordinated state, accepts what the
+// way back from lost coordinators may lose: the built-in
+// fdb-coordinator-recovery policy denies RecoverCoordinators without it.
+const AnnotationAllowCoordinatorRecovery = "foundationdb.crossplane.io/allow-coordinator-recovery"
 
 // AnnotationAllowDisableLocks, set to "true" on a Cluster, acknowledges
 // that with spec.forProvider.locks.disableLocks it acts without the global

@@ -739,6 +739,24 @@ type ClusterObservation struct {
 	// each runs (FoundationDB 7.1).
 	// +optional
 	StorageMigration *StorageMigrationObservation `json:"storageMigration,omitempty"`
+
+	// CoordinatorRecovery is the way back from lost coordinators while it
+	// is under way: the safety policies allowed the database to give up
+	// the coordinators of From, whose coordinated state a majority lost
+	// with their disks, for those of To, which hold the files of one that
+	// kept it; nil once the database runs on To.
+	// +optional
+	CoordinatorRecovery *CoordinatorRecoveryObservation `json:"coordinatorRecovery,omitempty"`
+}
+
+// CoordinatorRecoveryObservation is a recovery from lost coordinators.
+type CoordinatorRecoveryObservation struct {
+	// From is the connection string given up.
+	From string `json:"from"`
+	// To is the connection string the database recovers on.
+	To string `json:"to"`
+	// Since is when the recovery began.
+	Since metav1.Time `json:"since"`
 }
 
 // DataCenterLagObservation is the data center lag a status reported.
