@@ -23,13 +23,17 @@ import (
 // kubectl-fdb/cmd/recover_multi_region_cluster.go, v2.33.0): copy both files
 // from a coordinator that kept them to the processes that become the new
 // coordinators, put the new connection string in the seed cluster file,
-// delete every process's own cluster file and restart it.
+// delete every process's own cluster file and restart it. The provider
+// writes the new connection string into each pod's cluster file itself,
+// so that no restart waits for the kubelet to deliver the seed.
 //
 // The model: a process holds copied coordination files (copiedState, the
 // connection string whose coordinated state they are) and a cluster file of
-// its own (clusterFile, "" when it follows the database as before: until
-// it is deleted, a process's file follows every coordinator change it
-// takes part in, as fdbserver rewrites it). Once the coordinated state is
+// its own (clusterFile), which it writes once it joined and rewrites with
+// every coordinator change it learns of, as fdbserver does; one that has
+// none yet (a new process, or one whose disk was lost) follows the
+// database: the model does not read the seed, which the provider writes
+// before anything runs and keeps naming the current coordinators. Once the coordinated state is
 // lost (CoordinatorStateLost), a connection string whose coordinators are,
 // for a quorum of them, processes running on that very cluster file and
 // holding files copied from a coordinator that kept the state becomes the
@@ -39,13 +43,10 @@ import (
 
 const (
 	errCopyCoordinationFiles = "cannot copy the coordination files"
-	errResetClusterFile      = "cannot reset the cluster file"
+	errWriteClusterFile      = "cannot write the cluster file"
 
 	reasonNoCoordinatedState = "holds no coordinated state"
 )
-
-// seedClusterFileFlag is the fdbserver flag that names the seed cluster file.
-const seedClusterFileFlag = "seed_cluster_file"
 
 // CopyCoordinationFiles copies the coordination files of process from to
 // process to, as a copy through both pods would: both must run, and from
@@ -71,17 +72,21 @@ func (s *Sim) CopyCoordinationFiles(from, to string) error {
 	return nil
 }
 
-// ResetClusterFile deletes process id's own cluster file and kills it; it
-// starts again at once (its monitor restarts it), on its pod's seed cluster
-// file.
-func (s *Sim) ResetClusterFile(id string) error {
+// RestartOnClusterFile puts connection string cs into process id's own
+// cluster file and kills it; it starts again at once (its monitor restarts
+// it) on that file.
+func (s *Sim) RestartOnClusterFile(id, cs string) error {
+	parsed, err := fdb.ParseConnectionString(cs)
+	if err != nil {
+		return errors.Wrap(err, errWriteClusterFile)
+	}
 	s.lock()
 	defer s.mu.Unlock()
 	p := s.procs[id]
 	if p == nil {
-		return errors.Errorf("%s of %q: %s", errResetClusterFile, id, reasonUnknownProcess)
+		return errors.Errorf("%s of %q: %s", errWriteClusterFile, id, reasonUnknownProcess)
 	}
-	p.clusterFile = ""
+	p.clusterFile = parsed.String()
 	if p.running {
 		s.restart(p, s.groups[p.group])
 	}
@@ -110,21 +115,6 @@ func (s *Sim) coordinatedStateOf(p *process) string {
 		}
 	}
 	return p.copiedState
-}
-
-// seedOf is the connection string in the seed cluster file of p's pod:
-// the file --seed_cluster_file names among the pod's Files, "" when the
-// command line names none or the pod does not hold it.
-func (s *Sim) seedOf(p *process) string {
-	path := lastFlag(p.commandLine, seedClusterFileFlag)
-	if path == "" {
-		return ""
-	}
-	cs, err := fdb.ParseConnectionString(string(s.groups[p.group].Files[path]))
-	if err != nil {
-		return ""
-	}
-	return cs.String()
 }
 
 // reaches reports whether p's own cluster file leads it to the database:

@@ -7,28 +7,12 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbtest"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 )
-
-// seedPath is where the pods of these tests hold their seed cluster file.
-const seedPath = "/var/dynamic-conf/fdb.cluster"
-
-// withSeed returns groups whose processes name seedPath as their seed
-// cluster file, and whose pods hold cs there.
-func withSeed(groups []sim.ProcessGroup, cs fdb.ConnectionString) []sim.ProcessGroup {
-	out := slices.Clone(groups)
-	for i := range out {
-		out[i].CommandLine += " --seed_cluster_file=" + seedPath
-		out[i].Files = map[string][]byte{seedPath: []byte(cs.String())}
-	}
-	return out
-}
 
 // TestRecoverLostCoordinators: once a majority of the coordinators lost
 // their disks the database never recovers; copying a surviving
-// coordinator's files to new coordinators, seeding every pod with their
-// connection string and resetting every process's cluster file brings it
-// back on them, and nothing less does. A process left on its old cluster
+// coordinator's files to new coordinators and restarting every process on
+// their connection string brings it back on them, and nothing less does. A process left on its old cluster
 // file never finds the database again.
 func TestRecoverLostCoordinators(t *testing.T) {
 	lost := []string{"stateless-1", "stateless-2"}
@@ -59,7 +43,7 @@ func TestRecoverLostCoordinators(t *testing.T) {
 			copyFrom: "stateless-1", copyTo: []string{"storage-2", "storage-3"},
 			reset: all, wantErr: true,
 		},
-		"NoClusterFileReset": {
+		"NoRestart": {
 			copyFrom: "storage-1", copyTo: []string{"storage-2", "storage-3"},
 			reset: func(*fdbtest.Cluster) []string { return nil },
 		},
@@ -84,7 +68,6 @@ func TestRecoverLostCoordinators(t *testing.T) {
 			if s := c.Status(t); s.Client.DatabaseStatus.Available {
 				t.Fatalf("database available after a majority of its coordinators lost their disks")
 			}
-			c.SetGroups(t, withSeed(c.Groups, recovered))
 			for _, to := range tc.copyTo {
 				if err := c.Sim.CopyCoordinationFiles(tc.copyFrom, to); err != nil {
 					if !tc.wantErr {
@@ -97,7 +80,7 @@ func TestRecoverLostCoordinators(t *testing.T) {
 				t.Fatalf("CopyCoordinationFiles from %s succeeded, want an error", tc.copyFrom)
 			}
 			for _, id := range tc.reset(c) {
-				must(t, c.Sim.ResetClusterFile(id))
+				must(t, c.Sim.RestartOnClusterFile(id, recovered.String()))
 			}
 			for range 120 {
 				c.Clock.Step(time.Second)

@@ -251,16 +251,7 @@ func (s *Sim) restart(p *process, g ProcessGroup) {
 		p.running = false
 		return
 	}
-	s.start(p, g)
-}
-
-// start starts p with g's settings; without a cluster file of its own it
-// takes its pod's seed cluster file (see coordination.go).
-func (s *Sim) start(p *process, g ProcessGroup) {
 	p.start(s.now, g, s.creds)
-	if p.clusterFile == "" {
-		p.clusterFile = s.seedOf(p)
-	}
 }
 
 // storageClass reports whether p's class may hold data.
@@ -442,7 +433,7 @@ func (s *Sim) refreshProcesses() {
 		g := s.groups[p.group]
 		running := !g.Stopped && !s.now.Before(p.downUntil) && (p.running || g.startable())
 		if running && !p.running {
-			s.start(p, g)
+			p.start(s.now, g, s.creds)
 		}
 		p.running = running
 	}
