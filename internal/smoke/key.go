@@ -1,7 +1,6 @@
 package smoke
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,50 +10,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/httpstream"
-	"k8s.io/client-go/kubernetes"
-	kscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
-
-// Exec runs command in a container of a pod, as `kubectl exec` does, and
-// returns what it wrote to its standard output and error; a command that
-// exits non-zero is an error.
-type Exec func(ctx context.Context, namespace, pod, container string, command []string) (stdout, stderr string, err error)
-
-// NewPodExec returns an Exec through the API server's pods/exec, as kubectl
-// runs it: over WebSocket, or SPDY where the WebSocket upgrade fails (an
-// older API server, a proxy in between).
-func NewPodExec(cfg *rest.Config) (Exec, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cannot create clientset: %w", err)
-	}
-	return func(ctx context.Context, namespace, pod, container string, command []string) (string, string, error) {
-		req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("exec").
-			VersionedParams(&corev1.PodExecOptions{Container: container, Command: command, Stdout: true, Stderr: true}, kscheme.ParameterCodec)
-		spdy, err := remotecommand.NewSPDYExecutor(cfg, "POST", req.URL())
-		if err != nil {
-			return "", "", fmt.Errorf("cannot exec in pod %s: %w", pod, err)
-		}
-		ws, err := remotecommand.NewWebSocketExecutor(cfg, "GET", req.URL().String())
-		if err != nil {
-			return "", "", fmt.Errorf("cannot exec in pod %s: %w", pod, err)
-		}
-		ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
-			return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
-		})
-		if err != nil {
-			return "", "", fmt.Errorf("cannot exec in pod %s: %w", pod, err)
-		}
-		var stdout, stderr bytes.Buffer
-		err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr})
-		return stdout.String(), stderr.String(), err
-	}, nil
-}
 
 // fdbcliTimeout is fdbcli's own --timeout for each command, in seconds,
 // so that a database that does not answer fails the command rather than
@@ -151,7 +109,7 @@ func (r *runner) key(ctx context.Context) (string, error) {
 	run := func(pod string, command []string) (string, error) {
 		cctx, cancel := context.WithTimeout(ctx, r.o.Timeouts.Key)
 		defer cancel()
-		stdout, stderr, err := r.o.Exec(cctx, r.o.Namespace, pod, container, command)
+		stdout, stderr, err := r.o.Exec(cctx, r.o.Namespace, pod, container, command, nil)
 		if err != nil {
 			return "", fmt.Errorf("%q in pod %s: %w; stdout %q, stderr %q", command, pod, err, stdout, stderr)
 		}

@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane-contrib/provider-foundationdb/internal/podexec"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/scheme"
 )
 
@@ -128,8 +129,8 @@ type Options struct {
 	// Out receives a line per phase and per change while a phase waits.
 	Out io.Writer
 	// Exec runs a command in a pod's container (Real mode); nil uses the
-	// API server's exec (PodExec).
-	Exec Exec
+	// API server's pods/exec.
+	Exec podexec.Exec
 }
 
 // Run runs the phases in order, stops at the first that fails, and returns
@@ -145,7 +146,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return nil, fmt.Errorf("cannot create client: %w", err)
 	}
 	if o.Exec == nil && o.Mode == Real {
-		if o.Exec, err = NewPodExec(o.Config); err != nil {
+		if o.Exec, err = podexec.New(o.Config); err != nil {
 			return nil, err
 		}
 	}

@@ -87,7 +87,7 @@ type fakeFdbcli struct {
 	lose bool
 }
 
-func (f *fakeFdbcli) exec(_ context.Context, ns, pod, container string, command []string) (string, string, error) {
+func (f *fakeFdbcli) exec(_ context.Context, ns, pod, container string, command []string, _ io.Reader) (string, string, error) {
 	f.ran = append(f.ran, fmt.Sprintf("%s/%s/%s: %q", ns, pod, container, command))
 	if len(command) != 5 || command[0] != "fdbcli" || command[3] != "--exec" {
 		return "", "unknown command", errors.New("exit status 1")

@@ -64,6 +64,14 @@ const (
 	seedClusterFile   = configDir + "/" + clusterFileName
 )
 
+// ClusterFilePath is the cluster file of a pod's fdbservers (--cluster_file),
+// in its data volume.
+const ClusterFilePath = clusterFilePath
+
+// ProcessDataDir is the data directory (--datadir) of the n-th process of
+// a pod.
+func ProcessDataDir(n int) string { return dataDir + "/" + strconv.Itoa(n) }
+
 // MonitorConfig is the configuration fdb-kubernetes-monitor, the launcher
 // of the pod's main container, reads as JSON from config.json in its input
 // directory: the version its processes run, whether it runs them, and the
