@@ -43,6 +43,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/coordination"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/bindings"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -375,6 +376,11 @@ func (b costlyFDB) Client(ctx context.Context, target connector.Target, c *v1alp
 		return nil, err
 	}
 	return toolcost.Wrap(cl, b.metrics, clock.RealClock{}), nil
+}
+
+// Files implements connector.FDB.
+func (b costlyFDB) Files(target connector.Target, cm *corev1.ConfigMap) coordination.Files {
+	return b.sims.Files(target, cm)
 }
 
 // nativeLocker returns what holds the global lock through the native

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/coordination"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -53,6 +54,35 @@ func (b *backend) Client(ctx context.Context, _ connector.Target, c *v1alpha1.Cl
 	file := cm.Data[workload.KeyClusterFile]
 	b.reads.reached(c.GetName(), file)
 	return &faultyClient{Client: db, alive: b.alive, read: func() { b.reads.read(file) }}, nil
+}
+
+// Files changes the files of the simulated processes of cm's database,
+// refused once the provider that asks crashed.
+func (b *backend) Files(target connector.Target, cm *corev1.ConfigMap) coordination.Files {
+	keyed := cm.DeepCopy()
+	keyed.UID = types.UID(b.key(cm))
+	return aliveFiles{Files: b.sims.Files(target, keyed), alive: b.alive}
+}
+
+// aliveFiles is coordination.Files that fails altogether once the provider
+// that holds it crashed.
+type aliveFiles struct {
+	coordination.Files
+	alive func() bool
+}
+
+func (f aliveFiles) CopyCoordinationFiles(ctx context.Context, from, to coordination.Process) error {
+	if !f.alive() {
+		return errors.New(errCrashed)
+	}
+	return f.Files.CopyCoordinationFiles(ctx, from, to)
+}
+
+func (f aliveFiles) RestartOn(ctx context.Context, p *corev1.Pod, cs string) error {
+	if !f.alive() {
+		return errors.New(errCrashed)
+	}
+	return f.Files.RestartOn(ctx, p, cs)
 }
 
 // sync tells the simulator of cm what runs now, as the API server says,

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/coordination"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/fdbcli"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -49,6 +50,10 @@ type FDB interface {
 	// resource that uses none), whose tools present tls (the Cluster's
 	// client credentials; nil without tls settings).
 	Client(ctx context.Context, target Target, c *v1alpha1.Cluster, cm *corev1.ConfigMap, blob *v1alpha1.BlobStore, tls *fdb.TLSCredentials) (fdb.Client, error)
+	// Files returns what changes the coordination and cluster files of
+	// cluster c's pods in the target cluster, whose ConfigMap is cm (the
+	// way back from lost coordinators).
+	Files(target Target, cm *corev1.ConfigMap) coordination.Files
 }
 
 // SimFDB reaches simulated databases that live as long as the provider

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/coordination"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
@@ -34,6 +35,9 @@ type Session struct {
 	ConnectionString string
 	// FDB administers the database; nil while there is no cluster file.
 	FDB fdb.Client
+	// Files changes the coordination and cluster files of the cluster's
+	// pods; nil while there is no cluster file.
+	Files coordination.Files
 	// ClientSecret is the certificate Secret FDB's clients present
 	// (workload.ClientSecretName) as the session read it; nil for a
 	// Cluster without tls settings or while the Secret does not exist.
@@ -114,6 +118,7 @@ func (k *Connector) Session(ctx context.Context, mg resource.ModernManaged, c *v
 	if s.FDB, err = k.FDB.Client(ctx, target, c, cm, blobStore(mg), creds); err != nil {
 		return nil, errors.Wrap(err, errConnectFDB)
 	}
+	s.Files = k.FDB.Files(target, cm)
 	if k.Statuses != nil {
 		key, resource := statuscache.Key(s.ConnectionString, creds), fmt.Sprintf("%T %s/%s", mg, mg.GetNamespace(), mg.GetName())
 		s.shared = k.Statuses.Client(key, resource, s.FDB, k.StatusAge(mg))

@@ -12,6 +12,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,8 +35,9 @@ const (
 	errNoCredentials = "cannot use credentials: source %q is not supported; use InjectedIdentity or Secret"
 )
 
-// NewClientFn returns a client for the cluster a kubeconfig describes.
-type NewClientFn func(kubeconfig []byte) (client.Client, error)
+// NewClientFn returns a client for the cluster a kubeconfig describes, and
+// its REST config.
+type NewClientFn func(kubeconfig []byte) (client.Client, *rest.Config, error)
 
 // Target reaches the cluster that runs the pods.
 type Target struct {
@@ -47,6 +49,9 @@ type Target struct {
 	// Cached is true when Client reads the provider's cache, which indexes
 	// the objects of each Cluster (clusterindex).
 	Cached bool
+	// Config reaches the cluster's API server (for pods/exec); nil when
+	// unknown.
+	Config *rest.Config
 }
 
 // OfCluster selects, in a List of t's Client, the objects labelled as
@@ -66,16 +71,19 @@ type Targets struct {
 	// InjectedIdentity.
 	kube      client.Client
 	live      client.Reader
+	local     *rest.Config
 	usage     resource.ModernTracker
 	newClient NewClientFn
 }
 
 // NewTargets returns Targets that read configs with kube and build remote
-// clients with newClient; live reads kube's cluster without a cache.
-func NewTargets(kube client.Client, live client.Reader, newClient NewClientFn) *Targets {
+// clients with newClient; live reads kube's cluster without a cache, and
+// local reaches its API server.
+func NewTargets(kube client.Client, live client.Reader, local *rest.Config, newClient NewClientFn) *Targets {
 	return &Targets{
 		kube:      kube,
 		live:      live,
+		local:     local,
 		usage:     resource.NewProviderConfigUsageTracker(kube, &apisv1alpha1.ProviderConfigUsage{}),
 		newClient: newClient,
 	}
@@ -100,17 +108,17 @@ func (t *Targets) Client(ctx context.Context, mg resource.ModernManaged) (Target
 	}
 	switch src := spec.Credentials.Source; src {
 	case xpv2.CredentialsSourceInjectedIdentity:
-		return Target{Client: t.kube, Live: t.live, Cached: true}, nil
+		return Target{Client: t.kube, Live: t.live, Cached: true, Config: t.local}, nil
 	case xpv2.CredentialsSourceSecret:
 		data, err := resource.CommonCredentialExtractor(ctx, src, t.kube, spec.Credentials.CommonCredentialSelectors)
 		if err != nil {
 			return Target{}, errors.Wrap(err, errGetCreds)
 		}
-		c, err := t.newClient(data)
+		c, cfg, err := t.newClient(data)
 		if err != nil {
 			return Target{}, errors.Wrap(err, errNewClient)
 		}
-		return Target{Client: c, Live: c}, nil // a remote client has no cache
+		return Target{Client: c, Live: c, Config: cfg}, nil // a remote client has no cache
 	default:
 		return Target{}, errors.Errorf(errNoCredentials, src)
 	}
@@ -153,11 +161,12 @@ func config(ctx context.Context, r client.Reader, mg resource.ModernManaged) (*a
 // KubeconfigClient returns a NewClientFn that builds clients with the
 // supplied client options (notably the scheme).
 func KubeconfigClient(o client.Options) NewClientFn {
-	return func(kubeconfig []byte) (client.Client, error) {
+	return func(kubeconfig []byte) (client.Client, *rest.Config, error) {
 		cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 		if err != nil {
-			return nil, errors.Wrap(err, errKubeconfig)
+			return nil, nil, errors.Wrap(err, errKubeconfig)
 		}
-		return client.New(cfg, o)
+		c, err := client.New(cfg, o)
+		return c, cfg, err
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -89,7 +90,7 @@ func TestTargetsClient(t *testing.T) {
 			mg.SetProviderConfigReference(tc.ref)
 			remote := false
 			newClient := KubeconfigClient(client.Options{Scheme: env.Scheme})
-			targets := NewTargets(c, c, func(kc []byte) (client.Client, error) { remote = true; return newClient(kc) })
+			targets := NewTargets(c, c, nil, func(kc []byte) (client.Client, *rest.Config, error) { remote = true; return newClient(kc) })
 
 			got, err := targets.Client(ctx, mg)
 			if tc.wantErr != "" {

@@ -51,7 +51,9 @@ func pod(name string) *corev1.Pod {
 
 func TestExec(t *testing.T) {
 	files := map[string]string{"/var/fdb/data/1/coordination-0.fdq": "state-0", "/var/fdb/data/1/coordination-1.fdq": "state-1"}
-	write := func(target string) []string { return []string{"sh", "-c", `cat > "$1.tmp" && mv "$1.tmp" "$1"`, "sh", target} }
+	write := func(target string) []string {
+		return []string{"sh", "-c", `cat > "$1.tmp" && mv "$1.tmp" "$1"`, "sh", target}
+	}
 	cases := map[string]struct {
 		reason  string
 		run     func(e Exec) error

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	corev1 "k8s.io/api/core/v1"
@@ -56,4 +57,18 @@ func New(cfg *rest.Config) (Exec, error) {
 		err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: &stdout, Stderr: &stderr})
 		return stdout.String(), stderr.String(), errors.Wrapf(err, errExec, pod)
 	}, nil
+}
+
+// Lazy returns an Exec through the API server of cfg that builds its
+// clientset at its first call: a reconcile that opens one and runs nothing
+// costs nothing.
+func Lazy(cfg *rest.Config) Exec {
+	build := sync.OnceValues(func() (Exec, error) { return New(cfg) })
+	return func(ctx context.Context, namespace, pod, container string, command []string, stdin io.Reader) (string, string, error) {
+		run, err := build()
+		if err != nil {
+			return "", "", err
+		}
+		return run(ctx, namespace, pod, container, command, stdin)
+	}
 }

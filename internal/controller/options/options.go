@@ -207,7 +207,7 @@ func (o Options) PolicyGate(rec event.Recorder) (*gate.Gate, error) {
 // for the managed resources of mgr.
 func (o Options) Connector(mgr ctrl.Manager) *connector.Connector {
 	return &connector.Connector{
-		Targets:  connector.NewTargets(mgr.GetClient(), mgr.GetAPIReader(), connector.KubeconfigClient(client.Options{Scheme: mgr.GetScheme()})),
+		Targets:  connector.NewTargets(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetConfig(), connector.KubeconfigClient(client.Options{Scheme: mgr.GetScheme()})),
 		FDB:      o.FDB,
 		Statuses: o.Statuses,
 		StatusAge: cadence.Freshness{Active: o.activePoll(), Settled: o.PollInterval, MinPoll: o.MinPollInterval,
