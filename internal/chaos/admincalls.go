@@ -39,6 +39,10 @@ var gatedBy = map[sim.Op]struct {
 	sim.OpResumeBackups: {[]v1alpha1.ActionType{v1alpha1.ActionResumeBackup, v1alpha1.ActionStopBackup}, byNothing},
 	sim.OpStartRestore:  {[]v1alpha1.ActionType{v1alpha1.ActionStartRestore}, byFirstArg},
 	sim.OpAbortRestore:  {[]v1alpha1.ActionType{v1alpha1.ActionAbortRestore}, byFirstArg},
+	// The way back from lost coordinators copies files and restarts pods
+	// by process ID.
+	sim.OpCopyCoordinationFiles: {[]v1alpha1.ActionType{v1alpha1.ActionRecoverCoordinators}, byNothing},
+	sim.OpRestartOnClusterFile:  {[]v1alpha1.ActionType{v1alpha1.ActionRecoverCoordinators}, byNothing},
 }
 
 // targetsOf returns what of a call a decision's targets must name.

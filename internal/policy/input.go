@@ -160,11 +160,14 @@ const (
 	// the coordinated state, DetailSurvivor the one whose coordination
 	// files the new coordinators get; DetailRecoveryAcknowledged whether
 	// the Cluster carries AnnotationAllowCoordinatorRecovery naming
-	// DetailFromConnectionString.
+	// DetailFromConnectionString. DetailStranded is true on the restart,
+	// after the database took the recovery, of pods that were not running
+	// when it did and still run on the connection string given up.
 	DetailFromConnectionString = "fromConnectionString"
 	DetailLostCoordinators     = "lostCoordinators"
 	DetailSurvivor             = "survivor"
 	DetailRecoveryAcknowledged = "recoveryAcknowledged"
+	DetailStranded             = "stranded"
 )
 
 // AnnotationAllowCoordinatorRecovery, set on a Cluster to the connection

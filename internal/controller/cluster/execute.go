@@ -23,27 +23,30 @@ import (
 
 // Error strings of the mutations.
 const (
-	errUpdateConfigMap   = "cannot update the cluster's ConfigMap"
-	errRecordClusterFile = "cannot record the cluster file in the Cluster's status"
-	errWriteService      = "cannot write the cluster's headless Service"
-	errWriteAccess       = "cannot write the monitor's ServiceAccount, Role or RoleBinding"
-	errCreateGroup       = "cannot create ProcessGroup"
-	errZoneNotReady      = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
-	errDeleteGroup       = "cannot delete ProcessGroup"
-	errUpdateGroup       = "cannot update ProcessGroup"
-	errForceDeletePod    = "cannot force-delete pod"
-	errExpandVolume      = "cannot expand volume claim"
-	errSettleClaim       = "cannot take the new-volume mark off a volume claim"
-	errConfigure         = "cannot configure the database"
-	errForceRecovery     = "cannot force a recovery of the database"
-	errExclude           = "cannot exclude process groups"
-	errInclude           = "cannot include process groups"
-	errBounce            = "cannot restart processes"
-	errCoordinators      = "cannot change coordinators"
-	errMaintenance       = "cannot change the maintenance zone"
-	errReleaseLock       = "cannot release the global lock"
-	errDenyList          = "cannot write the global lock's deny list"
-	errUnknownStep       = "cannot take a step of unknown kind"
+	errUpdateConfigMap     = "cannot update the cluster's ConfigMap"
+	errRecordClusterFile   = "cannot record the cluster file in the Cluster's status"
+	errRecordRecovery      = "cannot record the recovery from lost coordinators in the Cluster's status"
+	errRecoverCoordinators = "cannot recover from lost coordinators"
+	errNoFiles             = "cannot recover from lost coordinators: the session reaches no pod files"
+	errWriteService        = "cannot write the cluster's headless Service"
+	errWriteAccess         = "cannot write the monitor's ServiceAccount, Role or RoleBinding"
+	errCreateGroup         = "cannot create ProcessGroup"
+	errZoneNotReady        = "cannot create ProcessGroup %s: zone %s has no Ready node now (the cached view of the nodes was behind); the next reconcile picks another"
+	errDeleteGroup         = "cannot delete ProcessGroup"
+	errUpdateGroup         = "cannot update ProcessGroup"
+	errForceDeletePod      = "cannot force-delete pod"
+	errExpandVolume        = "cannot expand volume claim"
+	errSettleClaim         = "cannot take the new-volume mark off a volume claim"
+	errConfigure           = "cannot configure the database"
+	errForceRecovery       = "cannot force a recovery of the database"
+	errExclude             = "cannot exclude process groups"
+	errInclude             = "cannot include process groups"
+	errBounce              = "cannot restart processes"
+	errCoordinators        = "cannot change coordinators"
+	errMaintenance         = "cannot change the maintenance zone"
+	errReleaseLock         = "cannot release the global lock"
+	errDenyList            = "cannot write the global lock's deny list"
+	errUnknownStep         = "cannot take a step of unknown kind"
 )
 
 // The Cluster's mutations write its ConfigMap and headless Service and the
@@ -90,6 +93,8 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 			}
 		}
 		return nil
+	case kindRecoverCoordinators:
+		return e.recoverCoordinators(ctx, cr, s)
 	case kindCreateGroups:
 		if err := zonesStillReady(ctx, e.session.Target.Live, cr, s.Groups); err != nil {
 			return err
@@ -248,22 +253,24 @@ func (e *external) writeConfigMap(ctx context.Context, cr *v1alpha1.Cluster, dat
 	if cs == e.session.ConnectionString {
 		return nil
 	}
-	return e.recordClusterFile(ctx, cr, cs)
+	return errors.Wrap(e.recordAtProvider(ctx, cr, map[string]any{"connectionString": cs}), errRecordClusterFile)
 }
 
-// recordClusterFile writes cs, a cluster file the ConfigMap holds now, into
-// the Cluster's status on the API server at once rather than with the status
-// write that ends the reconcile: that write loses a conflict when the
-// reconcile began from a cache that had not yet seen the previous one's,
-// and a ConfigMap lost before a later reconcile recorded cs would get back
-// the cluster file before it. The patch carries cr's resourceVersion, so
-// that cr's own status write follows it without a conflict; when cr is
-// stale it is sent without one — it sets only the field this step owns —
-// and cr's status write conflicts as it would have. (The status patch is
-// the one managedkind's decisions are recorded with.)
-func (e *external) recordClusterFile(ctx context.Context, cr *v1alpha1.Cluster, cs string) error {
+// recordAtProvider writes fields of atProvider (a cluster file the
+// ConfigMap holds now, a recovery from lost coordinators under way) into
+// the Cluster's status on the API server at once rather than with the
+// status write that ends the reconcile: that write loses a conflict when
+// the reconcile began from a cache that had not yet seen the previous
+// one's, and a ConfigMap lost before a later reconcile recorded them would
+// get back the cluster file before. The patch carries cr's
+// resourceVersion, so that cr's own status write follows it without a
+// conflict; when cr is stale it is sent without one — it sets only the
+// fields this step owns — and cr's status write conflicts as it would
+// have. (The status patch is the one managedkind's decisions are recorded
+// with.)
+func (e *external) recordAtProvider(ctx context.Context, cr *v1alpha1.Cluster, fields map[string]any) error {
 	patch := func(rv string) error {
-		p := map[string]any{"status": map[string]any{"atProvider": map[string]any{"connectionString": cs}}}
+		p := map[string]any{"status": map[string]any{"atProvider": fields}}
 		if rv != "" {
 			p["metadata"] = map[string]any{"resourceVersion": rv}
 		}
@@ -284,7 +291,46 @@ func (e *external) recordClusterFile(ctx context.Context, cr *v1alpha1.Cluster, 
 	if kerrors.IsConflict(err) {
 		err = patch("")
 	}
-	return errors.Wrap(err, errRecordClusterFile)
+	return err
+}
+
+// recoverCoordinators takes recovery r: the record first (a ConfigMap
+// that names the new coordinators must never be taken back to the ones
+// given up, which the status may still name), then the coordination files
+// (a coordinator restarted on the new connection string before it has
+// them would be a blank one), the ConfigMap with its new cluster file
+// (pods made from now on seed from it, step s's ConfigMap), and last the
+// restarts of r's pods on it. A recovery that restarts stranded pods only
+// (no ConfigMap in s) writes nothing else.
+func (e *external) recoverCoordinators(ctx context.Context, cr *v1alpha1.Cluster, s *clusterStep) error {
+	r, files := s.Recovery, e.session.Files
+	if files == nil {
+		return errors.New(errNoFiles)
+	}
+	if s.ConfigMap != nil {
+		record := &v1alpha1.CoordinatorRecoveryObservation{From: r.From.String(), To: r.To.String(), Since: metav1.NewTime(e.Clock.Now())}
+		if err := e.recordAtProvider(ctx, cr, map[string]any{"coordinatorRecovery": record}); err != nil {
+			return errors.Wrap(err, errRecordRecovery)
+		}
+		cr.Status.AtProvider.CoordinatorRecovery = record
+		for _, to := range r.Copies {
+			if err := files.CopyCoordinationFiles(ctx, r.Survivor, to); err != nil {
+				return errors.Wrap(err, errRecoverCoordinators)
+			}
+		}
+		if err := e.writeConfigMap(ctx, cr, s.ConfigMap); err != nil {
+			return err
+		}
+		if err := e.settleClaims(ctx, s.Claims); err != nil {
+			return err
+		}
+	}
+	for _, p := range r.Pods {
+		if err := files.RestartOn(ctx, p, r.To.String()); err != nil {
+			return errors.Wrap(err, errRecoverCoordinators)
+		}
+	}
+	return nil
 }
 
 // zonesStillReady confirms, on a read without a cache, that each new

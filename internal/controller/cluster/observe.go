@@ -94,6 +94,9 @@ type observation struct {
 	configuredBefore bool
 	// now is when the observation was made.
 	now time.Time
+	// recovery is the recovery from lost coordinators the Cluster recorded,
+	// nil when none is under way.
+	recovery *v1alpha1.CoordinatorRecoveryObservation
 	// database is true when the provider can reach the database: there is
 	// a cluster file and an admin client.
 	database bool
@@ -126,7 +129,7 @@ func deleting(pg *v1alpha1.ProcessGroup) bool { return pg.GetDeletionTimestamp()
 
 func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observation, error) {
 	o := &observation{clusterFile: e.session.ConnectionString, database: e.session.FDB != nil,
-		recorded: cr.Status.AtProvider.ConnectionString, configuredBefore: cr.Status.AtProvider.Configured, now: e.Clock.Now()}
+		recorded: cr.Status.AtProvider.ConnectionString, configuredBefore: cr.Status.AtProvider.Configured, recovery: cr.Status.AtProvider.CoordinatorRecovery, now: e.Clock.Now()}
 	if cm := e.session.ConfigMap; cm != nil {
 		o.configMap = cm.Data
 	}
@@ -467,18 +470,34 @@ func (o *observation) claimsOf(ids iter.Seq[string]) []*corev1.PersistentVolumeC
 	return out
 }
 
-// connectionString is the cluster file the ConfigMap should hold: what the
+// connectionString is the cluster file the ConfigMap should hold: that of a
+// recovery from lost coordinators under way, else what the
 // database reports once it runs, else what the provider wrote, else what
 // the Cluster's status recorded (a ConfigMap that lost its cluster file gets
 // it back; no new coordinators are chosen for a database that exists).
 func (o *observation) connectionString() string {
 	switch {
+	case o.recovery != nil:
+		// A recovery from lost coordinators wrote it, and the status
+		// may name the coordinators given up until the database took it.
+		return o.recovery.To
 	case o.status != nil && o.status.Cluster.ConnectionString != "":
 		return o.status.Cluster.ConnectionString
 	case o.clusterFile != "":
 		return o.clusterFile
 	}
 	return o.recorded
+}
+
+// recoveryRecord is the recovery from lost coordinators still under way:
+// the one recorded until the database runs on its coordinators, available,
+// with every running pod's processes.
+func (o *observation) recoveryRecord() *v1alpha1.CoordinatorRecoveryObservation {
+	r := o.recovery
+	if r == nil || o.status != nil && o.status.Cluster.ConnectionString == r.To && o.available() && len(o.strandedPods()) == 0 {
+		return nil
+	}
+	return r
 }
 
 // neverCreated reports whether the status read in this reconcile proves the
@@ -503,6 +522,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	at.MaintenanceZone = o.maintenanceRecord(previous.MaintenanceZone)
 	at.DisruptionBudget = o.disruptionBudgetObservation()
 	at.StorageMigration = storageMigration(o.status)
+	at.CoordinatorRecovery = o.recoveryRecord()
 	// Locks stay disabled as allowed (the Cluster clears it when its spec
 	// asks for locks again).
 	at.LocksDisabled, at.LockDenyList = previous.LocksDisabled, previous.LockDenyList

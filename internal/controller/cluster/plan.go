@@ -52,29 +52,30 @@ type kind string
 
 // The kinds of steps, in the order the planner considers them.
 const (
-	kindWait               kind = "Wait"
-	kindSyncPolicies       kind = "SyncPolicies"
-	kindWriteConfigMap     kind = "WriteConfigMap"
-	kindWriteService       kind = "WriteService"
-	kindWriteAccess        kind = "WriteMonitorAccess"
-	kindForceDeletePods    kind = "ForceDeletePods"
-	kindCreateGroups       kind = "CreateGroups"
-	kindFirstCoordinators  kind = "FirstCoordinators"
-	kindConfigureNew       kind = "ConfigureNew"
-	kindMarkReplacements   kind = "MarkReplacements"
-	kindExpandVolumes      kind = "ExpandVolumes"
-	kindRemoveGroups       kind = "RemoveGroups"
-	kindChangeCoordinators kind = "ChangeCoordinators"
-	kindExclude            kind = "Exclude"
-	kindConfigure          kind = "Configure"
-	kindBounce             kind = "Bounce"
-	kindSetMaintenance     kind = "SetMaintenance"
-	kindResetMaintenance   kind = "ResetMaintenance"
-	kindInclude            kind = "Include"
-	kindForceRecovery      kind = "ForceRecovery"
-	kindReleaseLock        kind = "ReleaseLock"
-	kindDisableLocks       kind = "DisableLocks"
-	kindUpdateDenyList     kind = "UpdateDenyList"
+	kindWait                kind = "Wait"
+	kindSyncPolicies        kind = "SyncPolicies"
+	kindWriteConfigMap      kind = "WriteConfigMap"
+	kindWriteService        kind = "WriteService"
+	kindWriteAccess         kind = "WriteMonitorAccess"
+	kindForceDeletePods     kind = "ForceDeletePods"
+	kindCreateGroups        kind = "CreateGroups"
+	kindFirstCoordinators   kind = "FirstCoordinators"
+	kindConfigureNew        kind = "ConfigureNew"
+	kindMarkReplacements    kind = "MarkReplacements"
+	kindExpandVolumes       kind = "ExpandVolumes"
+	kindRemoveGroups        kind = "RemoveGroups"
+	kindChangeCoordinators  kind = "ChangeCoordinators"
+	kindExclude             kind = "Exclude"
+	kindConfigure           kind = "Configure"
+	kindBounce              kind = "Bounce"
+	kindSetMaintenance      kind = "SetMaintenance"
+	kindResetMaintenance    kind = "ResetMaintenance"
+	kindInclude             kind = "Include"
+	kindForceRecovery       kind = "ForceRecovery"
+	kindReleaseLock         kind = "ReleaseLock"
+	kindDisableLocks        kind = "DisableLocks"
+	kindUpdateDenyList      kind = "UpdateDenyList"
+	kindRecoverCoordinators kind = "RecoverCoordinators"
 )
 
 // clusterStep is the one step a reconcile of a Cluster takes, with the
@@ -115,6 +116,9 @@ type clusterStep struct {
 	Zone string
 	// DataCenter is the data center to recover in (ForceRecovery).
 	DataCenter string
+	// Recovery is the way back from lost coordinators to take
+	// (RecoverCoordinators).
+	Recovery *recovery
 }
 
 func wait(format string, args ...any) *clusterStep {
@@ -152,7 +156,7 @@ type planner func(cr *v1alpha1.Cluster, o *observation) *clusterStep
 // Cluster holds.
 func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
-		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, failedNodeStep, createGroupsStep, disruptionBudgetStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
+		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, coordinatorRecoveryStep, failedNodeStep, createGroupsStep, disruptionBudgetStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
 		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, storageMigrationStep, releaseLockStep,
 	} {

@@ -63,6 +63,7 @@ func (s *Sim) CopyCoordinationFiles(from, to string) error {
 	case !src.running || !dst.running:
 		return errors.Errorf("%s from %s to %s: both processes must run", errCopyCoordinationFiles, from, to)
 	}
+	s.took(OpCopyCoordinationFiles, from, to)
 	state := s.coordinatedStateOf(src)
 	if state == "" {
 		return errors.Errorf("%s from %s: it %s", errCopyCoordinationFiles, from, reasonNoCoordinatedState)
@@ -86,6 +87,7 @@ func (s *Sim) RestartOnClusterFile(id, cs string) error {
 	if p == nil {
 		return errors.Errorf("%s of %q: %s", errWriteClusterFile, id, reasonUnknownProcess)
 	}
+	s.took(OpRestartOnClusterFile, id, parsed.String())
 	p.clusterFile = parsed.String()
 	if p.running {
 		s.restart(p, s.groups[p.group])

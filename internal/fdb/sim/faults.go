@@ -45,6 +45,12 @@ const (
 	OpAbortRestore  Op = "abort_restore"
 	OpLock          Op = "lock"
 	OpForceRecovery Op = "force_recovery"
+	// OpCopyCoordinationFiles and OpRestartOnClusterFile are the changes
+	// to the pods' files the way back from lost coordinators makes
+	// (coordination.go): not admin calls of fdbcli, but changes to the
+	// database all the same, recorded beside them.
+	OpCopyCoordinationFiles Op = "copy_coordination_files"
+	OpRestartOnClusterFile  Op = "restart_on_cluster_file"
 )
 
 // ops are the operations FailNext accepts.

@@ -1,0 +1,124 @@
+package cluster_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// TestLostCoordinatorMajorityRecovers: three of the five coordinators lose
+// their disks at once and a recovery follows, which cannot read the
+// coordinated state: the database is unavailable for good, and the groups
+// make their claims anew, marked. The way back is denied until the Cluster
+// names the connection string it gives up in its acknowledgement; then the
+// Cluster copies a surviving coordinator's files to new coordinators,
+// restarts every pod on their connection string, and the database is
+// available again on them, the Cluster Ready and up to date.
+func TestLostCoordinatorMajorityRecovers(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "lost-coordinator-majority"))
+	createReady(t, cr)
+	get(t, cr)
+	lost := cr.Status.AtProvider.ConnectionString
+	var victims []v1alpha1.ProcessGroup
+	for _, pg := range groupsOf(t, cr) {
+		if slices.Contains(cr.Status.AtProvider.Coordinators, coordinatorName(&pg)) {
+			victims = append(victims, pg)
+		}
+	}
+	// Storage groups first: three logs' disks lost would lose mutations
+	// too, which this test is not about.
+	notStorage := func(pg v1alpha1.ProcessGroup) int {
+		if pg.Spec.ForProvider.ProcessClass == v1alpha1.ProcessClassStorage {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(victims, func(a, b v1alpha1.ProcessGroup) int { return cmp.Compare(notStorage(a), notStorage(b)) })
+	if len(victims) != 5 {
+		t.Fatalf("%d coordinators' groups, want 5: %v", len(victims), cr.Status.AtProvider.Coordinators)
+	}
+	victims = victims[:3]
+	db := h.Sim(t, cr)
+	for _, pg := range victims {
+		for _, id := range pg.Status.AtProvider.ProcessIDs {
+			if err := db.LoseDisk(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.Recover(); err != nil {
+		t.Fatal(err)
+	}
+	ns := workload.Namespace(cr)
+	for _, pg := range victims {
+		claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: workload.PVCName(cr, pg.ID()), Namespace: ns}}
+		get(t, claim)
+		claim.Finalizers = nil
+		if err := env.Client.Update(ctx, claim); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []client.Object{claim, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, pg.ID()), Namespace: ns}}} {
+			if err := env.Client.Delete(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const rule = "fdb-coordinator-recovery/recovery-acknowledged"
+	eventually(t, 120*time.Second, "the recovery denied without the acknowledgement", func() (bool, string) {
+		get(t, cr)
+		d, c := cr.Status.AtProvider.LastPolicyDecision, cr.GetCondition(gate.TypePolicyAllowed)
+		return d != nil && d.Action == "RecoverCoordinators" && d.Result == "Denied" && d.Rule == rule,
+			fmt.Sprintf("decision %+v; PolicyAllowed %q; UpToDate %q", d, c.Message, cr.GetCondition(xpv2.TypeUpToDate).Message)
+	})
+	if st, err := db.Status(ctx); err != nil || st.Client.DatabaseStatus.Available {
+		t.Fatalf("the database recovered without the acknowledgement (%v)", err)
+	}
+	want := `annotate the Cluster with foundationdb.crossplane.io/allow-coordinator-recovery: "` + lost + `"`
+	if c := cr.GetCondition(gate.TypePolicyAllowed); !strings.Contains(c.Message, want) || !strings.Contains(c.Message, "what it had not seen is lost") {
+		t.Errorf("the denial says %q, want what may be lost and %s", c.Message, want)
+	}
+	update(t, cr, func(cr *v1alpha1.Cluster) {
+		cr.SetAnnotations(map[string]string{policy.AnnotationAllowCoordinatorRecovery: lost})
+	})
+	eventually(t, 180*time.Second, "the database available on new coordinators, the Cluster Ready and up to date", func() (bool, string) {
+		st, err := db.Status(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		get(t, cr)
+		return st.Client.DatabaseStatus.Available && st.Cluster.ConnectionString != lost && cr.Status.AtProvider.CoordinatorRecovery == nil &&
+				cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+			fmt.Sprintf("available %t on %s; recovery %+v; UpToDate %q; events %v", st.Client.DatabaseStatus.Available, st.Cluster.ConnectionString,
+				cr.Status.AtProvider.CoordinatorRecovery, cr.GetCondition(xpv2.TypeUpToDate).Message, events(t, cr))
+	})
+	h.WaitEvents(t, cr, "RecoveredCoordinators: recovered the database on coordinators")
+	// The test's own doing: the state lost, the volumes deleted, and three
+	// coordinators' pods at once.
+	var others []sim.Violation
+	for _, v := range db.Check() {
+		if v.Kind != sim.CoordinatorStateLost && v.Kind != sim.CoordinatorQuorumLoss && !strings.Contains(v.Detail, "'s volume") {
+			others = append(others, v)
+		}
+	}
+	if len(others) != 0 {
+		t.Errorf("the simulator reports %v", others)
+	}
+}
