@@ -11,14 +11,11 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // TestLostCoordinatorMajorityRecovers: three of the five coordinators lose
@@ -67,19 +64,8 @@ func TestLostCoordinatorMajorityRecovers(t *testing.T) {
 	if err := db.Recover(); err != nil {
 		t.Fatal(err)
 	}
-	ns := workload.Namespace(cr)
 	for _, pg := range victims {
-		claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: workload.PVCName(cr, pg.ID()), Namespace: ns}}
-		get(t, claim)
-		claim.Finalizers = nil
-		if err := env.Client.Update(ctx, claim); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range []client.Object{claim, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, pg.ID()), Namespace: ns}}} {
-			if err := env.Client.Delete(ctx, o); err != nil {
-				t.Fatal(err)
-			}
-		}
+		lostVolume(t, cr, pg.ID())
 	}
 	const rule = "fdb-coordinator-recovery/recovery-acknowledged"
 	eventually(t, 120*time.Second, "the recovery denied without the acknowledgement", func() (bool, string) {

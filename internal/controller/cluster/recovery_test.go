@@ -125,12 +125,12 @@ func TestCoordinatorRecoveryStep(t *testing.T) {
 		"NoSurvivorRuns": {
 			reason: "Without a running coordinator that kept the state there is nothing to copy.",
 			ms:     []mutation{recordedConfigured(), unavailable(), newVolume("storage-1", "storage-2"), stopped("storage-3")},
-			want: &want{Kind: kindWait, Message: "coordinators 10.0.0.2:4501,10.0.0.3:4501 lost their coordinated state with their disks, and no coordinator that kept it runs: nothing to recover from"},
+			want:   &want{Kind: kindWait, Message: "coordinators 10.0.0.2:4501,10.0.0.3:4501 lost their coordinated state with their disks, and no coordinator that kept it runs: nothing to recover from"},
 		},
 		"RecordedNotTakenYet": {
 			reason: "A recovery just taken waits for the database to take it.",
 			ms:     []mutation{recordedConfigured(), unavailable(), newVolume("storage-1", "storage-2"), recorded(10 * time.Second)},
-			want: &want{Kind: kindWait, Message: "waiting for the database to recover on the coordinators of db:01234567@10.0.0.4:4501,10.0.0.5:4501,10.0.0.6:4501"},
+			want:   &want{Kind: kindWait, Message: "waiting for the database to recover on the coordinators of db:01234567@10.0.0.4:4501,10.0.0.5:4501,10.0.0.6:4501"},
 		},
 		"RecordedNotTaken": {
 			reason: "A recovery the database has not taken after the grace runs again, from the connection string given up.",

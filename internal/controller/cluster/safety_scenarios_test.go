@@ -214,6 +214,26 @@ func TestDeletionProtection(t *testing.T) {
 	})
 }
 
+// lostVolume deletes the volume claim and pod of group id, as the loss of
+// its disk makes them go, and returns the claim: at once, since no
+// controller here removes the protection finalizer.
+func lostVolume(t testing.TB, cr *v1alpha1.Cluster, id string) *corev1.PersistentVolumeClaim {
+	t.Helper()
+	ctx, ns := context.Background(), workload.Namespace(cr)
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: workload.PVCName(cr, id), Namespace: ns}}
+	get(t, claim)
+	claim.Finalizers = nil
+	if err := env.Client.Update(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []client.Object{claim, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, id), Namespace: ns}}} {
+		if err := env.Client.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return claim
+}
+
 // TestLostCoordinatorDiskIsHealed: a coordinator's disk is lost and its
 // group recreates claim and pod under the same DNS name. No recovery runs
 // (a storage process), so the coordinator is reachable and holds no
@@ -249,20 +269,7 @@ func TestLostCoordinatorDiskIsHealed(t *testing.T) {
 	if got := db.StatelessCoordinators(); !slices.Equal(got, []fdb.ProcessAddress{fdb.ProcessAddress(addr)}) {
 		t.Fatalf("after losing %s's disk the simulator says %v hold no coordinated state", victim.ID(), got)
 	}
-	// The claim goes at once, as the volume's loss makes it: no
-	// controller here removes the protection finalizer.
-	ns := workload.Namespace(cr)
-	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: workload.PVCName(cr, victim.ID()), Namespace: ns}}
-	get(t, claim)
-	claim.Finalizers = nil
-	if err := env.Client.Update(ctx, claim); err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range []client.Object{claim, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: workload.PodName(cr, victim.ID()), Namespace: ns}}} {
-		if err := env.Client.Delete(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	claim := lostVolume(t, cr, victim.ID())
 	eventually(t, 120*time.Second, "the coordinated state written to every coordinator", func() (bool, string) {
 		get(t, cr)
 		lost := db.StatelessCoordinators()
