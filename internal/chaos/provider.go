@@ -10,6 +10,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -108,6 +109,9 @@ type driverManager struct {
 func (m *driverManager) GetClient() client.Client    { return m.client }
 func (m *driverManager) GetAPIReader() client.Reader { return m.reader }
 func (m *driverManager) GetScheme() *runtime.Scheme  { return m.scheme }
+
+// GetConfig is nil: the simulator's pods run no containers to exec in.
+func (m *driverManager) GetConfig() *rest.Config { return nil }
 func (m *driverManager) GetEventRecorderFor(string) record.EventRecorder {
 	return &record.FakeRecorder{}
 }
