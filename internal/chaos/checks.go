@@ -43,6 +43,12 @@ type checkState struct {
 	simSeen map[string]int
 	// exempt are the simulator keys of databases deleted on purpose.
 	exempt map[string]bool
+	// quorumGone are the simulator keys of databases whose coordinated
+	// state an operation destroyed on purpose (lostCoordinators): their
+	// coordinators' quorum is lost with it, and the way back restarts
+	// every process, so the simulator's CoordinatorQuorumLoss findings
+	// about them are the operation's.
+	quorumGone map[string]bool
 	// lost are the disks the harness destroyed, by simulator key: the
 	// simulator's findings about their volumes are the fault's, not the
 	// provider's, until the groups have volumes of their own again.
@@ -470,6 +476,10 @@ func (r *run) checkSims(context.Context) {
 		for _, v := range vs[r.checks.simSeen[key]:] {
 			if r.faultsOwn(key, v) {
 				r.log("simulator: %s %s (the fault's)", v.Kind, v.Detail)
+				continue
+			}
+			if v.Kind == sim.CoordinatorQuorumLoss && r.checks.quorumGone[key] {
+				r.log("simulator: %s %s (the operation's)", v.Kind, v.Detail)
 				continue
 			}
 			r.violate("sim/"+string(v.Kind), fmt.Sprintf("database %s: %s", key, v.Detail))

@@ -107,6 +107,8 @@ var Workloads = []Workload{
 	{Name: "storage-migration-by-replacement", Ops: []Op{bootstrap(false), migrateStorageByReplacement("ssd-redwood-1")}},
 	// The logs migrated to two log servers a pod and back.
 	{Name: "log-density", Ops: []Op{bootstrap(false), logDensity(2), logDensity(1)}},
+	// A majority of the coordinators' disks lost, and the way back.
+	lostCoordinators,
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three

@@ -96,7 +96,13 @@ func coordinatorRecoveryStep(cr *v1alpha1.Cluster, o *observation) *clusterStep 
 	if !ok {
 		return wait("coordinators %s lost their coordinated state with their disks, and no coordinator that kept it runs: nothing to recover from", joinAddrs(lost))
 	}
-	coords, err := plan.ChooseCoordinatorsAnew(procs, cs.Coordinators, coordinatorRules(cr, o), o.removing(), blank, coordinatorForm(cr, procs))
+	rules, form := coordinatorRules(cr, o), coordinatorForm(cr, procs)
+	coords, err := plan.ChooseCoordinatorsAnew(procs, cs.Coordinators, rules, o.removing(), blank, form)
+	if err != nil {
+		// The blank ones get the files too: where only they can make up
+		// a valid set (the current one, say), they stay coordinators.
+		coords, err = plan.ChooseCoordinators(procs, rules, o.removing(), form)
+	}
 	if err != nil {
 		return wait("coordinators %s lost their coordinated state with their disks, but no new coordinators can be chosen: %v", joinAddrs(lost), err)
 	}

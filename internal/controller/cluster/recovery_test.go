@@ -88,6 +88,7 @@ func TestCoordinatorRecoveryStep(t *testing.T) {
 	acknowledged.Details = details(true)
 	cases := map[string]struct {
 		reason string
+		n      int // storage groups, 5 when 0
 		ms     []mutation
 		want   *want
 	}{
@@ -121,6 +122,16 @@ func TestCoordinatorRecoveryStep(t *testing.T) {
 				cr.SetAnnotations(map[string]string{policy.AnnotationAllowCoordinatorRecovery: "db:76543210@10.0.0.2:4501"})
 			}},
 			want: &recover,
+		},
+		"InPlace": {
+			reason: "Where only the current coordinators make a valid set, they stay: the blank ones get the survivor's files.",
+			n:      3,
+			ms:     []mutation{recordedConfigured(), unavailable(), newVolume("storage-1", "storage-2")},
+			want: &want{Kind: kindRecoverCoordinators,
+				Message: "recovered the database on coordinators 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501 from the coordination files of 10.0.0.4:4501: coordinators 10.0.0.2:4501,10.0.0.3:4501 lost their coordinated state with their disks",
+				Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"}, Details: details(false),
+				Survivor: "db-storage-3/1", Copies: []string{"db-storage-1/1", "db-storage-2/1"},
+				Pods: []string{"db-storage-1", "db-storage-2", "db-storage-3"}},
 		},
 		"NoSurvivorRuns": {
 			reason: "Without a running coordinator that kept the state there is nothing to copy.",
@@ -158,7 +169,11 @@ func TestCoordinatorRecoveryStep(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			cr, o := observed(5, tc.ms...)
+			n := tc.n
+			if n == 0 {
+				n = 5
+			}
+			cr, o := observed(n, tc.ms...)
 			o.now = recoveryNow
 			s := coordinatorRecoveryStep(cr, o)
 			var got *want

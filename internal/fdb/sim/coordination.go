@@ -91,9 +91,27 @@ func (s *Sim) RestartOnClusterFile(id, cs string) error {
 	p.clusterFile = parsed.String()
 	if p.running {
 		s.restart(p, s.groups[p.group])
+		s.restoreCoordinators(p)
 	}
 	s.evaluate()
 	return nil
+}
+
+// restoreCoordinators: p, restarted on the current connection string with
+// coordination files copied from it, serves its coordinators with the
+// state again; once a quorum holds it, the state is no longer lost and a
+// recovery reads it (the way back that keeps the coordinators).
+func (s *Sim) restoreCoordinators(p *process) {
+	if p.copiedState == "" || p.copiedState != s.conn.String() || p.clusterFile != p.copiedState {
+		return
+	}
+	served := s.servedCoordinators(p)
+	s.coordinatorsLost = slices.DeleteFunc(s.coordinatorsLost, func(c fdb.ProcessAddress) bool { return slices.Contains(served, c) })
+	p.copiedState = ""
+	if n := len(s.conn.Coordinators); s.stateLost && n-len(s.coordinatorsLost) >= quorum(n) {
+		s.stateLost = false
+		s.triggerRecovery()
+	}
 }
 
 // ClusterFileOf returns the connection string in process id's own cluster

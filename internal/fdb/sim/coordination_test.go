@@ -101,3 +101,32 @@ func TestRecoverLostCoordinators(t *testing.T) {
 		})
 	}
 }
+
+// TestRecoverLostCoordinatorsInPlace: where the coordinators stay (no other
+// valid set), the survivor's files copied to the blank ones and every
+// process restarted on the same connection string bring the state back.
+func TestRecoverLostCoordinatorsInPlace(t *testing.T) {
+	cs := fdb.ConnectionString{Description: "test", ID: "initial", Coordinators: dnsAddresses("stateless-1", "stateless-2", "storage-1")}
+	for name, copied := range map[string]bool{"Copied": true, "NotCopied": false} {
+		t.Run(name, func(t *testing.T) {
+			c := newDNSCluster(t, cs.Coordinators...)
+			must(t, c.Sim.LoseDisk("stateless-1"))
+			must(t, c.Sim.LoseDisk("stateless-2"))
+			must(t, c.Sim.Recover())
+			c.Clock.Step(time.Minute)
+			if copied {
+				must(t, c.Sim.CopyCoordinationFiles("storage-1", "stateless-1"))
+				must(t, c.Sim.CopyCoordinationFiles("storage-1", "stateless-2"))
+			}
+			for _, g := range c.Groups {
+				must(t, c.Sim.RestartOnClusterFile(g.ID, cs.String()))
+			}
+			for range 120 {
+				c.Clock.Step(time.Second)
+			}
+			if got := c.Status(t).Client.DatabaseStatus.Available; got != copied {
+				t.Errorf("available after the restart on the same connection string: %v, want %v", got, copied)
+			}
+		})
+	}
+}
