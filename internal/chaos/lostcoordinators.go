@@ -68,7 +68,8 @@ func loseCoordinatorMajority() Op {
 			return errors.New(errNoCoordinators)
 		}
 		for len(groups) > len(cs.Coordinators)/2+1 {
-			groups = slices.Delete(groups, r.pick(len(groups)), 1)
+			i := r.pick(len(groups))
+			groups = slices.Delete(groups, i, i+1)
 		}
 		now := r.hist.latest()
 		for _, id := range groups {
