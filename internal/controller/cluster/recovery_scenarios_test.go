@@ -11,11 +11,13 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // TestLostCoordinatorMajorityRecovers: three of the five coordinators lose
@@ -101,6 +103,72 @@ func TestLostCoordinatorMajorityRecovers(t *testing.T) {
 	var others []sim.Violation
 	for _, v := range db.Check() {
 		if v.Kind != sim.CoordinatorStateLost && v.Kind != sim.CoordinatorQuorumLoss && !strings.Contains(v.Detail, "'s volume") {
+			others = append(others, v)
+		}
+	}
+	if len(others) != 0 {
+		t.Errorf("the simulator reports %v", others)
+	}
+}
+
+// TestAllPodsRecreatedAtOnce: every pod of a Cluster whose cluster file
+// names its coordinators by DNS name is deleted at once (a node pool
+// replaced, `kubectl delete pods --all`): each comes back with a new IP
+// under the same name, and the database recovers on the coordinators it
+// had, with no coordinator change and no step of the provider needed
+// beyond making the pods anew — the case of operator issue #2311, whose
+// client could not resolve the coordinators while none of their pods
+// existed. The provider reaches the database only through its tools,
+// which fail while it is down (no status read), and the groups make their
+// pods without one.
+func TestAllPodsRecreatedAtOnce(t *testing.T) {
+	start(t)
+	ctx := context.Background()
+	h.Flow(true)
+	cr := tripleCluster(namespace(t, "all-pods-recreated"))
+	createReady(t, cr)
+	get(t, cr)
+	cs, ips := cr.Status.AtProvider.ConnectionString, map[string]string{}
+	pods := &corev1.PodList{}
+	if err := env.Client.List(ctx, pods, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		ips[p.Name] = p.Status.PodIP
+		if err := env.Client.Delete(ctx, p, client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
+			t.Fatal(err)
+		}
+	}
+	db := h.Sim(t, cr)
+	eventually(t, 180*time.Second, "every pod back on a new IP, the database available on its coordinators, the Cluster Ready", func() (bool, string) {
+		st, err := db.Status(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		now := &corev1.PodList{}
+		if err := env.Client.List(ctx, now, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
+			return false, err.Error()
+		}
+		var same []string
+		for _, p := range now.Items {
+			if ip := ips[p.Name]; ip != "" && ip == p.Status.PodIP {
+				same = append(same, p.Name)
+			}
+		}
+		get(t, cr)
+		return len(now.Items) == len(ips) && len(same) == 0 && st.Client.DatabaseStatus.Available && st.Cluster.ConnectionString == cs &&
+				cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
+			fmt.Sprintf("%d of %d pods, %v on their old IP; available %t on %s; Ready %q; UpToDate %q", len(now.Items), len(ips), same,
+				st.Client.DatabaseStatus.Available, st.Cluster.ConnectionString, cr.GetCondition(xpv2.TypeReady).Message, cr.GetCondition(xpv2.TypeUpToDate).Message)
+	})
+	if ev := events(t, cr); containsAny(ev, "ChangedCoordinators: changed coordinators") {
+		t.Errorf("coordinators changed, want them kept by name: %v", ev)
+	}
+	// Every coordinator's pod went at once: the test's doing.
+	var others []sim.Violation
+	for _, v := range db.Check() {
+		if v.Kind != sim.CoordinatorQuorumLoss {
 			others = append(others, v)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -263,8 +264,13 @@ func TestViolationMessages(t *testing.T) {
 		want []string
 	}{
 		"RemovedHeldData": {
-			run:  func(t *testing.T, c *fdbtest.Cluster) { c.RemoveGroups(t, "storage-1") },
-			want: []string{"RemovedHeldData: group storage-1's volume held a replica of shards [0 1] below full replication (1 of 2 replicas left)"},
+			// Two log processes for three logs: the third is on a storage
+			// process (WorstFit), never on the stateless one.
+			run: func(t *testing.T, c *fdbtest.Cluster) { c.RemoveGroups(t, "storage-1") },
+			want: []string{
+				"RemovedHeldData: group storage-1's volume held a replica of shards [0 1] below full replication (1 of 2 replicas left)",
+				"RemovedLogData: group storage-1's volume held transaction logs of generations [1] that are still needed",
+			},
 		},
 		"RemovedLogDataAndCoordinators": {
 			run: func(t *testing.T, c *fdbtest.Cluster) { c.RemoveGroups(t, "log-1", "log-2") },
@@ -363,9 +369,10 @@ func TestCoordinatorStateLostIsUnrecoverable(t *testing.T) {
 	}
 }
 
-// TestLogsMoveBackToLogProcesses: logs recruited on stateless processes
-// while log processes are down move back to log processes a minute after
-// the database is fully recovered with them back, in one recovery.
+// TestLogsMoveBackToLogProcesses: logs recruited on storage processes
+// (WorstFit; stateless ones never take a log) while log processes are
+// down move back to log processes a minute after the database is fully
+// recovered with them back, in one recovery.
 func TestLogsMoveBackToLogProcesses(t *testing.T) {
 	c := fdbtest.NewCluster(t, fdbtest.Triple, sim.Options{Seed: 5})
 	c.Create(t, fdb.RedundancyDouble)
@@ -383,13 +390,13 @@ func TestLogsMoveBackToLogProcesses(t *testing.T) {
 		must(t, c.Sim.LosePod(id, 2*time.Minute))
 	}
 	c.Clock.Step(time.Minute)
-	if got := logClasses(); got[sim.ClassStateless] == 0 {
-		t.Fatalf("with three of four log processes down, logs by class %v: want some on stateless processes", got)
+	if got := logClasses(); got[sim.ClassStorage] == 0 || got[sim.ClassStateless] > 0 {
+		t.Fatalf("with three of four log processes down, logs by class %v: want some on storage processes, none on stateless ones", got)
 	}
 	c.Clock.Step(90 * time.Second)
 	recoveries := c.Sim.Recoveries()
 	c.Clock.Step(2 * time.Minute)
-	if got := logClasses(); got[sim.ClassStateless] > 0 || got[sim.ClassLog] == 0 {
+	if got := logClasses(); got[sim.ClassStorage] > 0 || got[sim.ClassLog] == 0 {
 		t.Errorf("logs by class once log processes are back: %v, want all on log processes", got)
 	}
 	if got := c.Sim.Recoveries() - recoveries; got != 1 {
@@ -586,5 +593,39 @@ func TestLogsOfOnePodShareAZone(t *testing.T) {
 				t.Errorf("violations (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestLogsNeverOnStatelessProcesses: FoundationDB never recruits a
+// transaction log on a process whose class is not log, transaction, unset
+// or storage (fdbrpc/Locality.cpp, machineClassFitness, TLog: every other
+// class NeverAssign, 7.3.79): with the log processes down, the recovery
+// takes storage processes (WorstFit), never the stateless one, whose pod
+// has no volume. TestAllPodsRecreatedAtOnce at bc92784: the simulator put
+// a log on stateless-1, whose pod's deletion then removed needed log data.
+func TestLogsNeverOnStatelessProcesses(t *testing.T) {
+	c := fdbtest.NewCluster(t, fdbtest.Topology{Storage: 4, Logs: 3, Stateless: 2}, sim.Options{Seed: 5, Shards: 2, TotalKVBytes: 1 << 30})
+	cs := fdb.ConnectionString{Description: "test", ID: "storage", Coordinators: []fdb.ProcessAddress{c.Address(t, "storage-1"), c.Address(t, "storage-2"), c.Address(t, "storage-3")}}
+	must(t, c.Sim.SetConnectionString(cs.String()))
+	c.Create(t, fdb.RedundancyDouble)
+	for _, id := range []string{"log-1", "log-2", "log-3"} {
+		stop(t, c, id)
+	}
+	must(t, c.Sim.Recover())
+	var logs []string
+	for range 120 {
+		c.Clock.Step(time.Second)
+	}
+	for id, p := range c.Status(t).Cluster.Processes {
+		if p.HasRole(fdb.RoleLog) && p.ClassType != sim.ClassLog {
+			logs = append(logs, id+" ("+p.ClassType+")")
+		}
+	}
+	slices.Sort(logs)
+	for _, l := range logs {
+		if strings.Contains(l, sim.ClassStateless) {
+			t.Errorf("logs recruited %v: a stateless process holds a log", logs)
+			break
+		}
 	}
 }

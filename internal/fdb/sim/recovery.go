@@ -387,11 +387,12 @@ func (s *Sim) eligible(id string) bool {
 	return ok && p.up && !p.excluded
 }
 
-// rank returns the up, non-excluded processes ordered by fitness, then ID.
+// rank returns the up, non-excluded processes ordered by fitness, then ID,
+// without those the role is never assigned to.
 func (s *Sim) rank(fitness func(p *process) int) []*process {
 	var out []*process
 	for _, p := range s.upProcesses() {
-		if !p.excluded {
+		if !p.excluded && fitness(p) < neverAssign {
 			out = append(out, p)
 		}
 	}
@@ -399,16 +400,26 @@ func (s *Sim) rank(fitness func(p *process) int) []*process {
 	return out
 }
 
+// neverAssign is the fitness of a class FoundationDB never recruits for
+// a role: rank leaves such processes out.
+const neverAssign = 1 << 10
+
+// logFitness is how well p fits a transaction log, as FoundationDB ranks
+// classes for the TLog role (fdbrpc/Locality.cpp, machineClassFitness,
+// 7.3.79): log best, transaction good, unset, storage worst, and every
+// other class — stateless among them — never.
 func logFitness(p *process) int {
 	switch p.class {
-	case ClassLog, ClassTransaction:
+	case ClassLog:
 		return 0
-	case ClassUnset:
+	case ClassTransaction:
 		return 1
+	case ClassUnset:
+		return 2
 	case ClassStorage:
-		return 3
+		return 4
 	}
-	return 2
+	return neverAssign
 }
 
 func statelessFitness(p *process) int {
