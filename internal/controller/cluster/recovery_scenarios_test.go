@@ -17,7 +17,6 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // TestLostCoordinatorMajorityRecovers: three of the five coordinators lose
@@ -129,12 +128,9 @@ func TestAllPodsRecreatedAtOnce(t *testing.T) {
 	createReady(t, cr)
 	get(t, cr)
 	cs, ips := cr.Status.AtProvider.ConnectionString, map[string]string{}
-	pods := &corev1.PodList{}
-	if err := env.Client.List(ctx, pods, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
-		t.Fatal(err)
-	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	pods := clusterPods(t, cr)
+	for i := range pods {
+		p := &pods[i]
 		ips[p.Name] = p.Status.PodIP
 		if err := env.Client.Delete(ctx, p, client.GracePeriodSeconds(0)); client.IgnoreNotFound(err) != nil {
 			t.Fatal(err)
@@ -146,20 +142,17 @@ func TestAllPodsRecreatedAtOnce(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		now := &corev1.PodList{}
-		if err := env.Client.List(ctx, now, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
-			return false, err.Error()
-		}
+		now := clusterPods(t, cr)
 		var same []string
-		for _, p := range now.Items {
+		for _, p := range now {
 			if ip := ips[p.Name]; ip != "" && ip == p.Status.PodIP {
 				same = append(same, p.Name)
 			}
 		}
 		get(t, cr)
-		return len(now.Items) == len(ips) && len(same) == 0 && st.Client.DatabaseStatus.Available && st.Cluster.ConnectionString == cs &&
+		return len(now) == len(ips) && len(same) == 0 && st.Client.DatabaseStatus.Available && st.Cluster.ConnectionString == cs &&
 				cr.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && cr.GetCondition(xpv2.TypeUpToDate).Status == corev1.ConditionTrue,
-			fmt.Sprintf("%d of %d pods, %v on their old IP; available %t on %s; Ready %q; UpToDate %q", len(now.Items), len(ips), same,
+			fmt.Sprintf("%d of %d pods, %v on their old IP; available %t on %s; Ready %q; UpToDate %q", len(now), len(ips), same,
 				st.Client.DatabaseStatus.Available, st.Cluster.ConnectionString, cr.GetCondition(xpv2.TypeReady).Message, cr.GetCondition(xpv2.TypeUpToDate).Message)
 	})
 	if ev := events(t, cr); containsAny(ev, "ChangedCoordinators: changed coordinators") {

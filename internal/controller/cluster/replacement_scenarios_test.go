@@ -158,15 +158,21 @@ func TestReplacementHeldByPolicy(t *testing.T) {
 	settled(t, cr, 60*time.Second)
 }
 
+// clusterPods are the cluster's pods as the API server holds them.
+func clusterPods(t testing.TB, cr *v1alpha1.Cluster) []corev1.Pod {
+	t.Helper()
+	pods := &corev1.PodList{}
+	if err := env.Client.List(context.Background(), pods, client.InNamespace(workload.Namespace(cr)), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
+		t.Fatal(err)
+	}
+	return pods.Items
+}
+
 // podsOnNode are the names of the cluster's pods bound to node.
 func podsOnNode(t testing.TB, cr *v1alpha1.Cluster, node string) []string {
 	t.Helper()
-	pods := &corev1.PodList{}
-	if err := env.Client.List(context.Background(), pods, client.InNamespace(cr.Namespace), client.MatchingLabels{workload.LabelCluster: cr.Name}); err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, p := range pods.Items {
+	for _, p := range clusterPods(t, cr) {
 		if p.Spec.NodeName == node {
 			out = append(out, p.Name)
 		}
