@@ -400,46 +400,12 @@ func (s *Sim) rank(fitness func(p *process) int) []*process {
 	return out
 }
 
-// neverAssign is the fitness of a class FoundationDB never recruits for
-// a role: rank leaves such processes out.
-const neverAssign = 1 << 10
+// logFitness is how well p fits a transaction log (fitness, roleLog):
+// stateless and the other role classes never take one.
+func logFitness(p *process) int { return fitness(roleLog, p.class) }
 
-// logFitness is how well p fits a transaction log, as FoundationDB ranks
-// classes for the TLog role (fdbrpc/Locality.cpp, machineClassFitness,
-// 7.3.79): log best, transaction good, unset, storage worst, and every
-// other class — stateless among them — never.
-func logFitness(p *process) int {
-	switch p.class {
-	case ClassLog:
-		return 0
-	case ClassTransaction:
-		return 1
-	case ClassUnset:
-		return 2
-	case ClassStorage:
-		return 4
-	}
-	return neverAssign
-}
-
-func statelessFitness(p *process) int {
-	switch p.class {
-	case ClassLog, ClassTransaction:
-		return 2
-	case ClassUnset:
-		return 1
-	case ClassStorage:
-		return 3
-	}
-	return 0
-}
-
-func clusterControllerFitness(p *process) int {
-	if p.class == ClassClusterController {
-		return 0
-	}
-	return statelessFitness(p) + 1
-}
+// clusterControllerFitness is how well p fits the cluster controller.
+func clusterControllerFitness(p *process) int { return fitness(roleClusterController, p.class) }
 
 // recruit chooses the transaction system in the primary data center
 // (choosePrimary), with satellite logs in its region's satellites and, with
@@ -519,30 +485,49 @@ func (s *Sim) recruitIn(dc string) (roleAssignment, bool) {
 			}
 		}
 	}
-	stateless := slices.DeleteFunc(s.rank(statelessFitness), func(p *process) bool { return !inDC(p, dc) })
-	if len(stateless) == 0 {
-		return roleAssignment{}, false
+	candidates := slices.DeleteFunc(s.upProcesses(), func(p *process) bool { return p.excluded || !inDC(p, dc) })
+	// Each role goes to the process that fits it best, fewest roles of
+	// this recruitment first (a log counts), then by ID, as the cluster
+	// controller's getWorkerForRoleInDatacenter picks by fitness, then use
+	// (fdbserver/include/fdbserver/ClusterController.actor.h, 7.3.79).
+	used := map[string]int{}
+	for _, l := range logs {
+		used[l.id]++
 	}
-	// Use the best fit processes only, preferring those without a log.
-	fit := func(p *process) int { return 2*statelessFitness(p) + boolInt(slices.Contains(logs, p)) }
-	slices.SortStableFunc(stateless, func(a, b *process) int { return cmp.Compare(fit(a), fit(b)) })
-	stateless = slices.DeleteFunc(stateless, func(p *process) bool { return fit(p) > fit(stateless[0]) })
-	n := 0
-	next := func(count int) []string {
-		ids := make([]string, count)
-		for i := range ids {
-			ids[i] = stateless[n%len(stateless)].id
-			n++
+	var short bool
+	next := func(ro role, count int) []string {
+		out := make([]string, count)
+		for i := range out {
+			best := -1
+			for j, p := range candidates {
+				f := fitness(ro, p.class)
+				if f >= neverAssign {
+					continue
+				}
+				if b := best; b < 0 || f < fitness(ro, candidates[b].class) || f == fitness(ro, candidates[b].class) && used[p.id] < used[candidates[b].id] {
+					best = j
+				}
+			}
+			if best < 0 {
+				short = true
+				return nil
+			}
+			out[i] = candidates[best].id
+			used[out[i]]++
 		}
-		return ids
+		return out
 	}
 	r := roleAssignment{clusterController: s.roles.clusterController, primary: dc}
-	r.master = next(1)[0]
-	r.dataDistributor = next(1)[0]
-	r.ratekeeper = next(1)[0]
-	r.commitProxies = next(cmp.Or(s.config.CommitProxies, defaultCommitProxies))
-	r.grvProxies = next(cmp.Or(s.config.GrvProxies, defaultGrvProxies))
-	r.resolvers = next(cmp.Or(s.config.Resolvers, defaultResolvers))
+	master := next(roleMaster, 1)
+	dd := next(roleDataDistributor, 1)
+	rk := next(roleRatekeeper, 1)
+	r.commitProxies = next(roleCommitProxy, cmp.Or(s.config.CommitProxies, defaultCommitProxies))
+	r.grvProxies = next(roleGrvProxy, cmp.Or(s.config.GrvProxies, defaultGrvProxies))
+	r.resolvers = next(roleResolver, cmp.Or(s.config.Resolvers, defaultResolvers))
+	if short {
+		return roleAssignment{}, false
+	}
+	r.master, r.dataDistributor, r.ratekeeper = master[0], dd[0], rk[0]
 	r.logs = ids(logs)
 	return r, true
 }
