@@ -113,11 +113,7 @@ func faultTolerance(mode fdbv1alpha1.RedundancyMode) int {
 
 // desiredOf is how many groups of class the Cluster wants.
 func desiredOf(c *fdbv1alpha1.Cluster, class fdbv1alpha1.ProcessClass) int {
-	n := c.Spec.ForProvider.ProcessCounts
-	return map[fdbv1alpha1.ProcessClass]int{
-		fdbv1alpha1.ProcessClassStorage: n.Storage, fdbv1alpha1.ProcessClassLog: n.Log,
-		fdbv1alpha1.ProcessClassTransaction: n.Transaction, fdbv1alpha1.ProcessClassStateless: n.Stateless,
-	}[class]
+	return c.Spec.ForProvider.ProcessCounts.ByClass()[class]
 }
 
 // clusterNamed returns the run's Cluster named name as the API server

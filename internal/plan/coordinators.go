@@ -71,11 +71,17 @@ func RulesFor(mode fdb.RedundancyMode, dataCenters int) CoordinatorRules {
 	}
 }
 
-// coordinatorPriority ranks eligible classes: logs first (they are bounced
-// together during upgrades, not zone by zone), then storage. Other classes
-// are not eligible.
+// coordinatorPriority ranks eligible classes: coordinator-class processes
+// first, which serve nothing else (`coordinators auto` puts them first:
+// apple/foundationdb fdbclient/ManagementAPI.actor.cpp,
+// AutoQuorumChange::addDesiredWorkers, 7.3.79), then logs (they are
+// bounced together during upgrades, not zone by zone), then storage. Other
+// classes are not eligible: their pods have no volume for the coordinated
+// state.
 func coordinatorPriority(class string) (int, bool) {
 	switch class {
+	case "coordinator":
+		return 2, true
 	case "log", "transaction":
 		return 1, true
 	case "storage":

@@ -107,6 +107,14 @@ func TestChooseCoordinators(t *testing.T) {
 		want        []fdb.ProcessAddress
 		wantErr     string
 	}{
+		"CoordinatorClassFirst": {
+			status: status(
+				p("log-1", "z1", "10.0.0.1"), p("log-2", "z2", "10.0.0.2"), p("log-3", "z3", "10.0.0.3"),
+				p("coordinator-1", "z1", "10.0.0.11"), p("coordinator-2", "z2", "10.0.0.12"), p("coordinator-3", "z3", "10.0.0.13"),
+			),
+			mode: fdb.RedundancyDouble,
+			want: []fdb.ProcessAddress{"10.0.0.11:4501", "10.0.0.12:4501", "10.0.0.13:4501"},
+		},
 		"SelectionOfStorageOnly": {
 			status: fiveZones, mode: fdb.RedundancyDouble, classes: map[string]int{"storage": 0},
 			want: []fdb.ProcessAddress{"10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"},

@@ -69,7 +69,8 @@ func TestNewInput(t *testing.T) {
 		Action: Action{Type: v1alpha1.ActionExclude},
 		Cluster: Cluster{
 			Name: "prod", Namespace: "db", Version: "7.3.63", RunningVersion: "7.3.63", RedundancyMode: "triple",
-			DesiredCounts:                 map[string]int64{"storage": 5, "log": 4, "transaction": 0, "stateless": 3, "cluster_controller": 0},
+			DesiredCounts: map[string]int64{"storage": 5, "log": 4, "transaction": 0, "stateless": 3, "cluster_controller": 0,
+				"commit_proxy": 0, "grv_proxy": 0, "resolution": 0, "ratekeeper": 0, "data_distributor": 0, "coordinator": 0},
 			MinimumUptimeSecondsForBounce: 600,
 			Available:                     true, Healthy: true, RecoveryState: "fully_recovered", ActiveGenerations: 1, SecondsSinceLastRecovery: 900,
 			// The status reports 2, but says nothing of reaching its one

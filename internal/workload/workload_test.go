@@ -917,3 +917,23 @@ func TestBlankUnder(t *testing.T) {
 		})
 	}
 }
+
+// TestRoleClasses: a group of a role's own class runs its processes with
+// that --class, as fdbserver spells it, and only the coordinator class of
+// them keeps a volume: the coordinated state lives on it.
+func TestRoleClasses(t *testing.T) {
+	for _, class := range []v1alpha1.ProcessClass{
+		v1alpha1.ProcessClassCommitProxy, v1alpha1.ProcessClassGrvProxy, v1alpha1.ProcessClassResolution,
+		v1alpha1.ProcessClassRatekeeper, v1alpha1.ProcessClassDataDistributor, v1alpha1.ProcessClassCoordinator,
+	} {
+		t.Run(string(class), func(t *testing.T) {
+			line := ProcessCommandLine(cluster(), class, string(class)+"-1", 1, 1, "10.0.0.1", "zone-a", "", "7.3.63")
+			if !strings.Contains(line, " --class="+string(class)+" ") {
+				t.Errorf("command line %q, want --class=%s", line, class)
+			}
+			if got, want := class.IsStateful(), class == v1alpha1.ProcessClassCoordinator; got != want {
+				t.Errorf("%s keeps a volume: %v, want %v", class, got, want)
+			}
+		})
+	}
+}

@@ -190,6 +190,44 @@ type ProcessCounts struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=5
 	ClusterController int `json:"clusterController,omitempty"`
+
+	// CommitProxy process groups: the commit proxies go to them first.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	CommitProxy int `json:"commitProxy,omitempty"`
+
+	// GrvProxy process groups: the GRV proxies go to them first.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	GrvProxy int `json:"grvProxy,omitempty"`
+
+	// Resolution process groups: the resolvers go to them first.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Resolution int `json:"resolution,omitempty"`
+
+	// Ratekeeper process groups.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5
+	Ratekeeper int `json:"ratekeeper,omitempty"`
+
+	// DataDistributor process groups.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=5
+	DataDistributor int `json:"dataDistributor,omitempty"`
+
+	// Coordinator process groups: they take no role and are the
+	// coordinators' first choice, as `coordinators auto` prefers them
+	// (apple/foundationdb fdbclient/ManagementAPI.actor.cpp, 7.3.79).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=9
+	Coordinator int `json:"coordinator,omitempty"`
 }
 
 // FaultDomain says which node label spreads process groups across failure
@@ -779,7 +817,7 @@ type GlobalLockObservation struct {
 // coordinators are chosen from.
 type CoordinatorSelectionSetting struct {
 	// ProcessClass whose processes may be coordinators.
-	// +kubebuilder:validation:Enum=storage;log;transaction
+	// +kubebuilder:validation:Enum=storage;log;transaction;coordinator
 	ProcessClass ProcessClass `json:"processClass"`
 	// Priority ranks the class: higher is chosen first.
 	// +optional

@@ -6,21 +6,32 @@ import (
 )
 
 // ProcessClass is the FoundationDB process class of a process group.
-// +kubebuilder:validation:Enum=storage;log;transaction;stateless;cluster_controller
+// +kubebuilder:validation:Enum=storage;log;transaction;stateless;cluster_controller;commit_proxy;grv_proxy;resolution;ratekeeper;data_distributor;coordinator
 type ProcessClass string
 
-// Process classes.
+// Process classes: fdbserver's --class values (apple/foundationdb
+// fdbrpc/include/fdbrpc/Locality.h, ProcessClass, 7.3.79). A role's own
+// class fits it best, stateless second; coordinator-class processes take
+// no role and serve only as coordinators, which `coordinators auto`
+// prefers them for.
 const (
 	ProcessClassStorage           ProcessClass = "storage"
 	ProcessClassLog               ProcessClass = "log"
 	ProcessClassTransaction       ProcessClass = "transaction"
 	ProcessClassStateless         ProcessClass = "stateless"
 	ProcessClassClusterController ProcessClass = "cluster_controller"
+	ProcessClassCommitProxy       ProcessClass = "commit_proxy"
+	ProcessClassGrvProxy          ProcessClass = "grv_proxy"
+	ProcessClassResolution        ProcessClass = "resolution"
+	ProcessClassRatekeeper        ProcessClass = "ratekeeper"
+	ProcessClassDataDistributor   ProcessClass = "data_distributor"
+	ProcessClassCoordinator       ProcessClass = "coordinator"
 )
 
-// IsStateful reports whether processes of the class keep data on a volume.
+// IsStateful reports whether processes of the class keep state on a
+// volume: data, logs, or (coordinators) the coordinated state.
 func (c ProcessClass) IsStateful() bool {
-	return c == ProcessClassStorage || c == ProcessClassLog || c == ProcessClassTransaction
+	return c == ProcessClassStorage || c == ProcessClassLog || c == ProcessClassTransaction || c == ProcessClassCoordinator
 }
 
 // ClusterReference names the Cluster a resource belongs to, directly or by

@@ -73,7 +73,8 @@ func (o *ProcessGroupObservation) ConditionSince(t ProcessGroupConditionType) (t
 
 // ProcessClasses are the classes of process groups, in a fixed order.
 var ProcessClasses = []ProcessClass{
-	ProcessClassClusterController, ProcessClassLog, ProcessClassStateless, ProcessClassStorage, ProcessClassTransaction,
+	ProcessClassClusterController, ProcessClassCommitProxy, ProcessClassCoordinator, ProcessClassDataDistributor, ProcessClassGrvProxy,
+	ProcessClassLog, ProcessClassRatekeeper, ProcessClassResolution, ProcessClassStateless, ProcessClassStorage, ProcessClassTransaction,
 }
 
 // ByClass returns the number of process groups wanted per class, every
@@ -82,5 +83,7 @@ func (pc ProcessCounts) ByClass() map[ProcessClass]int {
 	return map[ProcessClass]int{
 		ProcessClassStorage: pc.Storage, ProcessClassLog: pc.Log, ProcessClassTransaction: pc.Transaction,
 		ProcessClassStateless: pc.Stateless, ProcessClassClusterController: pc.ClusterController,
+		ProcessClassCommitProxy: pc.CommitProxy, ProcessClassGrvProxy: pc.GrvProxy, ProcessClassResolution: pc.Resolution,
+		ProcessClassRatekeeper: pc.Ratekeeper, ProcessClassDataDistributor: pc.DataDistributor, ProcessClassCoordinator: pc.Coordinator,
 	}
 }
