@@ -109,6 +109,12 @@ var Workloads = []Workload{
 	{Name: "log-density", Ops: []Op{bootstrap(false), logDensity(2), logDensity(1)}},
 	// A majority of the coordinators' disks lost, and the way back.
 	lostCoordinators,
+	// Commit proxies and coordinators on groups of their own classes,
+	// made under faults, then rolled.
+	{Name: "role-classes", Ops: []Op{bootstrapShaped("role classes", func(c *fdbv1alpha1.Cluster) {
+		c.Spec.ForProvider.ProcessCounts.CommitProxy = 2
+		c.Spec.ForProvider.ProcessCounts.Coordinator = 3
+	}, true), rollout()}},
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
