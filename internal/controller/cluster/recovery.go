@@ -65,7 +65,9 @@ func coordinatorRecoveryStep(cr *v1alpha1.Cluster, o *observation) *clusterStep 
 	current := o.connectionString()
 	if r := cr.Status.AtProvider.CoordinatorRecovery; r != nil {
 		switch {
-		case s.Cluster.ConnectionString == r.To:
+		case s.Cluster.ConnectionString == r.To && (s.Client.DatabaseStatus.Available || r.To != r.From):
+			// Taken: a recovery that kept the coordinators is taken once
+			// the database is available again.
 			return strandedRestartStep(cr, o, r)
 		case o.now.Sub(r.Since.Time) < strandedGrace:
 			return wait("waiting for the database to recover on the coordinators of %s", r.To)

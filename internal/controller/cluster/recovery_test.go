@@ -148,6 +148,19 @@ func TestCoordinatorRecoveryStep(t *testing.T) {
 			ms:     []mutation{recordedConfigured(), unavailable(), newVolume("storage-1", "storage-2"), recorded(2 * time.Minute)},
 			want:   &recover,
 		},
+		"InPlaceNotTaken": {
+			reason: "A recovery that kept the coordinators names the connection string the status already does: unavailable after the grace, it runs again.",
+			n:      3,
+			ms: []mutation{recordedConfigured(), unavailable(), newVolume("storage-1", "storage-2"), func(cr *v1alpha1.Cluster, o *observation) {
+				cr.Status.AtProvider.CoordinatorRecovery = &v1alpha1.CoordinatorRecoveryObservation{From: o.clusterFile, To: o.clusterFile, Since: metav1.NewTime(recoveryNow.Add(-2 * time.Minute))}
+				o.recovery = cr.Status.AtProvider.CoordinatorRecovery
+			}},
+			want: &want{Kind: kindRecoverCoordinators,
+				Message: "recovered the database on coordinators 10.0.0.2:4501,10.0.0.3:4501,10.0.0.4:4501 from the coordination files of 10.0.0.4:4501: coordinators 10.0.0.2:4501,10.0.0.3:4501 lost their coordinated state with their disks",
+				Targets: []string{"10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501"}, Details: details(false),
+				Survivor: "db-storage-3/1", Copies: []string{"db-storage-1/1", "db-storage-2/1"},
+				Pods: []string{"db-storage-1", "db-storage-2", "db-storage-3"}},
+		},
 		"TakenAllReport": {
 			reason: "Taken, and every running pod's processes report: nothing left to do.",
 			ms:     []mutation{recorded(2 * time.Minute), tookRecovery(), startedAgo(time.Hour)},
