@@ -44,17 +44,9 @@ var lostCoordinators = Workload{Name: "lost-coordinators", Ops: []Op{
 // Cluster's way back is denied for want of the acknowledgement.
 func loseCoordinatorMajority() Op {
 	return Op{Name: "lose a majority of the coordinators' disks", Converged: recoveryDenied, Do: func(ctx context.Context, r *run) error {
-		dbs, err := r.databases(ctx)
+		db, cs, err := r.coordinatorsNow(ctx)
 		if err != nil {
 			return err
-		}
-		db := dbs[clusterName]
-		if db == nil || db.status == nil {
-			return errors.New(errNoCoordinators)
-		}
-		cs, err := fdb.ParseConnectionString(db.status.Cluster.ConnectionString)
-		if err != nil {
-			return errors.Wrap(err, errNoCoordinators)
 		}
 		var groups []string
 		for _, c := range cs.Coordinators {

@@ -490,20 +490,31 @@ func (r *run) storageZone() (string, error) {
 	return zones[r.pick(len(zones))], nil
 }
 
+// coordinatorsNow reads the run's database, bypassing the provider's
+// admin-client faults, and its connection string: an error when it has no
+// status or no coordinators.
+func (r *run) coordinatorsNow(ctx context.Context) (*database, fdb.ConnectionString, error) {
+	dbs, err := r.databases(ctx)
+	if err != nil {
+		return nil, fdb.ConnectionString{}, err
+	}
+	db := dbs[clusterName]
+	if db == nil || db.status == nil {
+		return nil, fdb.ConnectionString{}, errors.New(errNoCoordinator)
+	}
+	cs, err := fdb.ParseConnectionString(db.status.Cluster.ConnectionString)
+	if err != nil || len(cs.Coordinators) == 0 {
+		return nil, fdb.ConnectionString{}, errors.New(errNoCoordinator)
+	}
+	return db, cs, nil
+}
+
 // removeCoordinator deletes the ProcessGroup of a coordinator.
 func removeCoordinator() Op {
 	return Op{Name: "remove a coordinator's group", Faults: faults, Do: func(ctx context.Context, r *run) error {
-		dbs, err := r.databases(ctx)
+		db, cs, err := r.coordinatorsNow(ctx)
 		if err != nil {
 			return err
-		}
-		db := dbs[clusterName]
-		if db == nil || db.status == nil {
-			return errors.New(errNoCoordinator)
-		}
-		cs, err := fdb.ParseConnectionString(db.status.Cluster.ConnectionString)
-		if err != nil || len(cs.Coordinators) == 0 {
-			return errors.New(errNoCoordinator)
 		}
 		addr := string(cs.Coordinators[r.pick(len(cs.Coordinators))])
 		for _, p := range processes(db) {

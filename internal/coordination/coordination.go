@@ -49,7 +49,12 @@ type Files interface {
 	RestartOn(ctx context.Context, p *corev1.Pod, cs string) error
 }
 
-// Exec makes the changes through pods/exec, in the pods' main containers.
+// Exec makes the changes through pods/exec, in the pods' main containers,
+// with a shell and coreutils (sh, cat, mv, printf) and pkill: the
+// operator's kubectl-fdb runs /bin/bash, cp, tee, rm and pkill in the same
+// container of the same images for the same procedure
+// (FoundationDB/fdb-kubernetes-operator internal/kubernetes/kubernetes.go
+// and kubectl-fdb/cmd/recover_multi_region_cluster.go, v2.33.0).
 type Exec struct {
 	Run podexec.Exec
 }
