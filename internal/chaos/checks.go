@@ -348,7 +348,7 @@ func stillHeld(st *fdb.Status, id string, addrs []string) string {
 }
 
 // addressesOf returns the addresses group id of cluster had in snapshot s:
-// its pod's IP and the addresses its status recorded.
+// its pod's public IP and the addresses its status recorded.
 func (r *run) addressesOf(s snapshot, cluster, id string) []string {
 	var out []string
 	for _, o := range s[groupKind] {
@@ -359,7 +359,7 @@ func (r *run) addressesOf(s snapshot, cluster, id string) []string {
 	}
 	for _, o := range s[podKind] {
 		p := o.(*corev1.Pod)
-		if p.Labels[workload.LabelCluster] == cluster && p.Labels[workload.LabelProcessGroup] == id && p.Status.PodIP != "" {
+		if p.Labels[workload.LabelCluster] == cluster && p.Labels[workload.LabelProcessGroup] == id && workload.PublicIP(p) != "" {
 			// Kubernetes DNS names a pod with a hostname and subdomain
 			// <hostname>.<subdomain>.<namespace>.svc.cluster.local.
 			dns := ""
@@ -368,7 +368,7 @@ func (r *run) addressesOf(s snapshot, cluster, id string) []string {
 			}
 			for _, c := range p.Spec.Containers[:1] {
 				for _, port := range c.Ports {
-					out = append(out, fdb.AddressNames(dns, fmt.Sprintf("%s:%d", p.Status.PodIP, port.ContainerPort))...)
+					out = append(out, fdb.AddressNames(dns, fmt.Sprintf("%s:%d", workload.PublicIP(p), port.ContainerPort))...)
 				}
 			}
 		}
@@ -409,7 +409,7 @@ func (r *run) checkDisruptions(before map[string]*database, writes []write) {
 			domain = "group/" + id
 		}
 		g := c.Status.AtProvider.Disruption
-		if servedNothing(g, before[cluster], id, old.Status.PodIP) {
+		if servedNothing(g, before[cluster], id, workload.PublicIP(old)) {
 			continue
 		}
 		if g == nil || g.Domain != domain {

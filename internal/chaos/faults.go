@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
@@ -173,6 +174,28 @@ func (r *run) podFault(before map[string]*database, what string, do func(*corev1
 		}
 	}
 	return what + p.Name, do(p)
+}
+
+// deleteService deletes the Service of a group known by its Service's IP,
+// as a user might: its processes are known by an address that reaches
+// nothing until the group makes the Service anew, with a new IP, and its
+// pod anew to take it. Only where a pod may be faulted (podFault).
+func deleteService(ctx context.Context, r *run, before map[string]*database) (string, error) {
+	var pods []*corev1.Pod
+	for _, p := range r.pods() {
+		if workload.PodDensity(p).ServiceIP {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		return "", nil
+	}
+	p := pods[r.pick(len(pods))]
+	if !r.mayFault(before, zoneOf(r.hist.latest(), p)) {
+		return "", nil
+	}
+	s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
+	return "deleted Service " + p.Name, client.IgnoreNotFound(r.kube.Delete(ctx, s))
 }
 
 // deleteConfigMap loses a cluster's ConfigMap and with it the cluster file

@@ -109,6 +109,9 @@ var Workloads = []Workload{
 	{Name: "log-density", Ops: []Op{bootstrap(false), logDensity(2), logDensity(1)}},
 	// A majority of the coordinators' disks lost, and the way back.
 	lostCoordinators,
+	// Every group moved to a Service IP of its own and back, under faults
+	// that delete those Services too.
+	{Name: "public-ip-service", Ops: []Op{bootstrap(false), publicIPSource(fdbv1alpha1.PublicIPSourceService), publicIPSource(fdbv1alpha1.PublicIPSourcePod)}},
 	// Commit proxies and coordinators on groups of their own classes,
 	// made under faults, then rolled.
 	{Name: "role-classes", Ops: []Op{bootstrapShaped("role classes", func(c *fdbv1alpha1.Cluster) {
@@ -403,6 +406,15 @@ func migrateStorageByReplacement(engine string) Op {
 			c.Spec.ForProvider.DatabaseConfiguration.StorageEngine = engine
 			c.Spec.ForProvider.StorageMigrationMethod = fdbv1alpha1.StorageMigrationReplaceGroups
 		})
+	}}
+}
+
+// publicIPSource moves the cluster's processes to source: every group is
+// replaced by one known by that source, under the faults that may also
+// delete a group's Service (DeleteService).
+func publicIPSource(source fdbv1alpha1.PublicIPSource) Op {
+	return Op{Name: "public IP source " + string(source), Faults: append(slices.Clone(faults), fault{"DeleteService", deleteService}), Do: func(ctx context.Context, r *run) error {
+		return r.updateCluster(ctx, func(c *fdbv1alpha1.Cluster) { c.Spec.ForProvider.Routing.PublicIPSource = source })
 	}}
 }
 

@@ -1,5 +1,6 @@
 // Package clusterindex lists what belongs to one Cluster — its
-// ProcessGroups, pods, volume claims and backup agents' Deployments — from
+// ProcessGroups, pods, volume claims, Services and backup agents'
+// Deployments — from
 // the provider's cache by an index on their cluster label, so that a list
 // costs what it returns, not the whole namespace. A fleet's Clusters often
 // share a namespace: walking it on every list made each reconcile cost
@@ -27,7 +28,7 @@ const errIndex = "cannot index %T by Cluster"
 // Register adds the index to the kinds listed by Cluster in indexer, the
 // manager's cache. It needs the ProcessGroup CRD.
 func Register(ctx context.Context, indexer client.FieldIndexer) error {
-	for _, o := range []client.Object{&corev1.Pod{}, &corev1.PersistentVolumeClaim{}, &appsv1.Deployment{}, &v1alpha1.ProcessGroup{}} {
+	for _, o := range []client.Object{&corev1.Pod{}, &corev1.PersistentVolumeClaim{}, &corev1.Service{}, &appsv1.Deployment{}, &v1alpha1.ProcessGroup{}} {
 		if err := indexer.IndexField(ctx, o, Field, Of); err != nil {
 			return errors.Wrapf(err, errIndex, o)
 		}

@@ -27,16 +27,17 @@ import (
 )
 
 const (
-	errListPods    = "cannot list FoundationDB pods"
-	errListPVCs    = "cannot list FoundationDB volume claims"
-	errGetNode     = "cannot get node"
-	errListNodes   = "cannot list nodes"
-	errSyncSim     = "cannot tell the simulator which processes run"
-	errSeedCoords  = "cannot give the simulator its cluster file"
-	errListAgents  = "cannot list backup-agent Deployments"
-	errSyncAgents  = "cannot tell the simulator how many backup agents run"
-	errOpenLocker  = "cannot open the database to hold its global lock"
-	errClusterFile = "cannot write the cluster file of the global lock's client"
+	errListPods     = "cannot list FoundationDB pods"
+	errListPVCs     = "cannot list FoundationDB volume claims"
+	errListServices = "cannot list FoundationDB Services"
+	errGetNode      = "cannot get node"
+	errListNodes    = "cannot list nodes"
+	errSyncSim      = "cannot tell the simulator which processes run"
+	errSeedCoords   = "cannot give the simulator its cluster file"
+	errListAgents   = "cannot list backup-agent Deployments"
+	errSyncAgents   = "cannot tell the simulator how many backup agents run"
+	errOpenLocker   = "cannot open the database to hold its global lock"
+	errClusterFile  = "cannot write the cluster file of the global lock's client"
 
 	errGetBlobCredentials = "cannot get the blob store's credentials Secret"
 	errNoCredentialsKey   = "cannot get blob credentials: Secret %s/%s has no key %s"
@@ -158,7 +159,13 @@ func (s SimFDB) simGroups(ctx context.Context, target Target, c *v1alpha1.Cluste
 	if err != nil {
 		return nil, err
 	}
-	return processGroups(c, pods.Items, pvcs.Items, nodes, runs), nil
+	services := &corev1.ServiceList{}
+	if slices.ContainsFunc(pods.Items, func(p corev1.Pod) bool { return workload.PodDensity(&p).ServiceIP }) {
+		if err := target.List(ctx, services, target.OfCluster(c)...); err != nil {
+			return nil, errors.Wrap(err, errListServices)
+		}
+	}
+	return processGroups(c, pods.Items, pvcs.Items, nodes, services.Items, runs), nil
 }
 
 // nodesOf reads the nodes pods are bound to, those that exist: from the
@@ -213,7 +220,7 @@ func nodesOf(ctx context.Context, target Target, pods []corev1.Pod) ([]corev1.No
 // process (Stopped). Their localities, the zone included, are what those
 // command lines say, never what the node's labels say: a pod whose zone
 // variable is empty runs processes in the empty zone.
-func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node, runs map[types.UID]monitorRun) []sim.ProcessGroup {
+func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.PersistentVolumeClaim, nodes []corev1.Node, services []corev1.Service, runs map[types.UID]monitorRun) []sim.ProcessGroup {
 	failed := map[string]bool{}
 	for _, n := range nodes {
 		failed[n.Name] = !workload.NodeReady(&n)
@@ -236,11 +243,11 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 		if active == nil {
 			// What runs keeps running as it started; the Cluster's
 			// configuration stands in for it, and nothing starts.
-			cfg := workload.MonitorConfiguration(c, class, g.ProcessesPerPod)
+			cfg := workload.MonitorConfiguration(c, workload.PodDensity(&p))
 			g.Unconfigured, active = true, &loaded{config: cfg, binary: workload.MonitorBinary(run.release, cfg.Version)}
 		}
 		lines, err := commandLines(active, g.ProcessesPerPod, workload.MonitorEnvironment(&p), run.release)
-		if err != nil {
+		if err != nil || unreachable(&p, lines, services) != "" {
 			g.Stopped = true
 			byID[id] = g
 			continue
@@ -267,6 +274,39 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// unreachable says why the processes of pod p, running command lines,
+// cannot be part of the database; "" when they can. Each binds its listen
+// addresses (fdb.BoundAddresses), which must be the pod's IPs, or it exits
+// at once. Each is known by its public addresses: one of the pod's IPs
+// reaches it; any other only through a Service whose cluster IP it is and
+// that routes that port to the pod (workload.ServiceRoutes, the node's
+// proxy). A process nothing reaches is shown down: the real one starts
+// and may register with the cluster controller over its own connection,
+// but no process can connect to it, so it serves nothing.
+func unreachable(p *corev1.Pod, lines []string, services []corev1.Service) string {
+	own := map[string]bool{p.Status.PodIP: true}
+	for _, ip := range p.Status.PodIPs {
+		own[ip.IP] = true
+	}
+	for _, line := range lines {
+		for _, a := range fdb.BoundAddresses(line, "") {
+			if host := fdb.ProcessAddress(a).Host(); !own[host] {
+				return fmt.Sprintf("cannot bind %s: not an IP of pod %s", a, p.Name)
+			}
+		}
+		for _, a := range fdb.ListenAddresses(line, "") {
+			host, port := fdb.ProcessAddress(a).Host(), fdb.ProcessAddress(a).Port()
+			if own[host] || slices.ContainsFunc(services, func(s corev1.Service) bool {
+				return s.Spec.ClusterIP == host && workload.ServiceRoutes(&s, p, port)
+			}) {
+				continue
+			}
+			return fmt.Sprintf("no route to %s: neither an IP of pod %s nor a Service's that routes to it", a, p.Name)
+		}
+	}
+	return ""
 }
 
 // commandLines are the command lines of the processes a monitor of release

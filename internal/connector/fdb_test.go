@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,7 +221,7 @@ func TestProcessGroupsKeepPodsThatDoNotRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed}, startedAll([]corev1.Pod{tc.pod}, configMapOf(cr)))
+			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready, failed}, nil, startedAll([]corev1.Pod{tc.pod}, configMapOf(cr)))
 			if diff := cmp.Diff(tc.wantGroups, len(got)); diff != "" {
 				t.Fatalf("groups: -want, +got:\n%s", diff)
 			}
@@ -228,6 +229,84 @@ func TestProcessGroupsKeepPodsThatDoNotRun(t *testing.T) {
 				if diff := cmp.Diff(tc.wantStopped, got[0].Stopped); diff != "" {
 					t.Errorf("stopped: -want, +got:\n%s", diff)
 				}
+			}
+		})
+	}
+}
+
+// TestServiceIPProcessesNeedTheirService checks when the processes of a
+// pod known by its group's Service's IP are part of the database: only
+// while a Service with that cluster IP routes their port to the pod, and
+// only when they bind an IP of the pod's; a pod without the IP annotation
+// gives its monitor an empty public IP, an address fdbserver refuses.
+func TestServiceIPProcessesNeedTheirService(t *testing.T) {
+	cr, _, _ := simCluster("ns")
+	cr.Spec.ForProvider.Routing.PublicIPSource = fdbv1alpha1.PublicIPSourceService
+	pg := storageGroup("zone-a")
+	pg.Spec.ForProvider.PublicIPSource = fdbv1alpha1.PublicIPSourceService
+	data := workload.ConfigMap(cr, "db:abc@10.96.0.1:4501", workload.Densities(cr)).Data
+	ready := corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "up"}, Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+	pod := func(publicIP string) corev1.Pod {
+		p := workload.Pod(cr, pg, "storage-1")
+		p.Annotations[workload.AnnotationPublicIP] = publicIP
+		p.Spec.NodeName = "up"
+		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.9", PodIPs: []corev1.PodIP{{IP: "10.0.0.9"}}}
+		return *p
+	}
+	service := func(ip string, mutate func(*corev1.Service)) []corev1.Service {
+		s := workload.GroupService(cr, pg, "storage-1")
+		s.Spec.ClusterIP = ip
+		if mutate != nil {
+			mutate(s)
+		}
+		return []corev1.Service{*s}
+	}
+	cases := map[string]struct {
+		pod      corev1.Pod
+		services []corev1.Service
+		want     bool
+	}{
+		"Routed":            {pod: pod("10.96.0.7"), services: service("10.96.0.7", nil), want: true},
+		"NoService":         {pod: pod("10.96.0.7")},
+		"AnotherServiceIP":  {pod: pod("10.96.0.7"), services: service("10.96.0.8", nil)},
+		"SelectsAnotherPod": {pod: pod("10.96.0.7"), services: service("10.96.0.7", func(s *corev1.Service) { s.Spec.Selector[workload.LabelProcessGroup] = "storage-2" })},
+		"WithoutThePort":    {pod: pod("10.96.0.7"), services: service("10.96.0.7", func(s *corev1.Service) { s.Spec.Ports[0].Port = 4600 })},
+		"NoAnnotation":      {pod: pod(""), services: service("10.96.0.7", nil)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := processGroups(cr, []corev1.Pod{tc.pod}, nil, []corev1.Node{ready}, tc.services, startedAll([]corev1.Pod{tc.pod}, data))
+			if len(got) != 1 {
+				t.Fatalf("%d groups, want 1", len(got))
+			}
+			if diff := cmp.Diff(tc.want, !got[0].Stopped); diff != "" {
+				t.Errorf("processes run: -want, +got:\n%s", diff)
+			}
+			if tc.want && !strings.Contains(got[0].CommandLines[0], "--public_address=[10.96.0.7]:4501") {
+				t.Errorf("command line %q, want it known by the Service's IP", got[0].CommandLines[0])
+			}
+		})
+	}
+}
+
+// TestUnreachable pins why a process cannot be part of the database: it
+// binds no IP of its pod's, or it is known by an address nothing routes to
+// the pod.
+func TestUnreachable(t *testing.T) {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1"}, Status: corev1.PodStatus{PodIP: "10.0.0.9"}}
+	cases := map[string]struct {
+		line string
+		want string
+	}{
+		"PodIP":          {line: "fdbserver --public_address=[10.0.0.9]:4501", want: ""},
+		"ListensOnPodIP": {line: "fdbserver --public_address=[10.0.0.9]:4501 --listen_address=[10.0.0.9]:4501", want: ""},
+		"BindsAnother":   {line: "fdbserver --public_address=[10.96.0.7]:4501", want: "cannot bind 10.96.0.7:4501: not an IP of pod db-storage-1"},
+		"NoRoute":        {line: "fdbserver --public_address=[10.96.0.7]:4501 --listen_address=[10.0.0.9]:4501", want: "no route to 10.96.0.7:4501: neither an IP of pod db-storage-1 nor a Service's that routes to it"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, unreachable(p, []string{tc.line}, nil)); diff != "" {
+				t.Errorf("unreachable: -want, +got:\n%s", diff)
 			}
 		})
 	}

@@ -211,7 +211,7 @@ func TestPodRunsTheConfigurationItMounts(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			groups := processGroups(cr, []corev1.Pod{*pod}, nil, []corev1.Node{ready}, startedAll([]corev1.Pod{*pod}, tc.data))
+			groups := processGroups(cr, []corev1.Pod{*pod}, nil, []corev1.Node{ready}, nil, startedAll([]corev1.Pod{*pod}, tc.data))
 			if len(groups) != 1 {
 				t.Fatalf("%d groups, want 1", len(groups))
 			}

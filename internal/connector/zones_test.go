@@ -97,7 +97,7 @@ func TestSimZonesFromPodEnvironment(t *testing.T) {
 
 			clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 			db := sim.New(clk, sim.Options{Seed: 1})
-			if err := db.SetProcessGroups(processGroups(cr, pods, nil, nodes, startedAll(pods, configMapOf(cr)))); err != nil {
+			if err := db.SetProcessGroups(processGroups(cr, pods, nil, nodes, nil, startedAll(pods, configMapOf(cr)))); err != nil {
 				t.Fatal(err)
 			}
 			cs := fdb.ConnectionString{Description: "db", ID: "abc", Coordinators: coordinators}

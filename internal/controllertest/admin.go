@@ -92,7 +92,7 @@ func unloadedPods(ctx context.Context, target connector.Target, c *v1alpha1.Clus
 	var out []string
 	for i := range pods.Items {
 		p := &pods.Items[i]
-		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && hosts[p.Status.PodIP] && !workload.ConfigurationLoaded(p, cm.Data) {
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && hosts[workload.PublicIP(p)] && !workload.ConfigurationLoaded(p, cm.Data) {
 			out = append(out, p.Name)
 		}
 	}

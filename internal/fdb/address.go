@@ -165,11 +165,36 @@ func (p Process) Names() []string {
 // 7.3.63), so the status address alone does not tell a process that
 // listens on both. Without such a flag it is fallback alone.
 func ListenAddresses(commandLine, fallback string) []string {
+	out := addressFlag(commandLine, "public")
+	if len(out) == 0 && fallback != "" {
+		return []string{fallback}
+	}
+	return out
+}
+
+// BoundAddresses are the addresses the process of commandLine binds, as
+// FoundationDB prints them: its --listen_address (or --listen-address)
+// values when it has any, else its public addresses (ListenAddresses of
+// fallback), as fdbserver takes them (fdbserver/fdbserver.actor.cpp at
+// 7.1.67 and 7.3.63: buildNetworkAddresses makes each missing listen
+// address "public", and main binds each pair, exiting with "Error
+// initializing networking" when it cannot). A process known by an address
+// of no interface of its host must bind another.
+func BoundAddresses(commandLine, fallback string) []string {
+	if out := addressFlag(commandLine, "listen"); len(out) > 0 {
+		return out
+	}
+	return ListenAddresses(commandLine, fallback)
+}
+
+// addressFlag is the addresses of commandLine's --<kind>_address flags (or
+// --<kind>-address), comma separated, as FoundationDB prints them.
+func addressFlag(commandLine, kind string) []string {
 	var out []string
 	for _, arg := range strings.Fields(commandLine) {
-		v, ok := strings.CutPrefix(arg, "--public_address=")
+		v, ok := strings.CutPrefix(arg, "--"+kind+"_address=")
 		if !ok {
-			v, ok = strings.CutPrefix(arg, "--public-address=")
+			v, ok = strings.CutPrefix(arg, "--"+kind+"-address=")
 		}
 		if !ok {
 			continue
@@ -177,9 +202,6 @@ func ListenAddresses(commandLine, fallback string) []string {
 		for a := range strings.SplitSeq(v, ",") {
 			out = append(out, printedAddress(a))
 		}
-	}
-	if len(out) == 0 && fallback != "" {
-		return []string{fallback}
 	}
 	return out
 }
@@ -232,6 +254,13 @@ func AddressNames(dnsName string, addresses ...string) []string {
 func (a ProcessAddress) Host() string {
 	host, _ := splitAddress(string(a))
 	return host
+}
+
+// Port is the port of a; 0 when it names none.
+func (a ProcessAddress) Port() int {
+	_, port := splitAddress(string(a))
+	n, _ := strconv.Atoi(port)
+	return n
 }
 
 // IsHostname reports whether a names its host by DNS name rather than IP.

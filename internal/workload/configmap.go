@@ -17,17 +17,38 @@ import (
 const KeyClusterFile = "cluster-file"
 
 // monitorConfigKey is the key of the monitor configuration (JSON, see
-// MonitorConfig) of the pods of a class that run density processes in the
-// cluster's ConfigMap; the key's name predates the JSON format.
-func monitorConfigKey(class v1alpha1.ProcessClass, density int) string {
-	return fmt.Sprintf(monitorConfigPrefix+"%s-density-%d", class, density)
+// MonitorConfig) of the pods of density d in the cluster's ConfigMap; the
+// key's name predates the JSON format.
+func monitorConfigKey(d Density) string {
+	key := fmt.Sprintf(monitorConfigPrefix+"%s-density-%d", d.Class, d.Processes)
+	if d.ServiceIP {
+		key += "-service-ip"
+	}
+	return key
 }
 
 // Density is a monitor configuration: pods of Class running Processes
-// processes each.
+// processes each, known by their pod's IP or, ServiceIP, by their group's
+// Service's.
 type Density struct {
 	Class     v1alpha1.ProcessClass
 	Processes int
+	ServiceIP bool
+}
+
+// PodDensity is the density of pod p: its class label, the processes its
+// monitor starts, and whether its environment has the pod's IP apart from
+// the public one (monitorEnv gives it only to a group known by its
+// Service's IP).
+func PodDensity(p *corev1.Pod) Density {
+	_, service := MonitorEnvironment(p)[EnvPodIP]
+	return Density{Class: v1alpha1.ProcessClass(p.Labels[LabelProcessClass]), Processes: ProcessCount(p), ServiceIP: service}
+}
+
+// GroupDensity is the density of group pg's pod.
+func GroupDensity(pg *v1alpha1.ProcessGroup) Density {
+	p := pg.Spec.ForProvider
+	return Density{Class: p.ProcessClass, Processes: max(p.ProcessesPerPod, 1), ServiceIP: p.PublicIPSource.Service()}
 }
 
 // ConfigMap is the cluster's ConfigMap whose monitor configurations name the
@@ -51,7 +72,7 @@ func ConfigMapAt(c *v1alpha1.Cluster, connectionString string, densities map[Den
 		data[KeyClusterFile] = connectionString
 	}
 	for d := range densities {
-		data[monitorConfigKey(d.Class, d.Processes)] = monitorConfigJSON(c, d.Class, d.Processes, connectionString != "", version)
+		data[monitorConfigKey(d)] = monitorConfigJSON(c, d, connectionString != "", version)
 	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(c), Namespace: Namespace(c), Labels: Labels(c, "", "")},
@@ -60,12 +81,13 @@ func ConfigMapAt(c *v1alpha1.Cluster, connectionString string, densities map[Den
 }
 
 // Densities returns the densities of the cluster's spec: storage pods run
-// storageServersPerPod processes, others one.
+// storageServersPerPod processes, log pods logServersPerPod, others one,
+// known by the routing's public IP source.
 func Densities(c *v1alpha1.Cluster) map[Density]bool {
 	out := map[Density]bool{}
 	for class, n := range c.Spec.ForProvider.ProcessCounts.ByClass() {
 		if n > 0 {
-			out[Density{class, ProcessesPerPod(c, class)}] = true
+			out[Density{Class: class, Processes: ProcessesPerPod(c, class), ServiceIP: c.Spec.ForProvider.Routing.PublicIPSource.Service()}] = true
 		}
 	}
 	return out

@@ -84,6 +84,7 @@ func conformanceClusters() map[string]*v1alpha1.Cluster {
 		"DataHall":     cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.DataHall = "hall-a" }),
 		"PodIPFamily4": cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.PodIPFamily = ptr.To(4) }),
 		"PodIPFamily6": cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.PodIPFamily = ptr.To(6) }),
+		"ServiceIPs":   cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.PublicIPSource = v1alpha1.PublicIPSourceService }),
 		"CustomParameters": cluster(func(c *v1alpha1.Cluster) {
 			c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{
 				"general": {CustomParameters: []string{"knob_disable_posix_kernel_aio=1", "memory=8GiB"}},
@@ -125,8 +126,11 @@ func conformanceLines(t *testing.T, check func(t *testing.T, version string, arg
 							continue
 						}
 						t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", cname, version, class, density, family), func(t *testing.T) {
-							pod := Pod(c, group(class, density, "zone-a"), string(class)+"-4")
-							cfg := mountedConfig(t, pod, ConfigMap(c, "db:abc@10.0.0.1:4501", map[Density]bool{{class, density}: true}))
+							g := group(class, density, "zone-a")
+							g.Spec.ForProvider.PublicIPSource = c.Spec.ForProvider.Routing.PublicIPSource
+							pod := Pod(c, g, string(class)+"-4")
+							pod.Annotations[AnnotationPublicIP] = "10.96.0.5"
+							cfg := mountedConfig(t, pod, ConfigMap(c, "db:abc@10.0.0.1:4501", map[Density]bool{GroupDensity(g): true}))
 							pod.Spec.NodeName, pod.Status.PodIP = "node-7", ips[0]
 							for _, ip := range ips {
 								pod.Status.PodIPs = append(pod.Status.PodIPs, corev1.PodIP{IP: ip})

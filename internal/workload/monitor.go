@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"encoding/json"
 	"net"
 	"slices"
@@ -33,7 +34,9 @@ const (
 	// EnvPublicIP is the pod's IP, the host of --public_address: its
 	// primary IP (status.podIP), or with a podIPFamily all its IPs
 	// (status.podIPs, comma-separated), of which the monitor takes the
-	// first of that family (ArgumentIPList).
+	// first of that family (ArgumentIPList); for a group known by its
+	// Service, the Service's cluster IP, which the pod's AnnotationPublicIP
+	// holds.
 	EnvPublicIP = "FDB_PUBLIC_IP"
 	// EnvInstanceID is the process group ID, the instance_id locality and
 	// the stem of the process_id locality.
@@ -44,6 +47,10 @@ const (
 	EnvZoneID = "FDB_ZONE_ID"
 	// EnvDNSName is the pod's DNS name, the dns_name locality.
 	EnvDNSName = "FDB_DNS_NAME"
+	// EnvPodIP is the pod's IP (or IPs, as EnvPublicIP) where its
+	// processes listen when they are known by their group's Service's IP,
+	// which EnvPublicIP then holds.
+	EnvPodIP = "FDB_POD_IP"
 )
 
 // Environment variables the monitor itself reads: the pod it runs in, which
@@ -148,18 +155,19 @@ func processPort(tls bool) Argument {
 	return Argument{Type: ArgumentProcessNumber, Multiplier: 2, Offset: offset}
 }
 
-// publicAddresses is the --public_address argument of listeners l: an
-// address of the pod's IP per listener, the primary first, a TLS one
+// addresses is the argument of flag (--public_address or
+// --listen_address) for listeners l: an address of the IP the environment
+// variable source holds (ipOf) per listener, the primary first, a TLS one
 // marked ":tls", separated by commas (fdbserver takes at most one of each
-// kind).
-func publicAddresses(c *v1alpha1.Cluster, l fdb.Listeners) Argument {
+// kind, and as many listen addresses as public ones).
+func addresses(c *v1alpha1.Cluster, flag, source string, l fdb.Listeners) Argument {
 	var values []Argument
 	for i, tls := range l.Kinds() {
 		open := ",["
 		if i == 0 {
-			open = "--public_address=["
+			open = flag + "=["
 		}
-		values = append(values, literal(open), publicIP(c), literal("]:"), processPort(tls))
+		values = append(values, literal(open), ipOf(c, source), literal("]:"), processPort(tls))
 		if tls {
 			values = append(values, literal(":tls"))
 		}
@@ -303,9 +311,15 @@ func (m MonitorConfig) arguments(n int, env map[string]string) ([]string, error)
 	return args, nil
 }
 
-// MonitorConfiguration is the monitor configuration of the pods of a class
-// that run density processes each. The n-th process is known by and
-// listens on fdb.ProcessPort(n) of the pod's IP (publicIP), keeps its data
+// MonitorConfiguration is the monitor configuration of the pods of a
+// density: of a class, running a number of processes each, known by their
+// pod's IP or by their group's Service's. The n-th process is known by
+// fdb.ProcessPort(n) of its public IP ($FDB_PUBLIC_IP) and listens there,
+// or, known by a Service IP, which is no address of the pod's, on the
+// same port of the pod's IP ($FDB_POD_IP, --listen_address, as the
+// operator's do: fdbserver binds its listen addresses, which are its
+// public ones unless given, and a Service's cluster IP is only ever
+// translated to the pod's by the node's proxy). It keeps its data
 // in <data dir>/<n>, logs with the Cluster's name as its log group (as the
 // operator's processes do) and is named fdb.ProcessID: the group ID
 // ($FDB_INSTANCE_ID) when it is the pod's only one, <group ID>-<n>
@@ -316,14 +330,15 @@ func (m MonitorConfig) arguments(n int, env map[string]string) ([]string, error)
 // its data hall, when it names one. The class's custom parameters follow,
 // sorted. The configuration runs its processes (RunServers unset); the
 // ConfigMap holds them back until there is a cluster file.
-func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int) MonitorConfig {
+func MonitorConfiguration(c *v1alpha1.Cluster, d Density) MonitorConfig {
+	class := d.Class
 	processID := []Argument{variable(EnvInstanceID)}
-	if density > 1 {
+	if d.Processes > 1 {
 		processID = append(processID, literal("-"), processNumber)
 	}
 	args := []Argument{
 		literal("--class=" + string(class)),
-		publicAddresses(c, Listen(c)),
+		addresses(c, "--public_address", EnvPublicIP, Listen(c)),
 		literal("--cluster_file=" + clusterFilePath),
 		literal("--seed_cluster_file=" + seedClusterFile),
 		prefixed("--datadir="+dataDir+"/", processNumber),
@@ -333,6 +348,9 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 		prefixed("--locality_"+fdb.LocalityProcessID+"=", processID...),
 		locality(fdb.LocalityMachineID, EnvMachineID),
 		locality(fdb.LocalityZoneID, EnvZoneID),
+	}
+	if d.ServiceIP {
+		args = append(args, addresses(c, "--listen_address", EnvPodIP, Listen(c)))
 	}
 	if UseDNS(c) {
 		args = append(args, locality(fdb.LocalityDNSName, EnvDNSName))
@@ -354,24 +372,22 @@ func MonitorConfiguration(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, dens
 	return MonitorConfig{Version: c.Spec.ForProvider.Version, Arguments: args}
 }
 
-// publicIP is the argument of the pod's IP: $FDB_PUBLIC_IP, or with a
-// podIPFamily the first IP of that family among the pod's IPs it holds.
-// --public_address writes it in brackets, as the operator does with the
-// unified image: NetworkAddress::parse (flow/network.cpp) takes an IPv4 or
-// IPv6 address in brackets and an IPv6 one only so. There is no
-// --listen_address: fdbserver then listens on the public address, which
-// holds for either family (0.0.0.0 would miss an IPv6 pod's address).
-func publicIP(c *v1alpha1.Cluster) Argument {
+// ipOf is the argument of the IP the environment variable source holds:
+// the variable, or with a podIPFamily the first IP of that family among
+// those it holds. An address writes it in brackets, as the operator does
+// with the unified image: NetworkAddress::parse (flow/network.cpp) takes an
+// IPv4 or IPv6 address in brackets and an IPv6 one only so.
+func ipOf(c *v1alpha1.Cluster, source string) Argument {
 	if f := c.Spec.ForProvider.Routing.PodIPFamily; f != nil {
-		return Argument{Type: ArgumentIPList, Source: EnvPublicIP, IPFamily: *f}
+		return Argument{Type: ArgumentIPList, Source: source, IPFamily: *f}
 	}
-	return variable(EnvPublicIP)
+	return variable(source)
 }
 
 // monitorConfigJSON is MonitorConfiguration of version as the monitor
 // reads it, with runServers false unless the ConfigMap holds a cluster file.
-func monitorConfigJSON(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density int, clusterFile bool, version string) string {
-	cfg := MonitorConfiguration(c, class, density)
+func monitorConfigJSON(c *v1alpha1.Cluster, d Density, clusterFile bool, version string) string {
+	cfg := MonitorConfiguration(c, d)
 	cfg.Version = version
 	if !clusterFile {
 		cfg.RunServers = ptr.To(false)
@@ -380,31 +396,60 @@ func monitorConfigJSON(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, density
 	return string(raw)
 }
 
+// Placement is where a group's pod runs, as its processes see it.
+type Placement struct {
+	// PublicIP is the IP the processes are known by: the pod's, or the
+	// cluster IP of the group's Service.
+	PublicIP string
+	// PodIP is the pod's IP, where processes known by a Service IP
+	// listen; PublicIP when empty.
+	PodIP string
+	// Zone is the fault domain, Machine the node.
+	Zone, Machine string
+}
+
 // ProcessEnvironment is the environment the main container of group
-// groupID's pod has while it runs on ip, on node machine, in fault domain
-// zone: what its monitor expands the configuration with (see monitorEnv).
-func ProcessEnvironment(c *v1alpha1.Cluster, groupID, ip, zone, machine string) map[string]string {
+// groupID's pod has while it runs at placement at: what its monitor
+// expands the configuration with (see monitorEnv).
+func ProcessEnvironment(c *v1alpha1.Cluster, groupID string, at Placement) map[string]string {
 	return map[string]string{
-		EnvPublicIP:   ip,
+		EnvPublicIP:   at.PublicIP,
+		EnvPodIP:      cmp.Or(at.PodIP, at.PublicIP),
 		EnvInstanceID: groupID,
-		EnvMachineID:  machine,
-		EnvZoneID:     zone,
+		EnvMachineID:  at.Machine,
+		EnvZoneID:     at.Zone,
 		EnvDNSName:    DNSName(c, groupID),
 	}
 }
 
 // ProcessCommandLine is the command line of the n-th process of a group of
-// density processes per pod that runs on ip, on node machine, in fault
-// domain zone, in a pod whose main container's image is of imageVersion
-// (ImageVersion), as FoundationDB reports it: MonitorConfiguration expanded
-// with ProcessEnvironment, on the binary the monitor chooses. The provider
-// compares it with the command_line the status reports to find processes
-// that must restart.
-func ProcessCommandLine(c *v1alpha1.Cluster, class v1alpha1.ProcessClass, groupID string, n, density int, ip, zone, machine, imageVersion string) string {
+// density d that runs at placement at, in a pod whose main container's
+// image is of imageVersion (ImageVersion), as FoundationDB reports it:
+// MonitorConfiguration expanded with ProcessEnvironment, on the binary the
+// monitor chooses. The provider compares it with the command_line the
+// status reports to find processes that must restart.
+func ProcessCommandLine(c *v1alpha1.Cluster, d Density, groupID string, n int, at Placement, imageVersion string) string {
 	// ProcessEnvironment sets every variable the configuration refers to
 	// (TestPodRunsItsMonitorConfiguration).
-	line, _ := MonitorConfiguration(c, class, density).CommandLine(n, ProcessEnvironment(c, groupID, ip, zone, machine), imageVersion)
+	line, _ := MonitorConfiguration(c, d).CommandLine(n, ProcessEnvironment(c, groupID, at), imageVersion)
 	return line
+}
+
+// PublicIP is the IP pod p's processes are known by: its group's Service's
+// cluster IP (AnnotationPublicIP) for a pod of a group known by it, else
+// the pod's IP; empty while it has none.
+func PublicIP(p *corev1.Pod) string {
+	if PodDensity(p).ServiceIP {
+		return p.Annotations[AnnotationPublicIP]
+	}
+	return p.Status.PodIP
+}
+
+// PodPlacement is the placement of pod p, whose processes report zone and
+// machine: the IPs its main container's environment holds.
+func PodPlacement(p *corev1.Pod, zone, machine string) Placement {
+	env := MonitorEnvironment(p)
+	return Placement{PublicIP: env[EnvPublicIP], PodIP: env[EnvPodIP], Zone: zone, Machine: machine}
 }
 
 func fieldRef(path string) *corev1.EnvVarSource {
@@ -419,7 +464,17 @@ const (
 	fieldNodeName     = "spec.nodeName"
 	fieldPodIP        = "status.podIP"
 	fieldPodIPs       = "status.podIPs"
+	fieldPublicIP     = "metadata.annotations['" + AnnotationPublicIP + "']"
 )
+
+// AnnotationPublicIP is the pod annotation that holds the cluster IP of
+// its group's Service, for a group known by it: the processgroup
+// controller writes it when it creates the pod, as the operator does
+// (foundationdb.org/public-ip), and the pod's main container reads it
+// through the downward API. The kubelet gives an annotation the pod lacks
+// as an empty value (fieldpath.ExtractFieldPathAsString, kubernetes
+// pkg/fieldpath at v1.35), which no address can be made of.
+const AnnotationPublicIP = "foundationdb.crossplane.io/public-ip"
 
 // monitorEnv is the environment of the main container of group groupID's
 // pod: what its monitor needs (the pod it runs in) and every variable the
@@ -439,15 +494,22 @@ func monitorEnv(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) 
 	if c.Spec.ForProvider.Routing.PodIPFamily != nil {
 		ip = fieldPodIPs
 	}
-	return []corev1.EnvVar{
+	public := []corev1.EnvVar{{Name: EnvPublicIP, ValueFrom: fieldRef(ip)}}
+	if pg.Spec.ForProvider.PublicIPSource.Service() {
+		public = []corev1.EnvVar{
+			{Name: EnvPublicIP, ValueFrom: fieldRef(fieldPublicIP)},
+			{Name: EnvPodIP, ValueFrom: fieldRef(ip)},
+		}
+	}
+	return append(append([]corev1.EnvVar{
 		{Name: envPodName, ValueFrom: fieldRef(fieldPodName)},
 		{Name: envPodNamespace, ValueFrom: fieldRef(fieldPodNamespace)},
-		{Name: EnvPublicIP, ValueFrom: fieldRef(ip)},
-		{Name: EnvInstanceID, Value: groupID},
-		{Name: EnvMachineID, ValueFrom: fieldRef(fieldNodeName)},
+	}, public...),
+		corev1.EnvVar{Name: EnvInstanceID, Value: groupID},
+		corev1.EnvVar{Name: EnvMachineID, ValueFrom: fieldRef(fieldNodeName)},
 		zone,
-		{Name: EnvDNSName, Value: DNSName(c, groupID)},
-	}
+		corev1.EnvVar{Name: EnvDNSName, Value: DNSName(c, groupID)},
+	)
 }
 
 // MountedMonitorConfig is the monitor configuration pod p's monitor reads:
@@ -485,6 +547,7 @@ func MonitorEnvironment(p *corev1.Pod) map[string]string {
 	fields := map[string]string{
 		fieldPodName: p.Name, fieldPodNamespace: p.Namespace, fieldNodeName: p.Spec.NodeName,
 		fieldPodIP: p.Status.PodIP, fieldPodIPs: strings.Join(ips, ","),
+		fieldPublicIP: p.Annotations[AnnotationPublicIP],
 	}
 	env := map[string]string{}
 	for _, e := range main.Env {

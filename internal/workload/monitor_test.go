@@ -85,8 +85,8 @@ func TestRefusedCommandLineRunsNoProcess(t *testing.T) {
 	c := cluster(func(c *v1alpha1.Cluster) {
 		c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"log": {CustomParameters: []string{"bogus_option=1"}}}
 	})
-	env := ProcessEnvironment(c, "log-1", "10.1.2.3", "zone-a", "node-1")
-	line, err := MonitorConfiguration(c, v1alpha1.ProcessClassLog, 1).CommandLine(1, env, "7.3.63")
+	env := ProcessEnvironment(c, "log-1", Placement{PublicIP: "10.1.2.3", Zone: "zone-a", Machine: "node-1"})
+	line, err := MonitorConfiguration(c, Density{Class: v1alpha1.ProcessClassLog, Processes: 1}).CommandLine(1, env, "7.3.63")
 	got := line
 	if err != nil {
 		got = err.Error()
@@ -123,7 +123,7 @@ func TestMonitorWaitsForTheFirstClusterFile(t *testing.T) {
 // Cluster's name as its trace log group (--loggroup), as the operator's
 // processes do with the cluster's.
 func TestServersLogToTheClusterLogGroup(t *testing.T) {
-	line := ProcessCommandLine(cluster(), v1alpha1.ProcessClassStorage, "storage-1", 1, 1, "10.1.2.3", "zone-a", "node-1", "7.3.63")
+	line := ProcessCommandLine(cluster(), Density{Class: v1alpha1.ProcessClassStorage, Processes: 1}, "storage-1", 1, Placement{PublicIP: "10.1.2.3", Zone: "zone-a", Machine: "node-1"}, "7.3.63")
 	if !strings.Contains(line+" ", " --loggroup=db ") {
 		t.Errorf("command line %q has no --loggroup=db", line)
 	}
@@ -158,7 +158,7 @@ func TestPublicAddressOfEachFamily(t *testing.T) {
 			for _, ip := range tc.ips {
 				pod.Status.PodIPs = append(pod.Status.PodIPs, corev1.PodIP{IP: ip})
 			}
-			line, err := MonitorConfiguration(c, v1alpha1.ProcessClassLog, 1).CommandLine(1, MonitorEnvironment(pod), ImageVersion(pod))
+			line, err := MonitorConfiguration(c, Density{Class: v1alpha1.ProcessClassLog, Processes: 1}).CommandLine(1, MonitorEnvironment(pod), ImageVersion(pod))
 			_, got, _ := strings.Cut(line, " --public_address=")
 			got, _, _ = strings.Cut(got, " ")
 			if err != nil {
@@ -175,13 +175,13 @@ func TestPublicAddressOfEachFamily(t *testing.T) {
 // the IPList argument type and refuses a configuration that uses it.
 func TestIPListNeedsMonitor7160(t *testing.T) {
 	c := cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.PodIPFamily = ptr.To(4) })
-	env := ProcessEnvironment(c, "log-1", "10.1.2.3", "zone-a", "node-1")
+	env := ProcessEnvironment(c, "log-1", Placement{PublicIP: "10.1.2.3", Zone: "zone-a", Machine: "node-1"})
 	for image, want := range map[string]string{
 		"7.1.59": `cannot expand the monitor configuration: unknown argument type "IPList"`,
 		"7.1.60": "", "7.3.63": "", "": "",
 	} {
 		got := ""
-		if _, err := MonitorConfiguration(c, v1alpha1.ProcessClassLog, 1).CommandLine(1, env, image); err != nil {
+		if _, err := MonitorConfiguration(c, Density{Class: v1alpha1.ProcessClassLog, Processes: 1}).CommandLine(1, env, image); err != nil {
 			got = err.Error()
 		}
 		if got != want {
@@ -194,10 +194,10 @@ func TestIPListNeedsMonitor7160(t *testing.T) {
 // its configuration says runServers false.
 func TestRunServersFalseStartsNoProcess(t *testing.T) {
 	var cfg MonitorConfig
-	if err := json.Unmarshal([]byte(ConfigMap(cluster(), "", Densities(cluster())).Data[monitorConfigKey(v1alpha1.ProcessClassLog, 1)]), &cfg); err != nil {
+	if err := json.Unmarshal([]byte(ConfigMap(cluster(), "", Densities(cluster())).Data[monitorConfigKey(Density{Class: v1alpha1.ProcessClassLog, Processes: 1})]), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	_, err := cfg.CommandLine(1, ProcessEnvironment(cluster(), "log-1", "10.1.2.3", "zone-a", "node-1"), "7.3.63")
+	_, err := cfg.CommandLine(1, ProcessEnvironment(cluster(), "log-1", Placement{PublicIP: "10.1.2.3", Zone: "zone-a", Machine: "node-1"}), "7.3.63")
 	if diff := gocmp.Diff(errRunServers, fmt.Sprint(err)); diff != "" {
 		t.Errorf("CommandLine: -want, +got:\n%s", diff)
 	}

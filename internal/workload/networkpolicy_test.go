@@ -80,14 +80,14 @@ func TestNetworkPolicy(t *testing.T) {
 			reason:    "Storage pods of four processes open the TLS and plain ports of all four.",
 			settings:  &v1alpha1.NetworkPolicySettings{Enabled: true},
 			storage:   4,
-			densities: map[Density]bool{{v1alpha1.ProcessClassStorage, 4}: true, {v1alpha1.ProcessClassLog, 1}: true},
+			densities: map[Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 4}: true, {Class: v1alpha1.ProcessClassLog, Processes: 1}: true},
 			want:      policy("ns", tcp(4500, 4501, 4502, 4503, 4504, 4505, 4506, 4507), own, provider),
 		},
 		"DensityMigration": {
 			reason:    "While pods of the old density of three still run, their third process stays reachable.",
 			settings:  &v1alpha1.NetworkPolicySettings{Enabled: true},
 			storage:   2,
-			densities: map[Density]bool{{v1alpha1.ProcessClassStorage, 2}: true, {v1alpha1.ProcessClassStorage, 3}: true},
+			densities: map[Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 2}: true, {Class: v1alpha1.ProcessClassStorage, Processes: 3}: true},
 			want:      policy("ns", tcp(4500, 4501, 4502, 4503, 4504, 4505), own, provider),
 		},
 	}

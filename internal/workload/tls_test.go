@@ -96,7 +96,7 @@ func TestPodWithTLS(t *testing.T) {
 		t.Errorf("Pod(...): -want, +got:\n%s", diff)
 	}
 
-	env := ProcessEnvironment(c, "storage-1", "10.0.0.1", "a", "node-1")
+	env := ProcessEnvironment(c, "storage-1", Placement{PublicIP: "10.0.0.1", Zone: "a", Machine: "node-1"})
 	for name, tc := range map[string]struct {
 		obs        v1alpha1.TLSObservation
 		addresses  string
@@ -109,7 +109,7 @@ func TestPodWithTLS(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := c.DeepCopy()
 			c.Status.AtProvider.TLS = &tc.obs
-			line, err := MonitorConfiguration(c, v1alpha1.ProcessClassStorage, 1).CommandLine(1, env, "7.3.63")
+			line, err := MonitorConfiguration(c, Density{Class: v1alpha1.ProcessClassStorage, Processes: 1}).CommandLine(1, env, "7.3.63")
 			if err != nil {
 				t.Fatal(err)
 			}

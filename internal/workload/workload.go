@@ -136,9 +136,11 @@ func GroupObjectName(o metav1.Object) string {
 func ServiceName(c *v1alpha1.Cluster) string { return c.GetName() }
 
 // UseDNS reports whether the cluster file names the coordinators by DNS
-// name (the default) rather than by IP address.
+// name (the default) rather than by IP address (the default of groups
+// known by their Services' IPs, which are as stable).
 func UseDNS(c *v1alpha1.Cluster) bool {
-	return ptr.Deref(c.Spec.ForProvider.Routing.UseDNSInClusterFile, true)
+	r := c.Spec.ForProvider.Routing
+	return ptr.Deref(r.UseDNSInClusterFile, !r.PublicIPSource.Service())
 }
 
 // DNSName is the DNS name of a process group's pod under the cluster's
@@ -452,11 +454,8 @@ func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 // (mergeContainers) and its security context under the defaults. Its spec
 // hash is recorded in an annotation so drift is found by comparing hashes.
 func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.Pod {
-	class := pg.Spec.ForProvider.ProcessClass
-	n := pg.Spec.ForProvider.ProcessesPerPod
-	if n < 1 {
-		n = 1
-	}
+	d := GroupDensity(pg)
+	class, n := d.Class, d.Processes
 	s := settings(c, class)
 	pod := &corev1.Pod{}
 	if s.PodTemplate != nil {
@@ -500,7 +499,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 	}
 	configItems := []corev1.KeyToPath{
 		{Key: KeyClusterFile, Path: clusterFileName},
-		{Key: monitorConfigKey(class, n), Path: monitorConfigFile},
+		{Key: monitorConfigKey(d), Path: monitorConfigFile},
 	}
 	if v := tlsVolumeOf(c); v != nil {
 		pod.Spec.Volumes = append(pod.Spec.Volumes, *v)

@@ -300,7 +300,7 @@ func TestConfigMap(t *testing.T) {
 	if err := json.Unmarshal([]byte(cm.Data["fdbmonitor-conf-storage-density-2"]), &storage); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(MonitorConfiguration(c, v1alpha1.ProcessClassStorage, 2), storage); diff != "" {
+	if diff := cmp.Diff(MonitorConfiguration(c, Density{Class: v1alpha1.ProcessClassStorage, Processes: 2}), storage); diff != "" {
 		t.Errorf("storage monitor configuration: -want, +got:\n%s", diff)
 	}
 	if _, ok := ConfigMap(c, "", Densities(c)).Data[KeyClusterFile]; ok {
@@ -311,7 +311,7 @@ func TestConfigMap(t *testing.T) {
 // TestMonitorConfigFormat checks the JSON the monitor reads: its version,
 // and arguments of the monitor's types with their field names.
 func TestMonitorConfigFormat(t *testing.T) {
-	raw := ConfigMap(cluster(), "", map[Density]bool{{v1alpha1.ProcessClassStorage, 2}: true}).Data["fdbmonitor-conf-storage-density-2"]
+	raw := ConfigMap(cluster(), "", map[Density]bool{{Class: v1alpha1.ProcessClassStorage, Processes: 2}: true}).Data["fdbmonitor-conf-storage-density-2"]
 	cases := map[string]string{
 		"Version":       `{"version":"7.3.63","runServers":false,"arguments":[`,
 		"Literal":       `{"value":"--class=storage"}`,
@@ -380,11 +380,12 @@ func mountedConfig(t *testing.T, p *corev1.Pod, cm *corev1.ConfigMap) MonitorCon
 // each process the command line the provider expects, on its port, with
 // its process ID.
 func TestPodRunsItsMonitorConfiguration(t *testing.T) {
-	const ip, node = "10.1.2.3", "node-7"
+	const ip, serviceIP, node = "10.1.2.3", "10.96.0.5", "node-7"
 	type process struct {
 		Binary        string
 		Port          int32
 		PublicAddress string
+		ListenAddress string
 		ProcessID     string
 		DataDir       string
 		CommandLine   string
@@ -403,6 +404,7 @@ func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 			c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"general": {CustomParameters: []string{"knob_b=2", "knob_a=1"}}}
 		}),
 		"IPAddresses": cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(false) }),
+		"ServiceIPs":  cluster(func(c *v1alpha1.Cluster) { c.Spec.ForProvider.Routing.PublicIPSource = v1alpha1.PublicIPSourceService }),
 	}
 	placements := map[string]struct {
 		faultDomain, wantZone string
@@ -416,8 +418,17 @@ func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 				for pname, placement := range placements {
 					t.Run(fmt.Sprintf("%s/%s/%d/%s", cname, class, density, pname), func(t *testing.T) {
 						id := string(class) + "-4"
-						pod := Pod(c, group(class, density, placement.faultDomain), id)
-						cfg := mountedConfig(t, pod, ConfigMap(c, "db:abc@10.0.0.1:4501", map[Density]bool{{class, density}: true}))
+						g := group(class, density, placement.faultDomain)
+						g.Spec.ForProvider.PublicIPSource = c.Spec.ForProvider.Routing.PublicIPSource
+						pod := Pod(c, g, id)
+						// A group known by its Service's IP is known by
+						// serviceIP and listens on the pod's.
+						public := ip
+						if g.Spec.ForProvider.PublicIPSource.Service() {
+							public = serviceIP
+							pod.Annotations[AnnotationPublicIP] = serviceIP
+						}
+						cfg := mountedConfig(t, pod, ConfigMap(c, "db:abc@10.0.0.1:4501", map[Density]bool{GroupDensity(g): true}))
 						defined := map[string]bool{}
 						for _, e := range pod.Spec.Containers[0].Env {
 							defined[e.Name] = true
@@ -443,16 +454,17 @@ func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 							a := args(line)
 							got = append(got, process{
 								Binary: strings.Fields(line)[0],
-								Port:   pod.Spec.Containers[0].Ports[n-1].ContainerPort, PublicAddress: a["--public_address"],
+								Port:   pod.Spec.Containers[0].Ports[n-1].ContainerPort, PublicAddress: a["--public_address"], ListenAddress: a["--listen_address"],
 								ProcessID: a["--locality_process_id"], DataDir: a["--datadir"], CommandLine: line,
 							})
 							want = append(want, process{
 								// A new pod's image is of the configured
 								// version: the monitor runs its own binary.
 								Binary: "/usr/bin/fdbserver",
-								Port:   int32(fdb.ProcessPort(n)), PublicAddress: fmt.Sprintf("[%s]:%d", ip, fdb.ProcessPort(n)),
-								ProcessID: fdb.ProcessID(id, n, density), DataDir: fmt.Sprintf("/var/fdb/data/%d", n),
-								CommandLine: ProcessCommandLine(c, class, id, n, density, ip, placement.wantZone, node, ImageVersion(pod)),
+								Port:   int32(fdb.ProcessPort(n)), PublicAddress: fmt.Sprintf("[%s]:%d", public, fdb.ProcessPort(n)),
+								ListenAddress: listenAddress(public != ip, ip, n),
+								ProcessID:     fdb.ProcessID(id, n, density), DataDir: fmt.Sprintf("/var/fdb/data/%d", n),
+								CommandLine: ProcessCommandLine(c, GroupDensity(g), id, n, Placement{PublicIP: public, PodIP: ip, Zone: placement.wantZone, Machine: node}, ImageVersion(pod)),
 							})
 						}
 						if diff := cmp.Diff(want, got); diff != "" {
@@ -466,6 +478,15 @@ func TestPodRunsItsMonitorConfiguration(t *testing.T) {
 			}
 		}
 	}
+}
+
+// listenAddress is the --listen_address of the n-th process on ip, when
+// it has one.
+func listenAddress(has bool, ip string, n int) string {
+	if !has {
+		return ""
+	}
+	return fmt.Sprintf("[%s]:%d", ip, fdb.ProcessPort(n))
 }
 
 // TestProcessCommandLine: the command line of a process as FoundationDB
@@ -515,7 +536,7 @@ func TestProcessCommandLine(t *testing.T) {
 				c.Spec.ForProvider.Processes = map[string]v1alpha1.ProcessSettings{"storage": {CustomParameters: tc.params}}
 				c.Spec.ForProvider.DataCenter = tc.dataCenter
 			})
-			got := ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", tc.n, tc.density, "10.0.0.1", "a", "node-1", tc.imageVersion)
+			got := ProcessCommandLine(c, Density{Class: v1alpha1.ProcessClassStorage, Processes: tc.density}, "storage-3", tc.n, Placement{PublicIP: "10.0.0.1", Zone: "a", Machine: "node-1"}, tc.imageVersion)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("ProcessCommandLine: -want, +got:\n%s", diff)
 			}
@@ -647,7 +668,7 @@ func TestBinaryVersion(t *testing.T) {
 		commandLine string
 		want        string
 	}{
-		"Staged":        {commandLine: ProcessCommandLine(cluster(), v1alpha1.ProcessClassLog, "log-1", 1, 1, "10.0.0.1", "a", "node-1", "7.1.67"), want: "7.3.63"},
+		"Staged":        {commandLine: ProcessCommandLine(cluster(), Density{Class: v1alpha1.ProcessClassLog, Processes: 1}, "log-1", 1, Placement{PublicIP: "10.0.0.1", Zone: "a", Machine: "node-1"}, "7.1.67"), want: "7.3.63"},
 		"BinaryOnly":    {commandLine: BinaryPath("7.4.1"), want: "7.4.1"},
 		"ImageBinary":   {commandLine: "/usr/bin/fdbserver --class=log"},
 		"Nested":        {commandLine: "/var/fdb/shared-binaries/bin/7.3.63/x/fdbserver --class=log"},
@@ -862,8 +883,7 @@ func TestCommandLineAsRealStatusReports(t *testing.T) {
 					c.Spec.ForProvider.Version = p.Version
 					c.Spec.ForProvider.Routing.UseDNSInClusterFile = ptr.To(false)
 				})
-				ours := ProcessCommandLine(c, v1alpha1.ProcessClass(p.ClassType), p.Locality.InstanceID, 1, 1, host,
-					p.Locality.ZoneID, p.Locality.MachineID, p.Version)
+				ours := ProcessCommandLine(c, Density{Class: v1alpha1.ProcessClass(p.ClassType), Processes: 1}, p.Locality.InstanceID, 1, Placement{PublicIP: host, Zone: p.Locality.ZoneID, Machine: p.Locality.MachineID}, p.Version)
 				if diff := cmp.Diff(want, commandLineFacts(ours)); diff != "" {
 					t.Errorf("process %s: the expected command line's facts: -want (the real process's), +got:\n%s", id, diff)
 				}
@@ -927,7 +947,7 @@ func TestRoleClasses(t *testing.T) {
 		v1alpha1.ProcessClassRatekeeper, v1alpha1.ProcessClassDataDistributor, v1alpha1.ProcessClassCoordinator,
 	} {
 		t.Run(string(class), func(t *testing.T) {
-			line := ProcessCommandLine(cluster(), class, string(class)+"-1", 1, 1, "10.0.0.1", "zone-a", "", "7.3.63")
+			line := ProcessCommandLine(cluster(), Density{Class: class, Processes: 1}, string(class)+"-1", 1, Placement{PublicIP: "10.0.0.1", Zone: "zone-a", Machine: ""}, "7.3.63")
 			if !strings.Contains(line, " --class="+string(class)+" ") {
 				t.Errorf("command line %q, want --class=%s", line, class)
 			}

@@ -447,15 +447,18 @@ type LockDenyEntry struct {
 	Allow bool `json:"allow,omitempty"`
 }
 
-// Routing chooses how the cluster file names the coordinators.
+// Routing chooses how the cluster file names the coordinators and what
+// address each process is known by.
+// +kubebuilder:validation:XValidation:rule="!has(self.publicIPSource) || self.publicIPSource != 'service' || !has(self.useDNSInClusterFile) || !self.useDNSInClusterFile",message="useDNSInClusterFile cannot be true with publicIPSource service: a pod's DNS name resolves to its pod IP, not to the Service IP its processes are known by"
 type Routing struct {
 	// UseDNSInClusterFile names the coordinators in the cluster file by
 	// their pods' DNS names (<pod>.<cluster>.<namespace>.svc.<dnsDomain>,
 	// under the cluster's headless Service) instead of by IP address, so a
 	// pod that is recreated with a new IP stays the same coordinator.
 	// Unset means true: every version the provider runs (7.1 and later)
-	// supports it. Switching it changes the coordinators once, gated like
-	// any coordinator change.
+	// supports it, unless publicIPSource is service, which names them by
+	// their Services' IPs. Switching it changes the coordinators once, gated
+	// like any coordinator change.
 	// +optional
 	UseDNSInClusterFile *bool `json:"useDNSInClusterFile,omitempty"`
 
@@ -478,7 +481,34 @@ type Routing struct {
 	// +optional
 	// +kubebuilder:validation:Enum=4;6
 	PodIPFamily *int `json:"podIPFamily,omitempty"`
+
+	// PublicIPSource is where a process's public address comes from: pod
+	// (the default), the pod's IP; or service, the cluster IP of a Service
+	// the provider makes for each process group, which keeps the group's
+	// address across pod recreation and rescheduling (the processes listen
+	// on the pod IP, --listen_address, and are known by the Service's,
+	// --public_address). With service the cluster file names the
+	// coordinators by those stable IPs, so useDNSInClusterFile must not be
+	// true. Changing it replaces every process group, one fault domain at a
+	// time under the gate, as a density change does. As the FoundationDB
+	// operator's spec.routing.publicIPSource.
+	// +optional
+	// +kubebuilder:validation:Enum=pod;service
+	PublicIPSource PublicIPSource `json:"publicIPSource,omitempty"`
 }
+
+// A PublicIPSource is where a process's public address comes from.
+type PublicIPSource string
+
+// Public IP sources.
+const (
+	PublicIPSourcePod     PublicIPSource = "pod"
+	PublicIPSourceService PublicIPSource = "service"
+)
+
+// Service reports whether the source is a per-group Service; empty means
+// pod.
+func (s PublicIPSource) Service() bool { return s == PublicIPSourceService }
 
 // ClusterParameters are the desired state of a FoundationDB cluster.
 // +kubebuilder:validation:XValidation:rule="!has(self.dataCenter) || !has(self.databaseConfiguration.regions) || self.databaseConfiguration.regions.exists(r, r.datacenters.exists(d, d.id == self.dataCenter))",message="dataCenter must be one of the regions' data centers"
@@ -567,7 +597,8 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:MaxLength=63
 	TargetNamespace string `json:"targetNamespace,omitempty"`
 
-	// Routing chooses how the cluster file names the coordinators.
+	// Routing chooses how the cluster file names the coordinators and what
+	// address each process is known by.
 	// +optional
 	// +kubebuilder:default={}
 	Routing Routing `json:"routing,omitempty"`

@@ -73,6 +73,15 @@ type ProcessGroupParameters struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=316
 	FaultDomainKey string `json:"faultDomainKey,omitempty"`
+
+	// PublicIPSource is where the group's processes take their public
+	// address from: the Cluster's routing.publicIPSource when it created
+	// the group. With service the group has a Service of its pod's name
+	// whose cluster IP its processes are known by. A group whose source is
+	// no longer the Cluster's is replaced, never changed in place.
+	// +optional
+	// +kubebuilder:validation:Enum=pod;service
+	PublicIPSource PublicIPSource `json:"publicIPSource,omitempty"`
 }
 
 // ProcessGroupObservation is the observed state of a process group.

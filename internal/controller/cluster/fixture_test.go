@@ -45,7 +45,7 @@ func converged(n int) (*v1alpha1.Cluster, *observation) {
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
 		o.pods[pod.Name] = pod
 		st.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: "storage", UptimeSeconds: 3600, Version: cr.Spec.ForProvider.Version,
-			CommandLine: workload.ProcessCommandLine(cr, v1alpha1.ProcessClassStorage, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, zone, "", workload.ImageVersion(pod)),
+			CommandLine: workload.ProcessCommandLine(cr, workload.Density{Class: v1alpha1.ProcessClassStorage, Processes: pg.Spec.ForProvider.ProcessesPerPod}, id, 1, workload.Placement{PublicIP: ip, Zone: zone, Machine: ""}, workload.ImageVersion(pod)),
 			Locality:    fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: zone}}
 		if i <= 3 {
 			coords = append(coords, fdb.ProcessAddress(ip+":4501"))

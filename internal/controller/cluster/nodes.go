@@ -56,7 +56,7 @@ func failedNodeStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	// the default policy denies.
 	reporting, known := 0, true
 	for i, pod := range pods {
-		n, ok := fdb.ReportingOf(o.status, ids[i], pod.Status.PodIP)
+		n, ok := fdb.ReportingOf(o.status, ids[i], workload.PublicIP(pod))
 		reporting, known = reporting+n, known && ok
 	}
 	if known {
@@ -95,7 +95,7 @@ func (o *observation) keptLogData(pod *corev1.Pod) bool {
 	}
 	for _, g := range s.Cluster.Logs {
 		for _, l := range g.LogInterfaces {
-			if pod.Status.PodIP == "" || fdb.ProcessAddress(l.Address).Host() == pod.Status.PodIP {
+			if ip := workload.PublicIP(pod); ip == "" || fdb.ProcessAddress(l.Address).Host() == ip {
 				return true
 			}
 		}

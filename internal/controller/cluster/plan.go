@@ -198,7 +198,7 @@ func policiesStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 func densities(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) map[workload.Density]bool {
 	out := workload.Densities(cr)
 	for _, pg := range groups {
-		out[workload.Density{Class: pg.Spec.ForProvider.ProcessClass, Processes: max(pg.Spec.ForProvider.ProcessesPerPod, 1)}] = true
+		out[workload.GroupDensity(&pg)] = true
 	}
 	return out
 }
@@ -410,6 +410,7 @@ func newGroup(cr *v1alpha1.Cluster, class v1alpha1.ProcessClass, id, zone string
 				ProcessesPerPod:  workload.ProcessesPerPod(cr, class),
 				FaultDomain:      zone,
 				FaultDomainKey:   workload.FaultDomainKey(cr),
+				PublicIPSource:   publicIPSource(cr),
 			},
 		},
 	}
@@ -910,10 +911,10 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	if upgrading(cr, o) {
 		return nil // upgradeStep restarts every process
 	}
-	params := map[string]v1alpha1.ProcessGroupParameters{}
+	densities := map[string]workload.Density{}
 	for i := range o.groups {
 		if pg := &o.groups[i]; !deleting(pg) {
-			params[groupID(pg)] = pg.Spec.ForProvider
+			densities[groupID(pg)] = workload.GroupDensity(pg)
 		}
 	}
 	var addrs []fdb.ProcessAddress
@@ -921,7 +922,7 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	uptime := int64(-1)
 	for _, p := range o.status.Cluster.Processes {
 		id := p.Locality.InstanceID
-		g, ok := params[id]
+		d, ok := densities[id]
 		pod := o.pods[workload.PodName(cr, id)]
 		if !ok || pod == nil {
 			continue // without its pod, no evidence of the binary its monitor chooses
@@ -929,8 +930,8 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		// The pod's IPs as its monitor's environment has them: an IPv6
 		// address has colons, and a dual-stack pod's configuration picks
 		// its family's.
-		ip := workload.MonitorEnvironment(pod)[workload.EnvPublicIP]
-		if p.CommandLine == workload.ProcessCommandLine(cr, g.ProcessClass, id, fdb.ProcessNumber(id, p.Locality.ProcessID), g.ProcessesPerPod, ip, p.Locality.ZoneID, p.Locality.MachineID, workload.ImageVersion(pod)) {
+		at := workload.PodPlacement(pod, p.Locality.ZoneID, p.Locality.MachineID)
+		if p.CommandLine == workload.ProcessCommandLine(cr, d, id, fdb.ProcessNumber(id, p.Locality.ProcessID), at, workload.ImageVersion(pod)) {
 			continue
 		}
 		addrs = append(addrs, fdb.ProcessAddress(p.Address))

@@ -248,7 +248,7 @@ func dnsNames(reporting bool) mutation {
 			o.pods[workload.PodName(cr, id)].Spec = workload.Pod(cr, pg, id).Spec
 			if reporting {
 				pg.Status.AtProvider.DNSName, p.Locality.DNSName = workload.DNSName(cr, id), workload.DNSName(cr, id)
-				p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, pg.Status.AtProvider.FaultDomain, "", workload.ImageVersion(o.pods[workload.PodName(cr, id)]))
+				p.CommandLine = workload.ProcessCommandLine(cr, workload.Density{Class: pg.Spec.ForProvider.ProcessClass, Processes: pg.Spec.ForProvider.ProcessesPerPod}, id, 1, workload.Placement{PublicIP: ip, Zone: pg.Status.AtProvider.FaultDomain, Machine: ""}, workload.ImageVersion(o.pods[workload.PodName(cr, id)]))
 			}
 			o.status.Cluster.Processes[k] = p
 		}
@@ -267,7 +267,7 @@ func zone(id, z string) mutation {
 		pod := workload.Pod(cr, pg, id)
 		pod.Status = o.pods[pod.Name].Status
 		o.pods[pod.Name] = pod
-		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z, "", workload.ImageVersion(pod))
+		p.CommandLine = workload.ProcessCommandLine(cr, workload.Density{Class: pg.Spec.ForProvider.ProcessClass, Processes: pg.Spec.ForProvider.ProcessesPerPod}, id, 1, workload.Placement{PublicIP: ip, Zone: z, Machine: ""}, workload.ImageVersion(pod))
 		o.status.Cluster.Processes[k] = p
 	}
 }
@@ -282,7 +282,7 @@ func addGroup(class v1alpha1.ProcessClass, id, z, ip string) mutation {
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
 		o.pods[pod.Name] = pod
 		o.status.Cluster.Processes[id+"-1"] = fdb.Process{Address: ip + ":4501", ClassType: string(class), UptimeSeconds: 3600, Version: cr.Spec.ForProvider.Version,
-			CommandLine: workload.ProcessCommandLine(cr, class, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, z, "", workload.ImageVersion(pod)),
+			CommandLine: workload.ProcessCommandLine(cr, workload.Density{Class: class, Processes: pg.Spec.ForProvider.ProcessesPerPod}, id, 1, workload.Placement{PublicIP: ip, Zone: z, Machine: ""}, workload.ImageVersion(pod)),
 			Locality:    fdb.Locality{InstanceID: id, ProcessID: id, ZoneID: z}}
 		// Its pod counts in the budget, as after the step that followed
 		// its creation.
@@ -1325,7 +1325,7 @@ func TestIPv6ProcessRunsItsExpectedCommandLine(t *testing.T) {
 		pod.Status.PodIP, pod.Status.PodIPs = ip, []corev1.PodIP{{IP: ip}}
 		p := o.status.Cluster.Processes[id+"-1"]
 		p.Address = "[" + ip + "]:4501"
-		p.CommandLine = workload.ProcessCommandLine(cr, pg.Spec.ForProvider.ProcessClass, id, 1, pg.Spec.ForProvider.ProcessesPerPod, ip, p.Locality.ZoneID, "", workload.ImageVersion(pod))
+		p.CommandLine = workload.ProcessCommandLine(cr, workload.Density{Class: pg.Spec.ForProvider.ProcessClass, Processes: pg.Spec.ForProvider.ProcessesPerPod}, id, 1, workload.Placement{PublicIP: ip, Zone: p.Locality.ZoneID, Machine: ""}, workload.ImageVersion(pod))
 		o.status.Cluster.Processes[id+"-1"] = p
 	}
 	if s := bounceStep(cr, o); s != nil {

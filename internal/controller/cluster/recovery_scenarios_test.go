@@ -122,12 +122,33 @@ func TestLostCoordinatorMajorityRecovers(t *testing.T) {
 // pods without one.
 func TestAllPodsRecreatedAtOnce(t *testing.T) {
 	start(t)
-	ctx := context.Background()
 	h.Flow(true)
 	cr := tripleCluster(namespace(t, "all-pods-recreated"))
 	createReady(t, cr)
 	get(t, cr)
-	cs, ips := cr.Status.AtProvider.ConnectionString, map[string]string{}
+	recreateAllPods(t, cr, cr.Status.AtProvider.ConnectionString)
+	if ev := events(t, cr); containsAny(ev, "ChangedCoordinators: changed coordinators") {
+		t.Errorf("coordinators changed, want them kept by name: %v", ev)
+	}
+	// Every coordinator's pod went at once: the test's doing.
+	var others []sim.Violation
+	for _, v := range h.Sim(t, cr).Check() {
+		if v.Kind != sim.CoordinatorQuorumLoss {
+			others = append(others, v)
+		}
+	}
+	if len(others) != 0 {
+		t.Errorf("the simulator reports %v", others)
+	}
+}
+
+// recreateAllPods deletes every pod of cr at once and waits until each is
+// back on a new pod IP, the database available on connection string cs,
+// and the Cluster Ready and up to date.
+func recreateAllPods(t *testing.T, cr *v1alpha1.Cluster, cs string) {
+	t.Helper()
+	ctx := context.Background()
+	ips := map[string]string{}
 	pods := clusterPods(t, cr)
 	for i := range pods {
 		p := &pods[i]
@@ -155,17 +176,4 @@ func TestAllPodsRecreatedAtOnce(t *testing.T) {
 			fmt.Sprintf("%d of %d pods, %v on their old IP; available %t on %s; Ready %q; UpToDate %q", len(now), len(ips), same,
 				st.Client.DatabaseStatus.Available, st.Cluster.ConnectionString, cr.GetCondition(xpv2.TypeReady).Message, cr.GetCondition(xpv2.TypeUpToDate).Message)
 	})
-	if ev := events(t, cr); containsAny(ev, "ChangedCoordinators: changed coordinators") {
-		t.Errorf("coordinators changed, want them kept by name: %v", ev)
-	}
-	// Every coordinator's pod went at once: the test's doing.
-	var others []sim.Violation
-	for _, v := range db.Check() {
-		if v.Kind != sim.CoordinatorQuorumLoss {
-			others = append(others, v)
-		}
-	}
-	if len(others) != 0 {
-		t.Errorf("the simulator reports %v", others)
-	}
 }

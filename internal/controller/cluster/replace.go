@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -112,7 +113,8 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 
 // needsReplacement says why group pg should be replaced, if it should:
 // asked for (the Cluster's processGroupsToReplace or the group's
-// AnnotationReplace), a density the group cannot change in place, or a
+// AnnotationReplace), a density, fault domain key, public IP source,
+// volume or storage engine the group cannot change in place, or a
 // failure older than the failure detection time that this reconcile's
 // status still shows: the group's conditions are what it recorded when it
 // last reconciled, so a group whose processes all report again is not
@@ -133,6 +135,9 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 	}
 	if has, want := pg.Spec.ForProvider.FaultDomainKey, workload.FaultDomainKey(cr); has != "" && has != want {
 		return replacement{why: fmt.Sprintf("misconfigured: fault domain key %s, wants %s", has, want)}, true
+	}
+	if has, want := cmp.Or(pg.Spec.ForProvider.PublicIPSource, v1alpha1.PublicIPSourcePod), publicIPSource(cr); has != want {
+		return replacement{why: fmt.Sprintf("misconfigured: public IP source %s, wants %s", has, want)}, true
 	}
 	if why, _ := o.volumeChange(cr, pg); why != "" {
 		return replacement{why: "misconfigured: " + why}, true
@@ -509,4 +514,10 @@ func replacementStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	return wait("replacing process groups %s: waiting for their replacements to report", strings.Join(waiting, ", "))
+}
+
+// publicIPSource is where the processes of the Cluster's new groups take
+// their public address from: its routing's source, pod when it names none.
+func publicIPSource(cr *v1alpha1.Cluster) v1alpha1.PublicIPSource {
+	return cmp.Or(cr.Spec.ForProvider.Routing.PublicIPSource, v1alpha1.PublicIPSourcePod)
 }

@@ -230,7 +230,7 @@ func (o *observation) downCoordinators(cr *v1alpha1.Cluster) (down []string, kno
 	ips := map[string]string{} // pod DNS name: pod IP
 	for _, p := range o.pods {
 		if name := workload.PodDNSName(cr, p); name != "" {
-			ips[name] = p.Status.PodIP
+			ips[name] = workload.PublicIP(p)
 		}
 	}
 	incompatible := map[string]bool{}

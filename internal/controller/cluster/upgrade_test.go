@@ -73,7 +73,7 @@ func restarted() mutation {
 		for k, p := range o.status.Cluster.Processes {
 			pg := groupNamed(o, p.Locality.InstanceID)
 			pod := o.pods[workload.PodName(cr, p.Locality.InstanceID)]
-			cfg := workload.MonitorConfiguration(cr, pg.Spec.ForProvider.ProcessClass, pg.Spec.ForProvider.ProcessesPerPod)
+			cfg := workload.MonitorConfiguration(cr, workload.Density{Class: pg.Spec.ForProvider.ProcessClass, Processes: pg.Spec.ForProvider.ProcessesPerPod})
 			line, err := cfg.CommandLine(1, workload.MonitorEnvironment(pod), workload.ImageVersion(pod))
 			if err != nil {
 				panic(err) // the fixture's pods set every variable

@@ -19,6 +19,8 @@ import (
 const (
 	errCreatePod      = "cannot create the group's pod"
 	errCreatePVC      = "cannot create the group's volume claim"
+	errCreateSvc      = "cannot create the group's Service"
+	errDeleteSvc      = "cannot delete the group's Service"
 	errDeletePod      = "cannot delete the group's pod"
 	errStagePod       = "cannot change the image of the pod's sidecar"
 	errReloadPod      = "cannot ask the pod's monitor to read its configuration again"
@@ -188,10 +190,10 @@ func (e *external) take(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
 	return e.Take(ctx, pg, ev, e.step.Step, func(ctx context.Context) error { return e.execute(ctx, pg) })
 }
 
-// A group creates its volume claim and pod, stages a version in its pod,
+// A group creates its volume claim, Service and pod, stages a version in its pod,
 // recreates a drifted pod and tears both down when it is removed.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;delete
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;services,verbs=create;delete
 
 // execute makes the mutation of the planned step; the gate allowed it.
 func (e *external) execute(ctx context.Context, pg *v1alpha1.ProcessGroup) error {
@@ -242,13 +244,18 @@ func (e *external) ensure(ctx context.Context, pg *v1alpha1.ProcessGroup) error 
 			return errors.Wrap(err, errCreatePVC)
 		}
 	}
+	if pg.Spec.ForProvider.PublicIPSource.Service() && e.obs.service == nil {
+		// The pod waits for the next reconcile, which reads the Service's
+		// cluster IP that its processes are to be known by.
+		return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, workload.GroupService(e.cluster, pg, e.obs.id))), errCreateSvc)
+	}
 	if e.obs.pod == nil {
 		return errors.Wrap(client.IgnoreAlreadyExists(e.session.Target.Create(ctx, e.obs.want)), errCreatePod)
 	}
 	return nil
 }
 
-// teardown deletes the group's pod, then its volume claim.
+// teardown deletes the group's pod, then its volume claim and Service.
 func (e *external) teardown(ctx context.Context) error {
 	if e.obs.pod != nil {
 		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, e.obs.pod)); err != nil {
@@ -258,6 +265,11 @@ func (e *external) teardown(ctx context.Context) error {
 	if e.obs.pvc != nil {
 		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, e.obs.pvc)); err != nil {
 			return errors.Wrap(err, errDeletePVC)
+		}
+	}
+	if e.obs.service != nil {
+		if err := client.IgnoreNotFound(e.session.Target.Delete(ctx, e.obs.service)); err != nil {
+			return errors.Wrap(err, errDeleteSvc)
 		}
 	}
 	return nil

@@ -23,6 +23,7 @@ const (
 	errGetPod    = "cannot get the group's pod"
 	errGetPVC    = "cannot get the group's volume claim"
 	errGetNode   = "cannot get the pod's node"
+	errGetSvc    = "cannot get the group's Service"
 	statusFailed = "status unreadable"
 )
 
@@ -32,7 +33,12 @@ type observation struct {
 	pod  *corev1.Pod
 	pvc  *corev1.PersistentVolumeClaim
 	node *corev1.Node
-	// want is the pod the group should run.
+	// service is the group's Service, read only for a group known by its
+	// Service's IP.
+	service *corev1.Service
+	// want is the pod the group should run: for a group known by its
+	// Service's IP, annotated with that IP once the Service has one
+	// (workload.AnnotationPublicIP).
 	want *corev1.Pod
 	// status is the database's status, nil without one; procs are the
 	// group's processes in it.
@@ -106,9 +112,9 @@ func get[T client.Object](ctx context.Context, c client.Client, key client.Objec
 	return obj, nil
 }
 
-// Observing a group reads its pod, volume claim and the pod's node; Setup
-// watches pods and claims for their deletion.
-// +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;nodes,verbs=get;list;watch
+// Observing a group reads its pod, volume claim, Service and the pod's
+// node; Setup watches them for their deletion.
+// +kubebuilder:rbac:groups="",resources=pods;persistentvolumeclaims;services;nodes,verbs=get;list;watch
 
 func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*observation, error) {
 	c, id := e.cluster, pg.ID()
@@ -123,6 +129,14 @@ func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*obs
 	}
 	if o.pvc, err = get(ctx, e.session.Target, client.ObjectKey{Namespace: ns, Name: workload.PVCName(c, id)}, &corev1.PersistentVolumeClaim{}, errGetPVC); err != nil {
 		return nil, err
+	}
+	if pg.Spec.ForProvider.PublicIPSource.Service() {
+		if o.service, err = get(ctx, e.session.Target, client.ObjectKey{Namespace: ns, Name: workload.PodName(c, id)}, &corev1.Service{}, errGetSvc); err != nil {
+			return nil, err
+		}
+		if ip := o.serviceIP(); ip != "" {
+			o.want.Annotations[workload.AnnotationPublicIP] = ip
+		}
 	}
 	if o.pod != nil && o.pod.Spec.NodeName != "" {
 		if o.node, err = get(ctx, e.session.Target, client.ObjectKey{Name: o.pod.Spec.NodeName}, &corev1.Node{}, errGetNode); err != nil {
@@ -143,6 +157,21 @@ func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*obs
 		}
 	}
 	return o, nil
+}
+
+// serviceIP is the cluster IP of the group's Service; empty without a
+// Service, or while it has none.
+func (o *observation) serviceIP() string {
+	if o.service == nil || o.service.DeletionTimestamp != nil || o.service.Spec.ClusterIP == corev1.ClusterIPNone {
+		return ""
+	}
+	return o.service.Spec.ClusterIP
+}
+
+// missingService reports whether group pg is known by its Service's IP
+// and that Service, or its IP, is missing.
+func (o *observation) missingService(pg *v1alpha1.ProcessGroup) bool {
+	return pg.Spec.ForProvider.PublicIPSource.Service() && o.serviceIP() == ""
 }
 
 // tearingDown reports whether the group's pod, and the volume claim of a
@@ -168,7 +197,7 @@ func (o *observation) servesNothing() bool {
 	if !o.running() {
 		return true
 	}
-	n, ok := fdb.ReportingOf(o.status, o.id, o.pod.Status.PodIP)
+	n, ok := fdb.ReportingOf(o.status, o.id, workload.PublicIP(o.pod))
 	return ok && n == 0
 }
 
@@ -217,7 +246,8 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 	add(o.pod != nil && o.pod.Status.Phase == corev1.PodPending, v1alpha1.PodPending)
 	add(o.pod != nil && o.pod.Status.Phase == corev1.PodFailed, v1alpha1.PodFailing)
 	add(o.pod != nil && o.pod.DeletionTimestamp != nil, v1alpha1.ResourcesTerminating)
-	add(o.pod != nil && o.pod.Annotations[workload.AnnotationSpec] != o.want.Annotations[workload.AnnotationSpec], v1alpha1.IncorrectPodSpec)
+	add(o.missingService(pg), v1alpha1.MissingService)
+	add(o.pod != nil && o.pod.Annotations[workload.AnnotationSpec] != o.want.Annotations[workload.AnnotationSpec] || o.staleIP(pg), v1alpha1.IncorrectPodSpec)
 	add(o.node != nil && !workload.NodeReady(o.node), v1alpha1.NodeNotReady)
 	_, tainted := nodetaint.Of(o.node, e.cluster.Spec.ForProvider.Automation.TaintReplacements)
 	add(tainted, v1alpha1.NodeTainted)
@@ -244,6 +274,15 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 	return out
 }
 
+// staleIP reports whether the group's pod holds another public IP than
+// its Service's cluster IP (the Service was made anew): its processes are
+// known by an address that no longer reaches them, and only a new pod,
+// whose container reads the annotation when it starts, takes the new one.
+func (o *observation) staleIP(pg *v1alpha1.ProcessGroup) bool {
+	ip := o.serviceIP()
+	return o.pod != nil && pg.Spec.ForProvider.PublicIPSource.Service() && ip != "" && o.pod.Annotations[workload.AnnotationPublicIP] != ip
+}
+
 // has reports whether the group's recorded state has condition t.
 func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditionType) bool {
 	return slices.ContainsFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == t })
@@ -255,8 +294,8 @@ func (e *external) has(pg *v1alpha1.ProcessGroup, t v1alpha1.ProcessGroupConditi
 // pod's IPs as its environment gives them (all of a dual-stack pod's, of
 // which the configuration picks its family's).
 func (e *external) commandLine(pg *v1alpha1.ProcessGroup, o *observation, p fdb.Process) string {
-	return workload.ProcessCommandLine(e.cluster, pg.Spec.ForProvider.ProcessClass, o.id, fdb.ProcessNumber(o.id, p.Locality.ProcessID),
-		pg.Spec.ForProvider.ProcessesPerPod, workload.MonitorEnvironment(o.pod)[workload.EnvPublicIP], o.zone(workload.FaultDomainKey(e.cluster)), p.Locality.MachineID, workload.ImageVersion(o.pod))
+	at := workload.PodPlacement(o.pod, o.zone(workload.FaultDomainKey(e.cluster)), p.Locality.MachineID)
+	return workload.ProcessCommandLine(e.cluster, workload.GroupDensity(pg), o.id, fdb.ProcessNumber(o.id, p.Locality.ProcessID), at, workload.ImageVersion(o.pod))
 }
 
 // atProvider is the observed state of the group; conditions keep the time
@@ -282,7 +321,7 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 		// Before the database reports them, the processes are where the
 		// pod says they listen.
 		for n := 1; n <= max(pg.Spec.ForProvider.ProcessesPerPod, 1); n++ {
-			at.Addresses = append(at.Addresses, workload.PrimaryAddress(e.cluster, o.pod.Status.PodIP, n))
+			at.Addresses = append(at.Addresses, workload.PrimaryAddress(e.cluster, workload.PublicIP(o.pod), n))
 			at.ProcessIDs = append(at.ProcessIDs, fdb.ProcessID(o.id, n, pg.Spec.ForProvider.ProcessesPerPod))
 		}
 	}

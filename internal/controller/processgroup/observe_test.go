@@ -38,7 +38,7 @@ func running(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) *corev1.Pod {
 
 func process(c *v1alpha1.Cluster, excluded bool, cmdline string) fdb.Process {
 	if cmdline == "" {
-		cmdline = workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-1", 1, 1, "10.0.0.1", "a", "", c.Spec.ForProvider.Version)
+		cmdline = workload.ProcessCommandLine(c, workload.Density{Class: v1alpha1.ProcessClassStorage, Processes: 1}, "storage-1", 1, workload.Placement{PublicIP: "10.0.0.1", Zone: "a", Machine: ""}, c.Spec.ForProvider.Version)
 	}
 	return fdb.Process{Address: "10.0.0.1:4501", ClassType: "storage", Excluded: excluded, CommandLine: cmdline,
 		Locality: fdb.Locality{InstanceID: "storage-1", ProcessID: "storage-1", ZoneID: "a"}}
@@ -142,7 +142,7 @@ func TestCommandLineAsTheMonitorStartsIt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, pg := at(tc.version), testGroup()
 			pod := running(at(tc.podVersion), pg)
-			line, err := workload.MonitorConfiguration(at(tc.startedOn), v1alpha1.ProcessClassStorage, 1).
+			line, err := workload.MonitorConfiguration(at(tc.startedOn), workload.Density{Class: v1alpha1.ProcessClassStorage, Processes: 1}).
 				CommandLine(1, workload.MonitorEnvironment(pod), workload.ImageVersion(pod))
 			if err != nil {
 				t.Fatal(err)
@@ -244,7 +244,7 @@ func TestProcessesByDensity(t *testing.T) {
 				pvc: workload.PVC(c, pg, "storage-3"), status: &fdb.Status{}}
 			for n, id := range tc.wantIDs {
 				reporting.procs = append(reporting.procs, fdb.Process{Address: tc.wantAddresses[n], ClassType: "storage",
-					CommandLine: workload.ProcessCommandLine(c, v1alpha1.ProcessClassStorage, "storage-3", n+1, tc.density, "10.0.0.3", "a", "", workload.ImageVersion(pod)),
+					CommandLine: workload.ProcessCommandLine(c, workload.Density{Class: v1alpha1.ProcessClassStorage, Processes: tc.density}, "storage-3", n+1, workload.Placement{PublicIP: "10.0.0.3", Zone: "a", Machine: ""}, workload.ImageVersion(pod)),
 					Locality:    fdb.Locality{InstanceID: "storage-3", ProcessID: id, ZoneID: "a"}})
 			}
 			if got := e.conditions(pg, reporting); len(got) != 0 {

@@ -33,6 +33,7 @@ const (
 	msgNotDrained       = "refusing to remove the group until the database status proves it holds nothing: %s"
 	msgPodTerminating   = "waiting for pod %s, being deleted, to go before it is created anew"
 	msgClaimTerminating = "waiting for volume claim %s, being deleted, to go before it and the pod are created anew"
+	msgServiceIP        = "waiting for Service %s to have a cluster IP, which the group's processes are known by, before the pod is created"
 )
 
 // kind is what a step of a ProcessGroup does; the executor runs it.
@@ -86,7 +87,9 @@ type groupStep struct {
 // restarts every process on the new version, gated as Upgrade, once every
 // pod staged it). A pod whose monitor has reported another configuration
 // than its ConfigMap holds for longer than the kubelet takes to deliver it
-// is asked to read it again (not gated either). Otherwise missing pods and volume claims are created,
+// is asked to read it again (not gated either). Otherwise missing pods,
+// volume claims and Services are created (a group known by its Service's
+// IP creates its pod only once the Service has one),
 // and a pod whose spec drifted, or whose processes an upgrade left behind
 // on a version the database no longer speaks (fdb.LeftBehind: no kill can
 // reach them), is recreated under the disruption grant, gated as DeletePod.
@@ -129,8 +132,10 @@ func next(pg *v1alpha1.ProcessGroup, o *observation, clusterGone, consent bool) 
 		// A pod made now would mount the volume that goes (a lost disk):
 		// the claim goes first, then both are made anew.
 		return groupStep{Kind: kindWait, Step: step.Wait(msgClaimTerminating, o.pvc.Name)}
-	case o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil):
-		return groupStep{Kind: kindEnsure, Step: step.Step{Reason: reasonCreated, Message: "created the group's missing pod or volume claim"}}
+	case o.pod == nil && pg.Spec.ForProvider.PublicIPSource.Service() && o.service != nil && o.serviceIP() == "":
+		return groupStep{Kind: kindWait, Step: step.Wait(msgServiceIP, o.service.Name)}
+	case o.pod == nil || (pg.Spec.ForProvider.ProcessClass.IsStateful() && o.pvc == nil) || pg.Spec.ForProvider.PublicIPSource.Service() && o.service == nil:
+		return groupStep{Kind: kindEnsure, Step: step.Step{Reason: reasonCreated, Message: "created the group's missing pod, volume claim or Service"}}
 	case o.pod.DeletionTimestamp != nil:
 		// Deleted already, to be recreated or by someone else: deleting
 		// it again would change nothing, and its policy would weigh the
@@ -197,7 +202,7 @@ func ended(p *corev1.Pod) string {
 // zone's maintenance keeps data distribution from restoring the fault
 // tolerance they cost).
 func reportingDetails(o *observation) map[string]any {
-	n, ok := fdb.ReportingOf(o.status, o.id, o.pod.Status.PodIP)
+	n, ok := fdb.ReportingOf(o.status, o.id, workload.PublicIP(o.pod))
 	if !ok {
 		return nil
 	}

@@ -236,7 +236,7 @@ func TestPlanPod(t *testing.T) {
 				o.pod = nil
 				return o
 			}(),
-			want: want{kind: kindEnsure, msg: "created the group's missing pod or volume claim"},
+			want: want{kind: kindEnsure, msg: "created the group's missing pod, volume claim or Service"},
 		},
 		"PodWithoutSidecar": {
 			reason: "A pod from before the sidecar is recreated like any drifted pod, under the grant.",
@@ -493,6 +493,87 @@ func TestMaintenanceWait(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, maintenanceWait(tc.o, "zone-a")); diff != "" {
 				t.Errorf("maintenanceWait: -want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestServiceIPGroup pins how a group known by its Service's IP makes its
+// objects: the Service first, the pod only once the Service has a cluster
+// IP, and a pod that holds another IP than its Service's (the Service was
+// made anew) is recreated, under the grant, gated as DeletePod.
+func TestServiceIPGroup(t *testing.T) {
+	c, pg := testCluster(), testGroup()
+	pg.Spec.ForProvider.PublicIPSource = v1alpha1.PublicIPSourceService
+	service := func(ip string) *corev1.Service {
+		s := workload.GroupService(c, pg, "storage-1")
+		s.Spec.ClusterIP = ip
+		return s
+	}
+	pod := func(ip string) *corev1.Pod {
+		p := running(c, pg)
+		p.Annotations[workload.AnnotationPublicIP] = ip
+		return p
+	}
+	pvc := workload.PVC(c, pg, "storage-1")
+	cases := map[string]struct {
+		reason     string
+		o          *observation
+		conditions []v1alpha1.ProcessGroupConditionType
+		want       want
+	}{
+		"NothingYet": {
+			reason:     "The Service comes first: its cluster IP is what the pod's processes are known by.",
+			o:          &observation{pvc: pvc},
+			conditions: []v1alpha1.ProcessGroupConditionType{v1alpha1.MissingPod, v1alpha1.MissingService},
+			want:       want{kind: kindEnsure, msg: "created the group's missing pod, volume claim or Service"},
+		},
+		"ServiceWithoutIP": {
+			reason:     "A pod made before the Service has an IP would have processes known by no address.",
+			o:          &observation{pvc: pvc, service: service("")},
+			conditions: []v1alpha1.ProcessGroupConditionType{v1alpha1.MissingPod, v1alpha1.MissingService},
+			want:       want{kind: kindWait, msg: "waiting for Service db-storage-1 to have a cluster IP, which the group's processes are known by, before the pod is created"},
+		},
+		"ServiceReady": {
+			reason:     "With the Service's IP known, the pod is made.",
+			o:          &observation{pvc: pvc, service: service("10.96.0.7")},
+			conditions: []v1alpha1.ProcessGroupConditionType{v1alpha1.MissingPod},
+			want:       want{kind: kindEnsure, msg: "created the group's missing pod, volume claim or Service"},
+		},
+		"Current": {
+			reason: "Pod and Service agree: nothing to do.",
+			o:      &observation{pvc: pvc, service: service("10.96.0.7"), pod: pod("10.96.0.7")},
+			want:   want{kind: kindUnchanged},
+		},
+		"ServiceLost": {
+			reason:     "A Service deleted under a running pod is made anew; the pod keeps running until then.",
+			o:          &observation{pvc: pvc, pod: pod("10.96.0.7")},
+			conditions: []v1alpha1.ProcessGroupConditionType{v1alpha1.MissingService},
+			want:       want{kind: kindEnsure, msg: "created the group's missing pod, volume claim or Service"},
+		},
+		"ServiceMadeAnew": {
+			reason:     "The pod's processes are known by the old Service's IP, which reaches nothing: only a new pod reads the new one.",
+			o:          &observation{pvc: pvc, service: service("10.96.0.9"), pod: pod("10.96.0.7")},
+			conditions: []v1alpha1.ProcessGroupConditionType{v1alpha1.IncorrectPodSpec},
+			want:       want{kindRecreate, apiv1alpha1.ActionDeletePod, "deleted pod db-storage-1 to recreate it with the new spec"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			tc.o.id, tc.o.want, tc.o.version = "storage-1", workload.Pod(c, pg, "storage-1"), c.Spec.ForProvider.Version
+			if ip := tc.o.serviceIP(); ip != "" {
+				tc.o.want.Annotations[workload.AnnotationPublicIP] = ip
+			}
+			e := &external{cluster: c}
+			got := e.conditions(pg, tc.o)
+			if diff := cmp.Diff(tc.conditions, got); diff != "" {
+				t.Errorf("\n%s\nconditions: -want, +got:\n%s", tc.reason, diff)
+			}
+			for _, c := range got {
+				tc.o.at.ProcessGroupConditions = append(tc.o.at.ProcessGroupConditions, v1alpha1.ProcessGroupCondition{Type: c})
+			}
+			if diff := cmp.Diff(tc.want, plannedOf(next(pg, tc.o, false, false)), cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("\n%s\nnext(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -55,6 +55,7 @@ func Setup(mgr ctrl.Manager, o options.Options) error {
 				builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return clusterChanged(e.ObjectOld, e.ObjectNew) }})).
 				Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDeleteOr(podChanged)).
 				Watches(&corev1.PersistentVolumeClaim{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
+				Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(groupOf), onDelete).
 				Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(groupsOn(mgr.GetClient())), onDeleteOr(nodeChanged)).
 				Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(groupsOf(mgr.GetClient(), clusterLabel)), onDeleteOr(dataChanged))
 			if o.Nudges != nil {
