@@ -65,6 +65,12 @@ type DatabaseConfiguration struct {
 	// a locality, "<key>:<value>"; "0" wiggles every process, "" leaves it
 	// as it is.
 	PerpetualStorageWiggleLocality string `json:"perpetual_storage_wiggle_locality,omitempty"`
+	// PerpetualStorageWiggleEngine is the storage engine the wiggle
+	// recruits the servers of its locality with under
+	// storage_migration_type gradual, whatever storage_engine says;
+	// WiggleEngineNone for none, "" leaves it as it is. FoundationDB from
+	// 7.1.38 reports it always, "none" when unset.
+	PerpetualStorageWiggleEngine string `json:"perpetual_storage_wiggle_engine,omitempty"`
 	// Regions of a multi-region database (`configure regions=<JSON>`):
 	// each has one main data center and its satellites, the main data
 	// center of the highest priority holds the primary.
@@ -134,6 +140,10 @@ const (
 	StorageMigrationGradual    = "gradual"
 	StorageMigrationAggressive = "aggressive"
 )
+
+// WiggleEngineNone is the perpetual_storage_wiggle_engine that names no
+// engine: the wiggle recruits with storage_engine.
+const WiggleEngineNone = "none"
 
 // reportedEngines maps the storage engine keywords `configure` takes to the
 // name cluster.configuration.storage_engine then reports, by major.minor.

@@ -63,6 +63,17 @@ type DatabaseConfiguration struct {
 	// +kubebuilder:validation:Pattern=`^([\w.-]+:[\w.-]+|0)$`
 	PerpetualStorageWiggleLocality string `json:"perpetualStorageWiggleLocality,omitempty"`
 
+	// PerpetualStorageWiggleEngine is the storage engine the wiggle
+	// recruits the storage servers of its locality with under
+	// storageMigrationType gradual, whatever storageEngine says: a new
+	// engine tried on one locality before the whole database moves to it;
+	// none goes back to storageEngine. FoundationDB 7.1.38 and later
+	// (fdbserver/DDTeamCollection.actor.cpp initializeStorage); unset
+	// leaves it as it is.
+	// +optional
+	// +kubebuilder:validation:Enum=none;ssd;ssd-2;ssd-redwood-1;ssd-redwood-1-experimental;ssd-rocksdb-v1;ssd-sharded-rocksdb;memory;memory-radixtree-beta
+	PerpetualStorageWiggleEngine string `json:"perpetualStorageWiggleEngine,omitempty"`
+
 	// UsableRegions is the number of regions that hold data.
 	// +optional
 	// +kubebuilder:default=1

@@ -35,7 +35,8 @@ func wiggling(c fdb.DatabaseConfiguration) bool {
 }
 
 // storageMigration is the progress of the storage servers' migration to
-// the engine status s says the database is configured with, counted by
+// the engine status s says the database is configured with (each
+// process's migrationTarget), counted by
 // process (an aggressive migration runs a server of each engine on a
 // process until the old one is empty): nil once every storage server runs
 // it, and when s does not say which engine each runs (FoundationDB 7.1
@@ -44,9 +45,10 @@ func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
 	if s == nil || !s.ConfigurationRead() {
 		return nil
 	}
-	want := s.Cluster.Configuration.StorageEngine
-	m := &v1alpha1.StorageMigrationObservation{Engine: want}
+	cfg := s.Cluster.Configuration.DatabaseConfiguration
+	m := &v1alpha1.StorageMigrationObservation{Engine: cfg.StorageEngine}
 	for _, p := range s.Cluster.Processes {
+		want := migrationTarget(cfg, p)
 		servers, migrated := 0, true
 		for _, r := range p.Roles {
 			if r.Role != fdb.RoleStorage {
@@ -74,6 +76,37 @@ func storageMigration(s *fdb.Status) *v1alpha1.StorageMigrationObservation {
 	return m
 }
 
+// migrationTarget is the engine the storage servers of process p migrate
+// to under configuration c: perpetual_storage_wiggle_engine, under
+// storage_migration_type gradual, for a process of the wiggle's locality
+// ("0", or one of its <key>:<value> pairs separated by ';'); the storage
+// engine otherwise. FoundationDB recruits so (initializeStorage,
+// fdbserver/DDTeamCollection.actor.cpp at 7.3.63, localityMatchInList).
+func migrationTarget(c fdb.DatabaseConfiguration, p fdb.Process) string {
+	e, ok := wiggleEngine(c)
+	if !ok {
+		return c.StorageEngine
+	}
+	if c.PerpetualStorageWiggleLocality == "0" {
+		return e
+	}
+	for pair := range strings.SplitSeq(c.PerpetualStorageWiggleLocality, ";") {
+		key, value, _ := strings.Cut(pair, ":")
+		if v, known := p.Locality.Get(key); known && v == value {
+			return e
+		}
+	}
+	return c.StorageEngine
+}
+
+// wiggleEngine is the perpetual_storage_wiggle_engine of configuration c
+// when it applies: it names an engine, under storage_migration_type
+// gradual.
+func wiggleEngine(c fdb.DatabaseConfiguration) (string, bool) {
+	e := c.PerpetualStorageWiggleEngine
+	return e, c.StorageMigrationType == fdb.StorageMigrationGradual && e != "" && e != fdb.WiggleEngineNone
+}
+
 // storageMigrationStep waits while storage servers run another engine than
 // the database is configured with: FoundationDB migrates them itself (the
 // wiggle, or aggressive replacement), and the Cluster is not up to date
@@ -85,6 +118,12 @@ func storageMigrationStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	why := fmt.Sprintf("storage servers migrating to %s: %d of %d storage processes run only it", m.Engine, m.Migrated, m.Total)
+	if cfg := o.status.Cluster.Configuration.DatabaseConfiguration; cfg.PerpetualStorageWiggleLocality != "" {
+		if e, ok := wiggleEngine(cfg); ok {
+			why = fmt.Sprintf("storage servers migrating to %s, those of wiggle locality %s to %s: %d of %d storage processes run only theirs",
+				m.Engine, cfg.PerpetualStorageWiggleLocality, e, m.Migrated, m.Total)
+		}
+	}
 	if len(m.Wiggling) > 0 {
 		why += " (wiggling " + strings.Join(m.Wiggling, ", ") + ")"
 	}

@@ -512,6 +512,7 @@ func desiredConfiguration(cr *v1alpha1.Cluster) fdb.DatabaseConfiguration {
 		Logs: deref(dc.Logs), CommitProxies: deref(dc.CommitProxies), GrvProxies: deref(dc.GrvProxies), Resolvers: deref(dc.Resolvers),
 		LogRouters: deref(dc.LogRouters), RemoteLogs: deref(dc.RemoteLogs),
 		StorageMigrationType: dc.StorageMigrationType, PerpetualStorageWiggle: dc.PerpetualStorageWiggle, PerpetualStorageWiggleLocality: dc.PerpetualStorageWiggleLocality,
+		PerpetualStorageWiggleEngine: dc.PerpetualStorageWiggleEngine,
 	}
 	if len(dc.Regions) > 0 {
 		cfg.UsableRegions = 0
@@ -548,7 +549,8 @@ func differs(want, got fdb.DatabaseConfiguration, version string) bool {
 		set(want.UsableRegions, got.UsableRegions) || set(want.Logs, got.Logs) || set(want.CommitProxies, got.CommitProxies) ||
 		set(want.GrvProxies, got.GrvProxies) || set(want.Resolvers, got.Resolvers) || set(want.LogRouters, got.LogRouters) || set(want.RemoteLogs, got.RemoteLogs) ||
 		named(want.StorageMigrationType, got.StorageMigrationType) || named(want.PerpetualStorageWiggleLocality, got.PerpetualStorageWiggleLocality) ||
-		want.PerpetualStorageWiggle != nil && *want.PerpetualStorageWiggle != ptr.Deref(got.PerpetualStorageWiggle, 0)
+		want.PerpetualStorageWiggle != nil && *want.PerpetualStorageWiggle != ptr.Deref(got.PerpetualStorageWiggle, 0) ||
+		want.PerpetualStorageWiggleEngine != "" && !sameEngine(want.PerpetualStorageWiggleEngine, got.PerpetualStorageWiggleEngine, version)
 }
 
 // sameEngine reports whether a database of version that reports storage

@@ -324,6 +324,18 @@ func engine(e string) mutation {
 	}
 }
 
+// wiggleEngineOn makes the spec and the database run the wiggle on locality
+// with perpetual_storage_wiggle_engine e, under gradual, the storage engine
+// ssd-2.
+func wiggleEngineOn(e, locality string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		dc := &cr.Spec.ForProvider.DatabaseConfiguration
+		dc.StorageMigrationType, dc.PerpetualStorageWiggle, dc.PerpetualStorageWiggleLocality, dc.PerpetualStorageWiggleEngine = fdb.StorageMigrationGradual, ptr.To(1), locality, e
+		c := &o.status.Cluster.Configuration
+		c.StorageMigrationType, c.PerpetualStorageWiggle, c.PerpetualStorageWiggleLocality, c.PerpetualStorageWiggleEngine = fdb.StorageMigrationGradual, ptr.To(1), locality, e
+	}
+}
+
 // storageEngines gives every storage process a storage server that runs
 // the engine the database is configured with, but those of groups ids,
 // which run old.
@@ -826,6 +838,15 @@ func TestPlanSteps(t *testing.T) {
 				c.StorageEngine, c.StorageMigrationType, c.PerpetualStorageWiggle = "ssd-redwood-1", fdb.StorageMigrationGradual, ptr.To(0)
 			}, storageEngines("ssd-2", "storage-2")},
 			want: waiting("storage servers migrating to ssd-redwood-1: 4 of 5 storage processes run only it; storage_migration_type gradual makes no progress while perpetual_storage_wiggle is 0"),
+		},
+		"WiggleEngineOfALocality": {
+			reason: "perpetual_storage_wiggle_engine moves the servers of the wiggle's locality to its engine: the Cluster waits for those, not for the others.",
+			mutate: []mutation{wiggleEngineOn("ssd-redwood-1", "instance_id:storage-2"), storageEngines("ssd-redwood-1", "storage-3")},
+			want:   waiting("storage servers migrating to ssd-2, those of wiggle locality instance_id:storage-2 to ssd-redwood-1: 3 of 5 storage processes run only theirs"),
+		},
+		"WiggleEngineOfALocalityDone": {
+			reason: "Once the locality's servers run the wiggle's engine and the others the storage engine, nothing is left to migrate.",
+			mutate: []mutation{wiggleEngineOn("ssd-redwood-1", "instance_id:storage-2"), storageEngines("ssd-redwood-1", "storage-2")},
 		},
 		"StorageEnginesUnknown": {
 			reason: "A status that does not say which engine each server runs (7.1) shows no migration to wait for.",

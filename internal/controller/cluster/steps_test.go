@@ -18,6 +18,11 @@ func TestDiffers(t *testing.T) {
 	engine := func(name string) fdb.DatabaseConfiguration {
 		return fdb.DatabaseConfiguration{RedundancyMode: fdb.RedundancyDouble, StorageEngine: name}
 	}
+	wiggleEngine := func(name string) fdb.DatabaseConfiguration {
+		c := engine("ssd-2")
+		c.PerpetualStorageWiggleEngine = name
+		return c
+	}
 	cases := map[string]struct {
 		want, got fdb.DatabaseConfiguration
 		version   string
@@ -43,6 +48,10 @@ func TestDiffers(t *testing.T) {
 		"UnknownVersionComparesNames":       {want: engine("memory"), got: engine("memory-2"), diff: true},
 		"UnknownVersionSameNames":           {want: engine("ssd-2"), got: engine("ssd-2")},
 		"UnknownKeywordSameNames":           {want: engine("ssd-future"), got: engine("ssd-future"), version: "7.3.63"},
+		"WiggleEngineSet":                   {want: wiggleEngine("ssd-redwood-1"), got: wiggleEngine("none"), version: "7.3.63", diff: true},
+		"WiggleEngineAsReported":            {want: wiggleEngine("ssd-redwood-1-experimental"), got: wiggleEngine("ssd-redwood-1"), version: "7.3.63"},
+		"WiggleEngineNone":                  {want: wiggleEngine("none"), got: wiggleEngine("none"), version: "7.3.63"},
+		"WiggleEngineUnset":                 {want: engine("ssd-2"), got: wiggleEngine("ssd-redwood-1"), version: "7.3.63"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -112,6 +112,9 @@ func configureCommand(cfg fdb.DatabaseConfiguration, newDatabase bool) []string 
 	if cfg.PerpetualStorageWiggleLocality != "" {
 		words = append(words, "perpetual_storage_wiggle_locality="+cfg.PerpetualStorageWiggleLocality)
 	}
+	if cfg.PerpetualStorageWiggleEngine != "" {
+		words = append(words, "perpetual_storage_wiggle_engine="+cfg.PerpetualStorageWiggleEngine)
+	}
 	if len(cfg.Regions) > 0 {
 		regions, _ := json.Marshal(cfg.Regions)
 		words = append(words, "regions="+string(regions))

@@ -287,6 +287,8 @@ func (e *emulator) configure(ctx context.Context, words []string, out *strings.B
 			cfg.PerpetualStorageWiggle = &wiggle
 		case isPair && key == "perpetual_storage_wiggle_locality":
 			cfg.PerpetualStorageWiggleLocality = value
+		case isPair && key == "perpetual_storage_wiggle_engine":
+			cfg.PerpetualStorageWiggleEngine = value
 		case isPair && key == "regions":
 			// configForToken reads the value with json_spirit; what is
 			// not JSON, or not a list of regions, configures no regions
@@ -560,6 +562,7 @@ func TestEmulatorConfigureOutputs(t *testing.T) {
 	cases := map[string]struct{ command, output string }{
 		"Logs":                    {"configure logs=4", "configure/changed"},
 		"WiggleOfALocality":       {"configure perpetual_storage_wiggle=1 perpetual_storage_wiggle_locality=zoneid:storage-1", "configure/changed"},
+		"WiggleEngine":            {"configure storage_migration_type=gradual perpetual_storage_wiggle=1 perpetual_storage_wiggle_engine=ssd-redwood-1-experimental", "configure/changed"},
 		"EngineWithGradualWiggle": {"configure ssd-redwood-1-experimental storage_migration_type=gradual perpetual_storage_wiggle=1", "configure/changed"},
 		"EngineWithGradualAlone":  {"configure ssd-redwood-1-experimental storage_migration_type=gradual", "configure/changed-warnings"},
 		"EngineAlone":             {"configure ssd-redwood-1-experimental", "configure/storage-migration-disabled"},

@@ -123,6 +123,9 @@ func (s *Sim) configuration() fdb.DatabaseConfiguration {
 		return cfg
 	}
 	cfg.StorageEngine = s.reportedEngine(cfg.StorageEngine)
+	if cfg.PerpetualStorageWiggleEngine != fdb.WiggleEngineNone {
+		cfg.PerpetualStorageWiggleEngine = s.reportedEngine(cfg.PerpetualStorageWiggleEngine)
+	}
 	cfg.PerpetualStorageWiggle = ptr(*cfg.PerpetualStorageWiggle)
 	cfg.Regions = slices.Clone(cfg.Regions)
 	return cfg
@@ -169,7 +172,10 @@ func merge(cur, cfg fdb.DatabaseConfiguration, protocol string) (fdb.DatabaseCon
 // mergeStorageMigration overlays the storage migration settings cfg sets on
 // cur, defaults those never set as DatabaseConfiguration::resetInternal does
 // (storage_migration_type disabled, perpetual_storage_wiggle 0, its
-// locality "0"; fdbclient/DatabaseConfiguration.cpp at 7.1.67 and 7.3.63),
+// locality "0", its engine none; fdbclient/DatabaseConfiguration.cpp at
+// 7.1.67 and 7.3.63), keeps an engine under the name the release reports
+// (KeyValueStoreType::fromString and toString, the same for
+// perpetual_storage_wiggle_engine as for storage_engine),
 // and refuses the values configForToken refuses
 // (fdbclient/ManagementAPI.actor.cpp, same tags) for a cluster that speaks
 // protocol.
@@ -190,6 +196,14 @@ func mergeStorageMigration(cur *fdb.DatabaseConfiguration, cfg fdb.DatabaseConfi
 	}
 	if _, ok := wiggleLocalities(cur.PerpetualStorageWiggleLocality, protocol); !ok {
 		return errors.Errorf("%s %q", reasonWiggleLocality, cur.PerpetualStorageWiggleLocality)
+	}
+	cur.PerpetualStorageWiggleEngine = cmp.Or(cfg.PerpetualStorageWiggleEngine, cur.PerpetualStorageWiggleEngine, fdb.WiggleEngineNone)
+	if e := cur.PerpetualStorageWiggleEngine; e != fdb.WiggleEngineNone {
+		name, ok := engineName(e, protocol)
+		if !ok {
+			return errors.Errorf("%s %q", reasonUnknownStorageEngine, e)
+		}
+		cur.PerpetualStorageWiggleEngine = name
 	}
 	return nil
 }

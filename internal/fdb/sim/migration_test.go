@@ -427,3 +427,41 @@ func TestStorageMetadataByRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestWiggleEngineMigratesItsLocality: perpetual_storage_wiggle_engine
+// under storage_migration_type gradual recruits the wiggled servers of the
+// wiggle's locality with its engine, whatever storage_engine says, and
+// leaves the others on storage_engine; the configuration reports it under
+// the release's name, and "none" while it names no engine.
+func TestWiggleEngineMigratesItsLocality(t *testing.T) {
+	for version, redwood := range map[string]string{"7.3.63": redwood73, "7.1.67": redwood71} {
+		t.Run(version, func(t *testing.T) {
+			c := migrationCluster(t, version)
+			if got := c.Status(t).Cluster.Configuration.PerpetualStorageWiggleEngine; got != fdb.WiggleEngineNone {
+				t.Errorf("perpetual_storage_wiggle_engine %q before it is set, want %q", got, fdb.WiggleEngineNone)
+			}
+			cfg := fdb.DatabaseConfiguration{StorageMigrationType: fdb.StorageMigrationGradual, PerpetualStorageWiggle: ptrTo(1),
+				PerpetualStorageWiggleLocality: "zoneid:storage-2", PerpetualStorageWiggleEngine: "ssd-redwood-1"}
+			if version == "7.1.67" {
+				cfg.PerpetualStorageWiggleEngine = redwood71
+			}
+			must(t, c.Sim.Configure(context.Background(), cfg, false))
+			for range 15 * 60 {
+				c.Clock.Step(time.Second)
+			}
+			st := c.Status(t)
+			if got := st.Cluster.Configuration.PerpetualStorageWiggleEngine; got != redwood {
+				t.Errorf("perpetual_storage_wiggle_engine %q, want %q", got, redwood)
+			}
+			if diff := cmp.Diff([]string{"storage-2"}, onEngine(c, redwood)); diff != "" {
+				t.Errorf("processes on the wiggle's engine (-want +got):\n%s", diff)
+			}
+			if got := len(onEngine(c, "ssd-2")); got != 4 {
+				t.Errorf("%d processes on ssd-2, want the 4 outside the wiggle's locality", got)
+			}
+			if v := c.Sim.Check(); len(v) != 0 {
+				t.Errorf("violations %v", v)
+			}
+		})
+	}
+}

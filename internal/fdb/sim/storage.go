@@ -114,16 +114,49 @@ func (s *Sim) wanted(p *process) bool {
 	return s.placed && p.up && p.storageClass() && held && !p.drains()
 }
 
-// wrongEngine reports whether srv runs another storage engine than the
-// configured one.
+// wrongEngine reports whether srv runs neither the configured storage
+// engine nor the wiggle's (isCorrectStoreType of either: the servers
+// removeWrongStoreType takes, fdbserver/DDTeamCollection.actor.cpp at
+// 7.3.63).
 func (s *Sim) wrongEngine(srv *storageServer) bool {
-	return storeType(srv.engine) != storeType(s.config.StorageEngine)
+	t := storeType(srv.engine)
+	return t != storeType(s.config.StorageEngine) && (!s.wiggleEngineSet() || t != storeType(s.config.PerpetualStorageWiggleEngine))
 }
 
-// recruitStorage gives p a new storage server with the configured engine.
+// wrongConfigured reports whether srv runs another engine than the
+// wiggle's, when one is set, else the configured one: what its storage
+// metadata's wrong_configured says and the wiggle takes first
+// (updateStorageMetadata, DDTeamCollection.actor.cpp at 7.3.63).
+func (s *Sim) wrongConfigured(srv *storageServer) bool {
+	want := s.config.StorageEngine
+	if s.wiggleEngineSet() {
+		want = s.config.PerpetualStorageWiggleEngine
+	}
+	return storeType(srv.engine) != storeType(want)
+}
+
+// wiggleEngineSet reports whether perpetual_storage_wiggle_engine names an
+// engine (KeyValueStoreType::isValid).
+func (s *Sim) wiggleEngineSet() bool {
+	e := s.config.PerpetualStorageWiggleEngine
+	return e != "" && e != fdb.WiggleEngineNone
+}
+
+// engineFor is the engine a new storage server on p is recruited with: the
+// wiggle's under storage_migration_type gradual when p is of the wiggle's
+// locality, else the configured one (initializeStorage,
+// DDTeamCollection.actor.cpp at 7.3.63).
+func (s *Sim) engineFor(p *process) string {
+	if s.config.StorageMigrationType == fdb.StorageMigrationGradual && s.wiggleEngineSet() && s.wiggleMatches(p) {
+		return s.config.PerpetualStorageWiggleEngine
+	}
+	return s.config.StorageEngine
+}
+
+// recruitStorage gives p a new storage server (engineFor).
 func (s *Sim) recruitStorage(p *process) {
 	s.servers++
-	p.storage = &storageServer{id: roleID(fdb.RoleStorage, p.id, s.servers), engine: s.config.StorageEngine, created: s.now}
+	p.storage = &storageServer{id: roleID(fdb.RoleStorage, p.id, s.servers), engine: s.engineFor(p), created: s.now}
 }
 
 // settleStorageServers removes the storage servers that hold no data and
@@ -289,7 +322,7 @@ func (s *Sim) wiggleMatches(p *process) bool {
 // the oldest (7.1.67 orders by creation time alone), then by process.
 func (s *Sim) wiggleOrder(a, b *process) int {
 	if protocolAtLeast(s.protocol, 7, 2) {
-		if wa, wb := s.wrongEngine(a.storage), s.wrongEngine(b.storage); wa != wb {
+		if wa, wb := s.wrongConfigured(a.storage), s.wrongConfigured(b.storage); wa != wb {
 			return cmp.Compare(boolInt(wb), boolInt(wa))
 		}
 	}

@@ -227,11 +227,11 @@ func (s *Sim) nextToWiggle(dc string) (*process, bool) {
 }
 
 // necessary reports whether srv needs a wiggle: before 7.2 every server
-// does, round after round; from 7.2 on a server of the wrong engine, or
-// one older than wiggleMinAge (getNextServerId with necessaryOnly, as no
-// testing storage server is configured).
+// does, round after round; from 7.2 on a wrong-configured one
+// (wrongConfigured), or one older than wiggleMinAge (getNextServerId with
+// necessaryOnly, as no testing storage server is configured).
 func (s *Sim) necessary(srv *storageServer) bool {
-	return !protocolAtLeast(s.protocol, 7, 2) || s.wrongEngine(srv) || s.now.Sub(srv.created) > wiggleMinAge
+	return !protocolAtLeast(s.protocol, 7, 2) || s.wrongConfigured(srv) || s.now.Sub(srv.created) > wiggleMinAge
 }
 
 // tooFewToWiggle reports whether data center dc has no more storage
