@@ -305,7 +305,13 @@ var versionTag = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+`)
 // ImageTagVersion is the FoundationDB version an image reference's tag
 // begins with (the provider's images are tagged by version, with a suffix
 // from image.configs): the whole tag when it begins with none, "" when
-// there is no tag.
+// there is no tag. The monitor itself knows its image's version from the
+// file imageVersionFile in it (--version-file, fdbkubernetesmonitor/main.go
+// at 7.1.67 and 7.3.63), which the provider cannot read; it takes the tag
+// for it, as the FoundationDB operator does when it builds an image of a
+// version as <repository>:<version><tagSuffix> (ImageConfig.Image,
+// api/v1beta2/image_config.go at v2.33.0) and expects it to run that
+// version: an image tagged with a version it does not hold breaks either.
 func ImageTagVersion(image string) string {
 	tag := imageTag(image)
 	if v := versionTag.FindString(tag); v != "" {
