@@ -234,7 +234,7 @@ func processGroups(c *v1alpha1.Cluster, pods []corev1.Pod, pvcs []corev1.Persist
 		class := v1alpha1.ProcessClass(p.Labels[workload.LabelProcessClass])
 		g := sim.ProcessGroup{ID: id, Class: string(class), ProcessesPerPod: workload.ProcessCount(&p)}
 		run, started := runs[p.UID]
-		if !running(&p) || failed[p.Spec.NodeName] || !started || !dataWritable(&p) {
+		if !workload.PodRunning(&p) || failed[p.Spec.NodeName] || !started || !dataWritable(&p) {
 			g.Stopped = true
 			byID[id] = g
 			continue

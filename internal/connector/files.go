@@ -44,7 +44,7 @@ type simFiles struct{ db *sim.Sim }
 
 func (f simFiles) CopyCoordinationFiles(_ context.Context, from, to coordination.Process) error {
 	for _, p := range []*corev1.Pod{from.Pod, to.Pod} {
-		if !running(p) {
+		if !workload.PodRunning(p) {
 			return errors.Errorf(errPodNotRunning, p.Name)
 		}
 	}
@@ -52,7 +52,7 @@ func (f simFiles) CopyCoordinationFiles(_ context.Context, from, to coordination
 }
 
 func (f simFiles) RestartOn(_ context.Context, p *corev1.Pod, cs string) error {
-	if !running(p) {
+	if !workload.PodRunning(p) {
 		return errors.Errorf(errPodNotRunning, p.Name)
 	}
 	for n := 1; n <= workload.ProcessCount(p); n++ {

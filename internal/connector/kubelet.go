@@ -19,12 +19,6 @@ const errReviewAccess = "cannot ask the API server whether a pod's monitor may r
 // starts, as a real monitor finds out by trying.
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
-// running reports whether the kubelet runs pod p's containers: it is
-// Running with an IP and not being deleted.
-func running(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodRunning && p.Status.PodIP != "" && p.DeletionTimestamp == nil
-}
-
 // monitorMayStart reports whether pod p's monitor can start: the monitor
 // builds an in-cluster client from the pod's ServiceAccount token, waits
 // for an informer on its own pod (list and watch by name) to sync, gets

@@ -161,7 +161,7 @@ func (m *monitors) Look(ctx context.Context, target client.Client, key string, p
 	out := map[types.UID]monitorRun{}
 	for i := range pods {
 		p := &pods[i]
-		if !running(p) {
+		if !workload.PodRunning(p) {
 			continue
 		}
 		st, ok := cp.pods[p.UID]

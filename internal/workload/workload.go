@@ -588,6 +588,12 @@ func SpecHash(spec corev1.PodSpec) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// PodRunning reports whether the kubelet runs pod p's containers: it is
+// Running with an IP and not being deleted.
+func PodRunning(p *corev1.Pod) bool {
+	return p != nil && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && p.Status.PodIP != ""
+}
+
 // PodTerminal reports whether a pod is in a terminal phase, Failed or
 // Succeeded: its containers are terminated for good, and no kubelet runs
 // it again (Kubernetes, "Pod Lifecycle"; a node-pressure eviction fails a

@@ -207,7 +207,7 @@ func (o *observation) process(cr *v1alpha1.Cluster, procs []plan.Process, c fdb.
 		return coordination.Process{}, false
 	}
 	pod := o.pods[workload.PodName(cr, p.InstanceID)]
-	if !podRunning(pod) {
+	if !workload.PodRunning(pod) {
 		return coordination.Process{}, false
 	}
 	return coordination.Process{Pod: pod, Number: fdb.ProcessNumber(p.InstanceID, p.ProcessID)}, true
@@ -228,15 +228,9 @@ func (o *observation) survivor(cr *v1alpha1.Cluster, procs []plan.Process, kept 
 func (o *observation) runningPods() []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, name := range slices.Sorted(maps.Keys(o.pods)) {
-		if p := o.pods[name]; podRunning(p) {
+		if p := o.pods[name]; workload.PodRunning(p) {
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// podRunning reports whether pod p runs its containers: Running and not
-// being deleted, where an exec reaches them.
-func podRunning(p *corev1.Pod) bool {
-	return p != nil && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning
 }

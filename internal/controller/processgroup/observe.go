@@ -185,9 +185,7 @@ func (o *observation) tearingDown(stateful bool) bool {
 	return podGoing && claimGoing
 }
 
-func (o *observation) running() bool {
-	return o.pod != nil && o.pod.DeletionTimestamp == nil && o.pod.Status.Phase == corev1.PodRunning && o.pod.Status.PodIP != ""
-}
+func (o *observation) running() bool { return workload.PodRunning(o.pod) }
 
 // servesNothing reports whether the group's pod does not run or, in a
 // status whose view is complete, none of its processes report
