@@ -410,7 +410,7 @@ func newGroup(cr *v1alpha1.Cluster, class v1alpha1.ProcessClass, id, zone string
 				ProcessesPerPod:  workload.ProcessesPerPod(cr, class),
 				FaultDomain:      zone,
 				FaultDomainKey:   workload.FaultDomainKey(cr),
-				PublicIPSource:   publicIPSource(cr),
+				PublicIPSource:   cr.Spec.ForProvider.Routing.PublicIPSource,
 			},
 		},
 	}

@@ -136,8 +136,9 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 	if has, want := pg.Spec.ForProvider.FaultDomainKey, workload.FaultDomainKey(cr); has != "" && has != want {
 		return replacement{why: fmt.Sprintf("misconfigured: fault domain key %s, wants %s", has, want)}, true
 	}
-	if has, want := cmp.Or(pg.Spec.ForProvider.PublicIPSource, v1alpha1.PublicIPSourcePod), publicIPSource(cr); has != want {
-		return replacement{why: fmt.Sprintf("misconfigured: public IP source %s, wants %s", has, want)}, true
+	if has, want := pg.Spec.ForProvider.PublicIPSource, cr.Spec.ForProvider.Routing.PublicIPSource; has.Service() != want.Service() {
+		pod := v1alpha1.PublicIPSourcePod
+		return replacement{why: fmt.Sprintf("misconfigured: public IP source %s, wants %s", cmp.Or(has, pod), cmp.Or(want, pod))}, true
 	}
 	if why, _ := o.volumeChange(cr, pg); why != "" {
 		return replacement{why: "misconfigured: " + why}, true
@@ -516,8 +517,3 @@ func replacementStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	return wait("replacing process groups %s: waiting for their replacements to report", strings.Join(waiting, ", "))
 }
 
-// publicIPSource is where the processes of the Cluster's new groups take
-// their public address from: its routing's source, pod when it names none.
-func publicIPSource(cr *v1alpha1.Cluster) v1alpha1.PublicIPSource {
-	return cmp.Or(cr.Spec.ForProvider.Routing.PublicIPSource, v1alpha1.PublicIPSourcePod)
-}
