@@ -516,4 +516,3 @@ func replacementStep(_ *v1alpha1.Cluster, o *observation) *clusterStep {
 	}
 	return wait("replacing process groups %s: waiting for their replacements to report", strings.Join(waiting, ", "))
 }
-
