@@ -41,7 +41,10 @@ type Density struct {
 // the public one (monitorEnv gives it only to a group known by its
 // Service's IP).
 func PodDensity(p *corev1.Pod) Density {
-	_, service := MonitorEnvironment(p)[EnvPodIP]
+	service := false
+	if main := container(&p.Spec, containerName); main != nil {
+		service = slices.ContainsFunc(main.Env, func(e corev1.EnvVar) bool { return e.Name == EnvPodIP })
+	}
 	return Density{Class: v1alpha1.ProcessClass(p.Labels[LabelProcessClass]), Processes: ProcessCount(p), ServiceIP: service}
 }
 
