@@ -33,13 +33,14 @@ import (
 )
 
 const (
-	errListNodes  = "cannot list the target cluster's nodes"
-	errListPods   = "cannot list the cluster's pods"
-	errGetService = "cannot get the cluster's headless Service"
-	errGetAccess  = "cannot get the monitor's ServiceAccount, Role or RoleBinding"
-	errListPVCs   = "cannot list the cluster's volume claims"
-	errListSCs    = "cannot list the target cluster's storage classes"
-	errGetPV      = "cannot get the volume of a process group's claim"
+	errListNodes    = "cannot list the target cluster's nodes"
+	errListPods     = "cannot list the cluster's pods"
+	errGetService   = "cannot get the cluster's headless Service"
+	errListServices = "cannot list the process groups' Services"
+	errGetAccess    = "cannot get the monitor's ServiceAccount, Role or RoleBinding"
+	errListPVCs     = "cannot list the cluster's volume claims"
+	errListSCs      = "cannot list the target cluster's storage classes"
+	errGetPV        = "cannot get the volume of a process group's claim"
 )
 
 // observation is everything one reconcile knows of a Cluster's world, read
@@ -71,6 +72,9 @@ type observation struct {
 	configMap map[string]string
 	// service is the cluster's headless Service; nil when there is none.
 	service *corev1.Service
+	// groupServices are the Services of the groups known by their
+	// Service's IP, by name (the group's pod's); nil when no group is.
+	groupServices map[string]*corev1.Service
 	// networkPolicy is the cluster's NetworkPolicy; nil when there is
 	// none.
 	networkPolicy *networkingv1.NetworkPolicy
@@ -164,6 +168,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	case !kerrors.IsNotFound(err):
 		return nil, errors.Wrap(err, errGetService)
 	}
+	if err := o.observeGroupServices(ctx, e.session.Target, cr); err != nil {
+		return nil, err
+	}
 	if err := o.observeAccess(ctx, e.session.Target, workload.Namespace(cr)); err != nil {
 		return nil, err
 	}
@@ -189,6 +196,24 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	o.members = o.disruptionMembers(cr)
 	o.grant, o.holdWhy = o.nextGrant(cr)
 	return o, nil
+}
+
+// observeGroupServices reads the Services of the cluster's groups when any
+// group is known by its Service's IP: a pod made before its Service was
+// made anew wants recreating (workload.StalePublicIP).
+func (o *observation) observeGroupServices(ctx context.Context, target connector.Target, cr *v1alpha1.Cluster) error {
+	if !slices.ContainsFunc(o.groups, func(pg v1alpha1.ProcessGroup) bool { return pg.Spec.ForProvider.PublicIPSource.Service() }) {
+		return nil
+	}
+	list := &corev1.ServiceList{}
+	if err := target.List(ctx, list, target.OfCluster(cr)...); err != nil {
+		return errors.Wrap(err, errListServices)
+	}
+	o.groupServices = make(map[string]*corev1.Service, len(list.Items))
+	for i := range list.Items {
+		o.groupServices[list.Items[i].Name] = &list.Items[i]
+	}
+	return nil
 }
 
 // observeAccess reads the monitor's ServiceAccount, Role and RoleBinding in
@@ -324,7 +349,8 @@ func (o *observation) nextGrant(cr *v1alpha1.Cluster) (*disruption.Grant, string
 }
 
 // disruptionMembers are the groups as the disruption grant sees them: a group wants
-// a disruption when its pod's spec drifted, its processes were left
+// a disruption when its pod's spec drifted, its pod was made with another
+// IP than its Service has now (workload.StalePublicIP), its processes were left
 // behind by an upgrade (fdb.LeftBehind) or run another patch release than
 // the spec's, which only a pod on an image of that release runs
 // (fdb.OnOtherPatch; never one being removed); it is
@@ -345,6 +371,7 @@ func (o *observation) disruptionMembers(cr *v1alpha1.Cluster) []disruption.Membe
 			Group: id,
 			Zone:  pg.Zone(),
 			Wants: !deleting(pg) && pod != nil && (pod.Annotations[workload.AnnotationSpec] != workload.Pod(cr, pg, id).Annotations[workload.AnnotationSpec] ||
+				workload.StalePublicIP(pg, pod, o.groupServices[workload.PodName(cr, id)]) ||
 				fdb.LeftBehind(o.status, cr.Spec.ForProvider.Version, pg.Status.AtProvider.Addresses) ||
 				fdb.OnOtherPatch(o.processesOf(id), cr.Spec.ForProvider.Version)),
 			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||

@@ -1208,6 +1208,20 @@ func TestPlanMembers(t *testing.T) {
 			}},
 			want: all(func(ms []disruption.Member) { ms[2].Disrupted, ms[2].Wants = true, true }),
 		},
+		"StalePublicIP": {
+			reason: "A group known by its Service's IP whose pod was made with another IP than its Service has now (the Service was made anew) wants its pod recreated.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, o *observation) {
+				pg := groupNamed(o, "storage-3")
+				pg.Spec.ForProvider.PublicIPSource = v1alpha1.PublicIPSourceService
+				name := workload.PodName(cr, "storage-3")
+				pod := workload.Pod(cr, pg, "storage-3") // its spec as the group's is now
+				pod.Status = o.pods[name].Status
+				pod.Annotations[workload.AnnotationPublicIP] = "10.96.0.1"
+				o.pods[name] = pod
+				o.groupServices = map[string]*corev1.Service{name: {ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.9"}}}
+			}},
+			want: all(func(ms []disruption.Member) { ms[2].Wants = true }),
+		},
 		"PodMissing": {
 			reason: "A group without a pod is disrupted and wants nothing: there is no pod to replace.",
 			mutate: []mutation{func(cr *v1alpha1.Cluster, o *observation) { delete(o.pods, workload.PodName(cr, "storage-3")) }},

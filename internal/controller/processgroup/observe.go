@@ -161,12 +161,7 @@ func (e *external) observe(ctx context.Context, pg *v1alpha1.ProcessGroup) (*obs
 
 // serviceIP is the cluster IP of the group's Service; empty without a
 // Service, or while it has none.
-func (o *observation) serviceIP() string {
-	if o.service == nil || o.service.DeletionTimestamp != nil || o.service.Spec.ClusterIP == corev1.ClusterIPNone {
-		return ""
-	}
-	return o.service.Spec.ClusterIP
-}
+func (o *observation) serviceIP() string { return workload.ServiceIP(o.service) }
 
 // missingService reports whether group pg is known by its Service's IP
 // and that Service, or its IP, is missing.
@@ -277,8 +272,7 @@ func (e *external) conditions(pg *v1alpha1.ProcessGroup, o *observation) []v1alp
 // known by an address that no longer reaches them, and only a new pod,
 // whose container reads the annotation when it starts, takes the new one.
 func (o *observation) staleIP(pg *v1alpha1.ProcessGroup) bool {
-	ip := o.serviceIP()
-	return o.pod != nil && pg.Spec.ForProvider.PublicIPSource.Service() && ip != "" && o.pod.Annotations[workload.AnnotationPublicIP] != ip
+	return workload.StalePublicIP(pg, o.pod, o.service)
 }
 
 // has reports whether the group's recorded state has condition t.
