@@ -54,6 +54,9 @@ type Member struct {
 	// Volatile means the group has no volume: what its processes keep
 	// (a transaction log recruited onto one) lives only as long as its pod.
 	Volatile bool
+	// Removing means the group is being removed: down, it is lost, not
+	// restarting, and its data must heal elsewhere.
+	Removing bool
 }
 
 // Domain is the fault domain of m (DomainOf).

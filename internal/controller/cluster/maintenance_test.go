@@ -106,6 +106,16 @@ func TestPlanMaintenance(t *testing.T) {
 			want: coordinatorsChanged("coordinator hall2-storage-1.hall2.ns.svc.cluster.local:4501 is missing, excluded, being removed or not eligible",
 				"db-storage-1.db.ns.svc.cluster.local:4501", "db-storage-2.db.ns.svc.cluster.local:4501", "db-storage-3.db.ns.svc.cluster.local:4501"),
 		},
+		"RemovalIsNoPlannedRestart": {
+			reason: "A group being removed that is down does not keep its zone under the maintenance the provider set: it does not come back, and data distribution must heal what it held.",
+			mutate: []mutation{func(cr *v1alpha1.Cluster, _ *observation) { cr.Spec.ForProvider.ProcessCounts.Storage = 4 },
+				removing("storage-5"), podDown("storage-5"), notReporting("storage-5"), granted("c", 1), maintenance("c", 500, "c")},
+			want: &clusterStep{
+				Step: step.Step{Reason: reasonMaintained, Message: "ended the maintenance of zone c: its pods are back",
+					Action: &policy.Action{Type: apiv1alpha1.ActionResetMaintenance, Targets: []string{"c"}, Reason: "planned restart done"}},
+				Kind: kindResetMaintenance, Zone: "c",
+			},
+		},
 		"FailureIsNoPlannedRestart": {
 			reason: "A zone disrupted by a failure, not by the provider, gets no maintenance: its data must heal.",
 			mutate: []mutation{podDown("storage-5"), notReporting("storage-5"), granted("c", 1)},

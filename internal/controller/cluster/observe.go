@@ -377,6 +377,7 @@ func (o *observation) disruptionMembers(cr *v1alpha1.Cluster) []disruption.Membe
 			Disrupted: pod == nil || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
 				reporting[id] == 0,
 			Volatile: !pg.Spec.ForProvider.ProcessClass.IsStateful(),
+			Removing: deleting(pg),
 		})
 	}
 	return out

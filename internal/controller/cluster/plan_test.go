@@ -1249,12 +1249,12 @@ func TestPlanMembers(t *testing.T) {
 		"RemovalsNeverWant": {
 			reason: "A group being removed never wants a disruption, whatever its pod's spec: its pod goes with it.",
 			mutate: []mutation{removing("storage-2", "storage-4"), podDrifted("storage-2")},
-			want:   all(func([]disruption.Member) {}),
+			want:   all(func(ms []disruption.Member) { ms[1].Removing, ms[3].Removing = true, true }),
 		},
 		"RemovalDownIsDisrupted": {
 			reason: "A group being removed whose processes are down is disrupted until it is gone: no other domain is disrupted meanwhile.",
 			mutate: []mutation{removing("storage-4"), notReporting("storage-4")},
-			want:   all(func(ms []disruption.Member) { ms[3].Disrupted = true }),
+			want:   all(func(ms []disruption.Member) { ms[3].Disrupted, ms[3].Removing = true, true }),
 		},
 		"ZoneFromSpec": {
 			reason: "A group whose zone was not observed yet is in the zone its pod was placed in.",
