@@ -14,3 +14,6 @@ package apis
 // Collect the provider's ClusterRole from the +kubebuilder:rbac markers next
 // to the code that needs each permission.
 //go:generate go tool controller-gen rbac:roleName=provider-foundationdb,fileName=clusterrole.yaml,headerFile=../hack/clusterrole.header.yaml paths=../cmd/provider paths=../internal/... output:rbac:artifacts:config=../examples/provider
+
+// Write the Grafana dashboard built as code in internal/dashboard.
+//go:generate go run ../hack/dashboard ../examples/dashboard/foundationdb.json

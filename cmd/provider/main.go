@@ -44,6 +44,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/safetypolicy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/coordination"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/dbmetrics"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/bindings"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb/sim"
@@ -332,7 +333,7 @@ func newManager(cfg *rest.Config, f flags, log logging.Logger, changeLogs *contr
 	}
 	o := options.Options{FDB: backend, Clock: clock.RealClock{}, Engine: engine, Policies: safetypolicy.Source{Cache: mgr.GetCache()},
 		MinPollInterval: f.minPollInterval, PollJitterPercentage: f.pollJitterPercentage, WatchedPoll: f.watchedPoll,
-		Statuses: statuscache.New(clock.RealClock{}), Nudges: groupnudge.New(), Shard: f.shard,
+		Statuses: statuscache.New(clock.RealClock{}), Nudges: groupnudge.New(), Metrics: dbmetrics.Default, Shard: f.shard,
 		Budget:     cadence.NewBudget(float64(f.maxReconcileRate), f.maxReconcileRate, clock.RealClock{}),
 		Converging: cadence.NewBudget(float64(f.maxConvergeRate), f.maxConvergeRate, clock.RealClock{})}
 	o.Options = controller.Options{

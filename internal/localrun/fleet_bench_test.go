@@ -252,10 +252,10 @@ func profileCreation(ctx context.Context, base string, n int) func() {
 }
 
 // freeAddress is a loopback address with a port nothing listens on now.
-func freeAddress(b *testing.B) string {
+func freeAddress(tb testing.TB) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer l.Close() //nolint:errcheck // only its port was wanted
 	return l.Addr().String()

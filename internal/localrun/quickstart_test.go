@@ -44,6 +44,7 @@ import (
 // untouched (orphanFlip).
 func TestQuickstart(t *testing.T) {
 	o := runOptions(t, testenv.Getenv(t, testenv.LocalRunPathEnv, "hack/controlplane.sh --all"), "fdb-quickstart-test")
+	o.MetricsAddress = freeAddress(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 
@@ -67,6 +68,7 @@ func TestQuickstart(t *testing.T) {
 	}
 	t.Logf("Ready %s after the start", time.Since(start).Round(time.Second))
 	key := client.ObjectKey{Namespace: localrun.Namespace, Name: localrun.ClusterName}
+	t.Run("MetricsDescribeTheDatabase", func(t *testing.T) { databaseMetrics(ctx, t, "http://"+o.MetricsAddress+"/metrics", key) })
 	t.Run("RunsWithTLSAlone", func(t *testing.T) { tlsAlone(ctx, t, r, key) })
 	t.Run("PodsCanStartOnARealCluster", func(t *testing.T) { podsCanStart(ctx, t, r, key) })
 	t.Run("FailedNodeIsNotReadyUntilHealed", func(t *testing.T) {

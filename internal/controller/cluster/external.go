@@ -15,6 +15,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/dbmetrics"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -51,6 +52,7 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 		return managed.ExternalObservation{}, err
 	}
 	if e.session.ConfigMap == nil && len(obs.groups) == 0 {
+		e.Metrics.Forget(dbmetrics.KindCluster, cr.GetNamespace(), cr.GetName())
 		return managed.ExternalObservation{}, nil
 	}
 	e.obs = obs
@@ -74,6 +76,8 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	if cr.Status.AtProvider.GlobalLock == nil && cr.GetCondition(managedkind.TypeGlobalLock).Reason != "" {
 		cr.SetConditions(managedkind.LockCondition(cr, "", e.Clock.Now()))
 	}
+
+	e.Metrics.Cluster(cr, obs.status)
 
 	cr.SetConditions(readyCondition(obs, e.step))
 	if e.step == nil {

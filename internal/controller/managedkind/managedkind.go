@@ -32,6 +32,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/options"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/uncopied"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/dbmetrics"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 )
 
@@ -59,6 +60,9 @@ type Deps struct {
 	// Nudges, when set, wakes the groups whose processes changed in a
 	// status a Cluster read.
 	Nudges *groupnudge.Nudger
+	// Metrics, when set, receives the database figures each reconcile
+	// observed.
+	Metrics *dbmetrics.Recorder
 }
 
 // IdempotentCreate is the reconciler option of a kind whose Create is
@@ -125,7 +129,7 @@ func NewReconciler[T resource.ModernManaged](mgr ctrl.Manager, o options.Options
 	if err != nil {
 		return nil, err
 	}
-	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal, Nudges: o.Nudges}
+	deps := Deps{Kube: mgr.GetClient(), Live: mgr.GetAPIReader(), Connector: o.Connector(mgr), Gate: g, Clock: o.Clock, Record: rec, Journal: o.Journal, Nudges: o.Nudges, Metrics: o.Metrics}
 	return managed.NewReconciler(quietManager{mgr}, resource.ManagedKind(gvk),
 		append(append(o.ReconcilerOptions(name, managed.WithRecorder(rec)), managed.WithReferenceResolver(newQuickResolver(mgr.GetClient())),
 			managed.WithTypedExternalConnector[T](firsthandConnector[T]{newConnector(deps)})), extra...)...), nil

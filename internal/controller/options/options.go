@@ -28,6 +28,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/groupnudge"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/shard"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/step"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/dbmetrics"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy/gate"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/statuscache"
@@ -90,6 +91,11 @@ type Options struct {
 	// Nudges, when set, wakes the ProcessGroups whose processes changed in
 	// a status their Cluster read (groupnudge).
 	Nudges *groupnudge.Nudger
+
+	// Metrics, when set, receives the database figures each reconcile
+	// observed (dbmetrics); the provider's is dbmetrics.Default, which its
+	// /metrics serves.
+	Metrics *dbmetrics.Recorder
 
 	// Rand returns a pseudo-random number in [0, 1) for the jitter;
 	// math/rand/v2's Float64 when nil. It is called from concurrent

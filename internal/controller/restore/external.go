@@ -13,6 +13,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/connector"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/dbmetrics"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
@@ -95,8 +96,21 @@ func state(s fdb.RestoreState) (v1alpha1.RestoreState, bool) {
 // not up to date, so that Update starts it; a Restore that started one
 // keeps existing when the record disappears, so that it is never started
 // twice. While the Restore is being
-// deleted, a finished (completed or aborted) restore counts as gone.
+// deleted, a finished (completed or aborted) restore counts as gone. The
+// restore's figures go to the database metrics while it exists.
 func (e *external) Observe(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalObservation, error) {
+	o, err := e.observe(ctx, r)
+	switch {
+	case err != nil:
+	case o.ResourceExists:
+		e.Metrics.Restore(r)
+	default:
+		e.Metrics.Forget(dbmetrics.KindRestore, r.GetNamespace(), r.GetName())
+	}
+	return o, err
+}
+
+func (e *external) observe(ctx context.Context, r *v1alpha1.Restore) (managed.ExternalObservation, error) {
 	deleting, started := meta.WasDeleted(r), r.Status.AtProvider.State != ""
 	e.obs.database = e.session.FDB != nil
 	if e.obs.database {

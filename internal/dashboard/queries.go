@@ -1,0 +1,65 @@
+package dashboard
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+)
+
+// Queries returns the expression of every panel's queries and of the
+// template variables.
+func Queries(d dashboard.Dashboard) []string {
+	var out []string
+	for _, p := range d.Panels {
+		if p.Panel == nil {
+			continue
+		}
+		for _, t := range p.Panel.Targets {
+			if q, ok := t.(prometheus.Dataquery); ok {
+				out = append(out, q.Expr)
+			}
+		}
+	}
+	for _, v := range d.Templating.List {
+		if v.Type == dashboard.VariableTypeQuery && v.Query != nil && v.Query.String != nil {
+			out = append(out, *v.Query.String)
+		}
+	}
+	return out
+}
+
+var (
+	// What names no metric: strings, label matchers, ranges and durations,
+	// Grafana's variables.
+	notNames = regexp.MustCompile(`"[^"]*"|\{[^}]*\}|\[[^\]]*\]|\$\w+`)
+	// An identifier and what follows it.
+	identifier = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*\s*\(?`)
+	// PromQL's keywords and the labels of grouping clauses come before or
+	// inside parentheses; these stand alone.
+	keywords = []string{"by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset"}
+	grouping = regexp.MustCompile(`\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)`)
+	// label_values(metric{…}, label): the label is no metric.
+	valuesLabel = regexp.MustCompile(`,\s*\w+\s*\)`)
+)
+
+// MetricNames returns the metric names a PromQL expression reads: every
+// identifier that is not a function, keyword, label or Grafana variable.
+func MetricNames(expr string) []string {
+	expr = grouping.ReplaceAllString(notNames.ReplaceAllString(expr, " "), " ")
+	expr = valuesLabel.ReplaceAllString(expr, ")")
+	var names []string
+	for _, tok := range identifier.FindAllString(expr, -1) {
+		if strings.HasSuffix(tok, "(") {
+			continue // a function
+		}
+		tok = strings.TrimSpace(tok)
+		if slices.Contains(keywords, tok) || slices.Contains(names, tok) {
+			continue
+		}
+		names = append(names, tok)
+	}
+	return names
+}
