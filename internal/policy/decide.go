@@ -127,7 +127,11 @@ type ExprTrace struct {
 // that fails to evaluate (e.g. over the cost limit) counts as a failed
 // validation, so a broken Deny policy denies: the engine fails closed.
 func (e *Engine) Decide(ctx context.Context, policies []Policy, in Input) Decision {
-	now := e.clock.Now()
+	return e.decide(ctx, policies, in, e.clock.Now())
+}
+
+// decide is Decide at now.
+func (e *Engine) decide(ctx context.Context, policies []Policy, in Input, now time.Time) Decision {
 	applying := 0
 	for i := range policies {
 		if policies[i].AppliesTo(in.Action.Type) {

@@ -109,4 +109,11 @@ type PolicyDecision struct {
 
 	// Time of the decision.
 	Time metav1.Time `json:"time"`
+
+	// AllowedAt is, for a denied action, when the policies would allow it
+	// if nothing but the clock moved (a wait that an age ends, such as the
+	// time since the last recovery); unset when time alone would not allow
+	// it within a day.
+	// +optional
+	AllowedAt *metav1.Time `json:"allowedAt,omitempty"`
 }

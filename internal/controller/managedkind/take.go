@@ -8,6 +8,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -160,7 +161,26 @@ func sinceRecorded(recorded, d *v1alpha1.PolicyDecision) *v1alpha1.PolicyDecisio
 	}
 	kept := *d
 	kept.Time = recorded.Time
+	if sameMoment(recorded.AllowedAt, d.AllowedAt) {
+		kept.AllowedAt = recorded.AllowedAt
+	}
 	return &kept
+}
+
+// allowedAtJitter is how far apart two reconciles may put the moment a
+// wait ends when nothing but the clock moved between them: the ages they
+// read and the times they read them at are a second or so apart.
+const allowedAtJitter = 2 * time.Second
+
+// sameMoment reports whether two recorded AllowedAt name the same moment,
+// give or take allowedAtJitter; a moment that moved further (a new
+// recovery restarted the wait) is recorded anew.
+func sameMoment(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	d := a.Sub(b.Time)
+	return d <= allowedAtJitter && d >= -allowedAtJitter
 }
 
 // Recording a decision patches the resource's status.

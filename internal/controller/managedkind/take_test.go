@@ -28,6 +28,9 @@ func TestSinceRecorded(t *testing.T) {
 		}
 		return d
 	}
+	allowedAt := func(at time.Time) func(*v1alpha1.PolicyDecision) {
+		return func(d *v1alpha1.PolicyDecision) { d.AllowedAt = &metav1.Time{Time: at} }
+	}
 	cases := map[string]struct {
 		reason   string
 		recorded *v1alpha1.PolicyDecision
@@ -45,6 +48,18 @@ func TestSinceRecorded(t *testing.T) {
 			recorded: denied(t0, func(d *v1alpha1.PolicyDecision) { d.Targets = nil }),
 			d:        denied(t1, func(d *v1alpha1.PolicyDecision) { d.Targets = []string{} }),
 			want:     denied(t0, func(d *v1alpha1.PolicyDecision) { d.Targets = []string{} }),
+		},
+		"AlikeAllowedAtTheSameMoment": {
+			reason:   "A wait's end put a second later by a later reconcile is the same moment: the recorded one stays.",
+			recorded: denied(t0, allowedAt(t1.Time)),
+			d:        denied(t1, allowedAt(t1.Add(time.Second))),
+			want:     denied(t0, allowedAt(t1.Time)),
+		},
+		"AlikeAllowedLater": {
+			reason:   "A wait that ends later than recorded (a new recovery restarted it) is recorded anew, though the message is the same.",
+			recorded: denied(t0, allowedAt(t1.Time)),
+			d:        denied(t1, allowedAt(t1.Add(time.Minute))),
+			want:     denied(t0, allowedAt(t1.Add(time.Minute))),
 		},
 		"NothingRecorded": {
 			reason: "A first decision has its own time.",

@@ -7,6 +7,7 @@ package gate
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -102,7 +103,7 @@ func IsDenied(err error) bool {
 // denied or warned about, and counts the decision. It returns the record for status.atProvider.lastPolicyDecision
 // and, when the action is denied, a *DeniedError.
 func (g *Gate) Check(ctx context.Context, mg resource.Managed, in policy.Input) (*fdbv1alpha1.PolicyDecision, error) {
-	d := g.decide(ctx, in)
+	d, policies := g.decide(ctx, in)
 	count(d)
 	mg.SetConditions(Condition(d, mg.GetGeneration()))
 	record := Record(d)
@@ -110,6 +111,7 @@ func (g *Gate) Check(ctx context.Context, mg resource.Managed, in policy.Input) 
 	switch {
 	case d.Result == policy.ResultDenied:
 		err = &DeniedError{Decision: d}
+		record.AllowedAt = g.allowedAt(ctx, d, policies, in)
 		if !repeats(mg, record) {
 			g.recorder.Event(mg, event.Warning(ReasonPolicyDenied, err))
 		}
@@ -139,18 +141,37 @@ func Alike(a, b *fdbv1alpha1.PolicyDecision) bool {
 		a.Result == b.Result && a.Rule == b.Rule && a.Message == b.Message
 }
 
-func (g *Gate) decide(ctx context.Context, in policy.Input) policy.Decision {
+// allowedAt is when policies would allow the action d denied if nothing
+// but the clock moved; nil when they would not within a day, or d is a
+// decision of the provider's rules of evidence (policies nil).
+func (g *Gate) allowedAt(ctx context.Context, d policy.Decision, policies []policy.Policy, in policy.Input) *metav1.Time {
+	if policies == nil {
+		return nil
+	}
+	after, ok := g.engine.AllowedAfter(ctx, policies, in)
+	if !ok {
+		return nil
+	}
+	return &metav1.Time{Time: d.Time.Add(after).Truncate(time.Second)}
+}
+
+// decide decides on in and returns the policies that decided: nil for the
+// provider's own rules of evidence, which time alone never satisfies.
+func (g *Gate) decide(ctx context.Context, in policy.Input) (policy.Decision, []policy.Policy) {
 	if !in.Observed && in.Action.RequiresStatus() {
-		return g.engine.Unobserved(in)
+		return g.engine.Unobserved(in), nil
 	}
 	objects, err := g.source.List(ctx)
+	var policies []policy.Policy
 	switch {
 	case errors.Is(err, policy.ErrKindInactive):
-		return g.engine.Decide(ctx, policy.AssembleInactive(g.defaults, in.Policies), in)
+		policies = policy.AssembleInactive(g.defaults, in.Policies)
 	case err != nil:
-		return g.engine.Unloaded(in, err)
+		return g.engine.Unloaded(in, err), nil
+	default:
+		policies = policy.Assemble(g.defaults, objects, in.Policies)
 	}
-	return g.engine.Decide(ctx, policy.Assemble(g.defaults, objects, in.Policies), in)
+	return g.engine.Decide(ctx, policies, in), policies
 }
 
 // Condition is the PolicyAllowed condition that describes a decision.

@@ -66,6 +66,7 @@ func TestCheck(t *testing.T) {
 	warn := `{"apiVersion": "foundationdb.crossplane.io/v1alpha1", "kind": "SafetyPolicy", "metadata": {"name": "team"},
 		"spec": {"actions": ["Exclude"], "enforcement": "Warn", "validations": [{"name": "quiet-hours", "expression": "false", "message": "outside the change window"}]}}`
 	denied := "exclude storage-1 denied by fdb-database-health/database-available: the database is not available"
+	waiting := "include storage-1 denied by fdb-inclusion/min-recovery-time: the last recovery was less than 600s ago"
 	warned := "exclude storage-1 warned by team/quiet-hours: outside the change window"
 	unobserved := "exclude storage-1 denied by provider/status-observed: the database status could not be read in this reconcile, and no decision rests on an earlier one"
 	unloaded := "exclude storage-1 denied by provider/policies-loaded: the SafetyPolicy objects are not loaded yet: the SafetyPolicy informer has not synced"
@@ -121,6 +122,22 @@ func TestCheck(t *testing.T) {
 				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: denied, ObservedGeneration: 7},
 				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(denied))},
 				metric:    [3]string{"fdb-database-health", "Exclude", "Denied"},
+			},
+		},
+		"DeniedUntilAnAgePasses": {
+			reason: "A denial that the clock alone ends records when: here the inclusion delay's 600 s after a recovery 42 s ago.",
+			in: func() policy.Input {
+				in := exclude(true)
+				in.Action.Type, in.Cluster.SecondsSinceLastRecovery, in.Cluster.RecoveryState = v1alpha1.ActionInclude, 42, "fully_recovered"
+				return in
+			}(),
+			want: want{
+				denied: true,
+				record: &fdbv1alpha1.PolicyDecision{Action: "Include", Targets: []string{"storage-1"}, Result: "Denied", Rule: "fdb-inclusion/min-recovery-time", Message: waiting,
+					Time: metav1.NewTime(now), AllowedAt: &metav1.Time{Time: now.Add(558 * time.Second)}},
+				condition: xpv2.Condition{Type: TypePolicyAllowed, Status: corev1.ConditionFalse, Reason: ReasonPolicyDenied, Message: waiting, ObservedGeneration: 7},
+				events:    []event.Event{event.Warning(ReasonPolicyDenied, errors.New(waiting))},
+				metric:    [3]string{"fdb-inclusion", "Include", "Denied"},
 			},
 		},
 		"Warned": {
