@@ -10,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
@@ -22,22 +20,6 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) { testenv.Main(m, &env) }
-
-// kubeconfig renders the test control plane's credentials as a kubeconfig.
-func kubeconfig(t *testing.T) []byte {
-	t.Helper()
-	cfg := env.Config
-	raw, err := clientcmd.Write(clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: cfg.Host, CertificateAuthorityData: cfg.CAData}},
-		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"u": {ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}},
-		Contexts:       map[string]*clientcmdapi.Context{"x": {Cluster: "c", AuthInfo: "u"}},
-		CurrentContext: "x",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
 
 func TestTargetsClient(t *testing.T) {
 	testenv.Require(t, env)
@@ -52,7 +34,7 @@ func TestTargetsClient(t *testing.T) {
 	}}
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kubeconfig"}, Data: map[string][]byte{"kubeconfig": kubeconfig(t)}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kubeconfig"}, Data: map[string][]byte{"kubeconfig": env.Kubeconfig(t)}},
 		&v1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "local"}, Spec: v1alpha1.ProviderConfigSpec{
 			Credentials: v1alpha1.ProviderCredentials{Source: xpv2.CredentialsSourceInjectedIdentity}}},
 		&v1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "remote"}, Spec: secretCreds},

@@ -30,6 +30,8 @@ import (
 	"github.com/go-logr/logr"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -142,6 +144,23 @@ func Start() (*Env, error) {
 	e.Provider = rest.CopyConfig(e.Config)
 	e.Provider.Impersonate = rest.ImpersonationConfig{UserName: e.ProviderUser}
 	return e, nil
+}
+
+// Kubeconfig renders the administrator's credentials (Client's) as a
+// kubeconfig.
+func (e *Env) Kubeconfig(t testing.TB) []byte {
+	t.Helper()
+	cfg := e.Config
+	raw, err := clientcmd.Write(clientcmdapi.Config{
+		Clusters:       map[string]*clientcmdapi.Cluster{"c": {Server: cfg.Host, CertificateAuthorityData: cfg.CAData}},
+		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"u": {ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}},
+		Contexts:       map[string]*clientcmdapi.Context{"x": {Cluster: "c", AuthInfo: "u"}},
+		CurrentContext: "x",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 // Stop stops the control plane and removes its audit log.

@@ -1,0 +1,323 @@
+package kubectlplugin
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
+)
+
+// Verdicts of a Report, best first.
+const (
+	// VerdictHealthy: Ready, up to date, every group ready, nothing waits.
+	VerdictHealthy = "Healthy"
+	// VerdictWorking: a step is under way and nothing denies it.
+	VerdictWorking = "Working"
+	// VerdictWaiting: a safety policy denies a step; the Report says which
+	// rule, why and, when the clock alone ends the wait, until when.
+	VerdictWaiting = "Waiting"
+	// VerdictUnavailable: the Cluster is not Ready.
+	VerdictUnavailable = "Unavailable"
+)
+
+// A Report is what analyze says of one Cluster: its health, what it does or
+// waits for and why, and its groups that need a look.
+type Report struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Verdict   string `json:"verdict"`
+	// Health is what the Cluster's last status read recorded.
+	Health Health `json:"health"`
+	// Doing is the step the provider planned next; "" when up to date.
+	Doing string `json:"doing,omitempty"`
+	// Waiting are the denied decisions in force: the Cluster's and its
+	// groups'.
+	Waiting []Wait `json:"waiting,omitempty"`
+	// NotReady are the groups that are not ready, and why.
+	NotReady []GroupTrouble `json:"notReady,omitempty"`
+	// Removals are the groups being removed.
+	Removals []Removal `json:"removals,omitempty"`
+	// Disruption is the fault domain that may disrupt its pods now.
+	Disruption *v1alpha1.DisruptionGrant `json:"disruption,omitempty"`
+	// GlobalLock is the global lock as the Cluster last saw it held.
+	GlobalLock *v1alpha1.GlobalLockObservation `json:"globalLock,omitempty"`
+	// StorageMigration is the storage engine migration's progress.
+	StorageMigration *v1alpha1.StorageMigrationObservation `json:"storageMigration,omitempty"`
+}
+
+// Health is a Cluster's recorded health.
+type Health struct {
+	Ready                 bool         `json:"ready"`
+	ReadyMessage          string       `json:"readyMessage,omitempty"`
+	Available             bool         `json:"available"`
+	FaultTolerance        int          `json:"faultTolerance"`
+	DesiredFaultTolerance int          `json:"desiredFaultTolerance"`
+	RecoveryState         string       `json:"recoveryState,omitempty"`
+	LastRecovery          *metav1.Time `json:"lastRecovery,omitempty"`
+	RunningVersion        string       `json:"runningVersion,omitempty"`
+}
+
+// A Wait is a denied decision in force on a resource of the Cluster.
+type Wait struct {
+	// Resource is Cluster/<name> or ProcessGroup/<id>.
+	Resource string `json:"resource"`
+	v1alpha1.PolicyDecision
+}
+
+// A GroupTrouble is a group that is not ready and why, as its conditions
+// say.
+type GroupTrouble struct {
+	ID    string `json:"id"`
+	Class string `json:"class"`
+	Why   string `json:"why"`
+}
+
+// A Removal is a group being removed and how far its removal got.
+type Removal struct {
+	ID    string       `json:"id"`
+	Class string       `json:"class"`
+	Since *metav1.Time `json:"since,omitempty"`
+	// ExcludedSince is when its exclusion began; nil until excluded.
+	ExcludedSince *metav1.Time `json:"excludedSince,omitempty"`
+	// Roles are the roles its processes still serve: a group that serves
+	// none has drained.
+	Roles []string `json:"roles,omitempty"`
+	// Stuck is true once the removal has taken longer than stuckAfter.
+	Stuck bool `json:"stuck,omitempty"`
+}
+
+// stuckAfter is how long a removal may take before analyze calls it stuck:
+// draining a storage server of a few hundred GiB takes tens of minutes.
+const stuckAfter = 2 * time.Hour
+
+// Analyze reports on Cluster cr and its groups at now.
+func Analyze(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup, now time.Time) Report {
+	at := cr.Status.AtProvider
+	ready := cr.GetCondition(xpv2.TypeReady)
+	r := Report{
+		Namespace: cr.GetNamespace(), Name: cr.GetName(),
+		Health: Health{
+			Ready: ready.Status == corev1.ConditionTrue, ReadyMessage: ready.Message,
+			Available: at.Health.Available, FaultTolerance: at.Health.FaultTolerance,
+			DesiredFaultTolerance: int(policy.DesiredFaultTolerance(string(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode))),
+			RecoveryState:         at.Health.RecoveryState, LastRecovery: at.Health.LastRecoveryTime, RunningVersion: at.RunningVersion,
+		},
+		Disruption: at.Disruption, GlobalLock: at.GlobalLock, StorageMigration: at.StorageMigration,
+	}
+	if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status == corev1.ConditionFalse {
+		r.Doing = c.Message
+	}
+	if w, ok := waiting(cr.GetCondition(xpv2.TypeUpToDate), at.LastPolicyDecision); ok {
+		r.Waiting = append(r.Waiting, Wait{Resource: "Cluster/" + cr.GetName(), PolicyDecision: w})
+	}
+	slices.SortFunc(groups, func(a, b v1alpha1.ProcessGroup) int { return cmp.Compare(a.ID(), b.ID()) })
+	for i := range groups {
+		pg := &groups[i]
+		if w, ok := waiting(pg.GetCondition(xpv2.TypeSynced), pg.Status.AtProvider.LastPolicyDecision); ok {
+			r.Waiting = append(r.Waiting, Wait{Resource: "ProcessGroup/" + pg.ID(), PolicyDecision: w})
+		}
+		class := string(pg.Spec.ForProvider.ProcessClass)
+		if why := cluster.Trouble(pg); why != "" {
+			r.NotReady = append(r.NotReady, GroupTrouble{ID: pg.ID(), Class: class, Why: why})
+		}
+		if pg.GetDeletionTimestamp() != nil || pg.Replacing() {
+			r.Removals = append(r.Removals, removal(pg, class, now))
+		}
+	}
+	r.Verdict = verdict(r)
+	return r
+}
+
+// waiting is decision d when it denied and is in force: the resource's
+// condition c (UpToDate of a Cluster, Synced of a group) says its step has
+// not happened.
+func waiting(c xpv2.Condition, d *v1alpha1.PolicyDecision) (v1alpha1.PolicyDecision, bool) {
+	if d == nil || d.Result != string(policy.ResultDenied) || c.Status != corev1.ConditionFalse {
+		return v1alpha1.PolicyDecision{}, false
+	}
+	return *d, true
+}
+
+func removal(pg *v1alpha1.ProcessGroup, class string, now time.Time) Removal {
+	at := pg.Status.AtProvider
+	rm := Removal{ID: pg.ID(), Class: class, Since: at.RemovalTime, Roles: at.Roles}
+	if rm.Since == nil {
+		rm.Since = pg.GetDeletionTimestamp()
+	}
+	if at.Excluded {
+		rm.ExcludedSince = at.ExclusionTime
+	}
+	rm.Stuck = rm.Since != nil && now.Sub(rm.Since.Time) > stuckAfter
+	return rm
+}
+
+func verdict(r Report) string {
+	switch {
+	case !r.Health.Ready:
+		return VerdictUnavailable
+	case len(r.Waiting) > 0:
+		return VerdictWaiting
+	case r.Doing != "" || len(r.NotReady) > 0 || len(r.Removals) > 0:
+		return VerdictWorking
+	}
+	return VerdictHealthy
+}
+
+// NeedsAttention reports whether r is anything but healthy: what analyze's
+// exit code says.
+func (r Report) NeedsAttention() bool { return r.Verdict != VerdictHealthy }
+
+// printText writes reports for a person, one block per Cluster.
+func printText(w io.Writer, reports []Report, now time.Time) {
+	for i, r := range reports {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s/%s: %s\n", r.Namespace, r.Name, r.Verdict)
+		h := r.Health
+		fmt.Fprintf(w, "  health: %s, fault tolerance %d of %d desired", availability(h), h.FaultTolerance, h.DesiredFaultTolerance)
+		if h.RecoveryState != "" {
+			fmt.Fprintf(w, ", recovery %s", h.RecoveryState)
+		}
+		if h.LastRecovery != nil {
+			fmt.Fprintf(w, ", last recovery %s", stamp(h.LastRecovery.Time, now))
+		}
+		fmt.Fprintln(w)
+		if !h.Ready && h.ReadyMessage != "" {
+			fmt.Fprintf(w, "  not ready: %s\n", h.ReadyMessage)
+		}
+		if r.Doing != "" {
+			fmt.Fprintf(w, "  doing: %s\n", r.Doing)
+		}
+		for _, wt := range r.Waiting {
+			fmt.Fprintf(w, "  waiting (%s): %s\n", wt.Resource, wt.Message)
+			fmt.Fprintf(w, "    rule %s, denied since %s", wt.Rule, stamp(wt.Time.Time, now))
+			if wt.AllowedAt != nil {
+				fmt.Fprintf(w, "; allowed at %s if nothing else changes", stamp(wt.AllowedAt.Time, now))
+			}
+			fmt.Fprintln(w)
+		}
+		for _, g := range r.NotReady {
+			fmt.Fprintf(w, "  group %s (%s) not ready: %s\n", g.ID, g.Class, g.Why)
+		}
+		for _, rm := range r.Removals {
+			fmt.Fprintf(w, "  removing %s (%s)%s", rm.ID, rm.Class, since(rm.Since, now))
+			switch {
+			case rm.ExcludedSince != nil && len(rm.Roles) > 0:
+				fmt.Fprintf(w, ": excluded%s, still serves %s", since(rm.ExcludedSince, now), strings.Join(rm.Roles, ", "))
+			case rm.ExcludedSince != nil:
+				fmt.Fprintf(w, ": excluded%s, drained", since(rm.ExcludedSince, now))
+			default:
+				fmt.Fprint(w, ": not excluded yet")
+			}
+			if rm.Stuck {
+				fmt.Fprintf(w, " (stuck: longer than %s)", stuckAfter)
+			}
+			fmt.Fprintln(w)
+		}
+		if m := r.StorageMigration; m != nil {
+			fmt.Fprintf(w, "  storage migration: %d of %d storage servers on %s\n", m.Migrated, m.Total, m.Engine)
+		}
+		if d := r.Disruption; d != nil {
+			fmt.Fprintf(w, "  disruption grant: %s%s\n", d.Domain, since(&d.Since, now))
+		}
+		if l := r.GlobalLock; l != nil {
+			fmt.Fprintf(w, "  global lock: held by %s until %s\n", l.Holder, stamp(l.Until.Time, now))
+		}
+	}
+}
+
+func availability(h Health) string {
+	if h.Available {
+		return "available"
+	}
+	return "unavailable"
+}
+
+func since(t *metav1.Time, now time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return " since " + stamp(t.Time, now)
+}
+
+// stamp is t in RFC 3339 with how far from now it is: "2026-11-30T10:00:00Z
+// (8m12s ago)", "(in 3m0s)".
+func stamp(t, now time.Time) string {
+	d := now.Sub(t).Round(time.Second)
+	rel := d.String() + " ago"
+	if d < 0 {
+		rel = "in " + (-d).String()
+	}
+	return fmt.Sprintf("%s (%s)", t.UTC().Format(time.RFC3339), rel)
+}
+
+func newAnalyzeCommand(o *Options) *cobra.Command {
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "analyze [CLUSTER...]",
+		Short: "Say of each Cluster how it is, what it does or waits for and why",
+		Long: `Say of each Cluster (all in the namespace when none is named) how it is,
+what it does or waits for and why: the safety-policy decision in force with
+its rule, message and, when the clock alone ends the wait, when it will be
+allowed; the groups that are not ready and why; removals and how far their
+exclusion got; the disruption grant and the global lock.
+
+Exits 1 when any Cluster is not Healthy (Working, Waiting or Unavailable),
+so that scripts and CI can wait on it.`,
+		ValidArgsFunction: o.completeClusters,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.analyze(cmd.Context(), args, all)
+		},
+	}
+	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "Analyze the Clusters of every namespace.")
+	o.addOutputFlag(cmd)
+	return cmd
+}
+
+func (o *Options) analyze(ctx context.Context, names []string, all bool) error {
+	c, err := o.client()
+	if err != nil {
+		return err
+	}
+	clusters, err := o.clusters(ctx, c, names, all)
+	if err != nil {
+		return err
+	}
+	now := o.now()
+	reports := make([]Report, 0, len(clusters))
+	for i := range clusters {
+		cr := &clusters[i]
+		groups := &v1alpha1.ProcessGroupList{}
+		if err := c.List(ctx, groups, client.InNamespace(cr.GetNamespace()), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
+			return fmt.Errorf("cannot list the process groups of %s/%s: %w", cr.GetNamespace(), cr.GetName(), err)
+		}
+		reports = append(reports, Analyze(cr, groups.Items, now))
+	}
+	if err := o.print(reports, func(w io.Writer) {
+		if len(reports) == 0 {
+			fmt.Fprintln(w, "no Clusters")
+		}
+		printText(w, reports, now)
+	}); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(reports, Report.NeedsAttention) {
+		return &ExitError{Code: 1}
+	}
+	return nil
+}
