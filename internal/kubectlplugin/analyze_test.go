@@ -73,7 +73,7 @@ func TestAnalyze(t *testing.T) {
 				Waiting: []Wait{{Resource: "Cluster/orders", PolicyDecision: denial}}},
 		},
 		"RemovalStuck": {
-			reason: "A group removed for longer than two hours that still serves a role is a stuck removal; its own denial is a wait.",
+			reason:  "A group removed for longer than two hours that still serves a role is a stuck removal; its own denial is a wait.",
 			cluster: healthyCluster(),
 			groups: []v1alpha1.ProcessGroup{group("storage-2", func(pg *v1alpha1.ProcessGroup) {
 				pg.SetAnnotations(map[string]string{"crossplane.io/external-name": "storage-2", v1alpha1.AnnotationReplacement: "storage-9"})
@@ -100,7 +100,11 @@ func TestAnalyze(t *testing.T) {
 				cr.Status.AtProvider.Health.Available = false
 			}),
 			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictUnavailable,
-				Health: func() Health { h := health; h.Ready, h.Available, h.ReadyMessage = false, false, "the database is unavailable"; return h }()},
+				Health: func() Health {
+					h := health
+					h.Ready, h.Available, h.ReadyMessage = false, false, "the database is unavailable"
+					return h
+				}()},
 		},
 	}
 	for name, tc := range cases {
