@@ -13,12 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/controller/cluster"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/policy"
-	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // Verdicts of a Report, best first.
@@ -302,11 +300,11 @@ func (o *Options) analyze(ctx context.Context, names []string, all bool) error {
 	reports := make([]Report, 0, len(clusters))
 	for i := range clusters {
 		cr := &clusters[i]
-		groups := &v1alpha1.ProcessGroupList{}
-		if err := c.List(ctx, groups, client.InNamespace(cr.GetNamespace()), client.MatchingLabels{workload.LabelCluster: cr.GetName()}); err != nil {
-			return fmt.Errorf("cannot list the process groups of %s/%s: %w", cr.GetNamespace(), cr.GetName(), err)
+		groups, err := groupsOf(ctx, c, cr)
+		if err != nil {
+			return err
 		}
-		reports = append(reports, Analyze(cr, groups.Items, now))
+		reports = append(reports, Analyze(cr, groups, now))
 	}
 	if err := o.print(reports, func(w io.Writer) {
 		if len(reports) == 0 {

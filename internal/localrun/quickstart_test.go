@@ -81,13 +81,20 @@ func TestQuickstart(t *testing.T) {
 	t.Run("StorageEngineMigratesByReplacement", func(t *testing.T) { engineMigration(ctx, t, r, p, key) })
 	t.Run("PatchUpgradeRollsThePods", func(t *testing.T) { upgradePatch(ctx, t, r, p, key) })
 
+	// The scale-down keeps the default inclusion delay until analyze has
+	// said why it waits.
 	cr := &v1alpha1.Cluster{}
-	patch := []byte(`{"spec":{"forProvider":{"processCounts":{"storage":3},"safety":{"params":{"minSecondsSinceRecoveryForExclude":0,"minSecondsSinceRecoveryForInclude":0}}}}}`)
+	patch := []byte(`{"spec":{"forProvider":{"processCounts":{"storage":3},"safety":{"params":{"minSecondsSinceRecoveryForExclude":0}}}}}`)
 	cr.Name, cr.Namespace = key.Name, key.Namespace
 	if err := r.Client.Patch(ctx, cr, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		t.Fatal(err)
 	}
 	scaled := time.Now()
+	t.Run("AnalyzeNamesTheInclusionDelay", func(t *testing.T) { analyzeInclusionDelay(ctx, t, r, p, key) })
+	patch = []byte(`{"spec":{"forProvider":{"safety":{"params":{"minSecondsSinceRecoveryForInclude":0}}}}}`)
+	if err := r.Client.Patch(ctx, cr, client.RawPatch("application/merge-patch+json", patch)); err != nil {
+		t.Fatal(err)
+	}
 	var last string
 	err = wait.PollUntilContextTimeout(ctx, time.Second, 8*time.Minute, true, func(ctx context.Context) (bool, error) {
 		_, _ = p.Report(ctx)
