@@ -86,22 +86,14 @@ func test(ctx context.Context, dirs []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return exitInvalid, err
 	}
-	code := exitOK
-	for _, dir := range dirs {
-		s, err := suite.Load(dir)
-		if err != nil {
-			return exitInvalid, err
-		}
-		results, err := s.Run(ctx, d)
-		if err != nil {
-			return exitInvalid, err
-		}
-		fmt.Fprintf(stdout, "%s\n", dir)
-		if suite.Report(stdout, results) > 0 {
-			code = exitFailed
-		}
+	failed, err := suite.TestDirs(ctx, d, dirs, stdout)
+	switch {
+	case err != nil:
+		return exitInvalid, err
+	case failed > 0:
+		return exitFailed, nil
 	}
-	return code, nil
+	return exitOK, nil
 }
 
 // evalFile is an eval input: an Input with an optional time.

@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -85,4 +86,23 @@ func printExprs(w io.Writer, kind string, xs []policy.ExprTrace, verdicts bool) 
 			fmt.Fprintf(w, "    message: %s\n", x.Message)
 		}
 	}
+}
+
+// TestDirs runs the PolicyTest files of each directory against the
+// default policies and the directory's SafetyPolicy manifests, printing a
+// report per directory; failed is the number of failed tests.
+func TestDirs(ctx context.Context, defaults []policy.Policy, dirs []string, w io.Writer) (failed int, err error) {
+	for _, dir := range dirs {
+		s, err := Load(dir)
+		if err != nil {
+			return failed, err
+		}
+		results, err := s.Run(ctx, defaults)
+		if err != nil {
+			return failed, err
+		}
+		fmt.Fprintf(w, "%s\n", dir)
+		failed += Report(w, results)
+	}
+	return failed, nil
 }

@@ -264,6 +264,14 @@ func (r *Runner) Decide(ctx context.Context, now time.Time, in policy.Input) pol
 	return r.engine.Decide(ctx, policy.Assemble(r.defaults, r.objects, in.Policies), in)
 }
 
+// AllowedAfter is how long after now the policies in effect for in would
+// allow its action, which they deny at now, if nothing but the clock moved
+// (policy.Engine.AllowedAfter).
+func (r *Runner) AllowedAfter(ctx context.Context, now time.Time, in policy.Input) (time.Duration, bool) {
+	r.clock.SetTime(now)
+	return r.engine.AllowedAfter(ctx, policy.Assemble(r.defaults, r.objects, in.Policies), in)
+}
+
 // A Result is the outcome of a test.
 type Result struct {
 	Test     Test
