@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,6 +33,29 @@ under the safety policies (analyze says why one waits).`,
 }
 
 func (o *Options) replace(ctx context.Context, name string, ids []string) error {
+	return o.annotateGroups(ctx, name, ids, v1alpha1.AnnotationReplace, "true")
+}
+
+func newRestartCommand(o *Options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "restart CLUSTER GROUP...",
+		Short: "Ask the provider to restart the processes of process groups",
+		Long: `Ask the provider to restart the processes of process groups, by their IDs:
+each gets the annotation ` + v1alpha1.AnnotationRestart + ` with the time now.
+The provider kills, together with any other bounce due, every process of
+theirs that started before that time, gated as Kill (the fdb-bounce policy
+asks for a minimum uptime; analyze says why it waits).`,
+		Args:              cobra.MinimumNArgs(2),
+		ValidArgsFunction: o.completeClusterThenGroups,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.annotateGroups(cmd.Context(), args[0], args[1:], v1alpha1.AnnotationRestart, o.now().UTC().Format(time.RFC3339))
+		},
+	}
+}
+
+// annotateGroups sets annotation key to value on the groups of Cluster
+// name with ids, once every ID named one.
+func (o *Options) annotateGroups(ctx context.Context, name string, ids []string, key, value string) error {
 	c, err := o.client()
 	if err != nil {
 		return err
@@ -44,7 +68,6 @@ func (o *Options) replace(ctx context.Context, name string, ids []string) error 
 	if err != nil {
 		return err
 	}
-	// Every ID must name a group before anything is written.
 	var targets []*v1alpha1.ProcessGroup
 	for _, id := range ids {
 		i := slices.IndexFunc(groups, func(pg v1alpha1.ProcessGroup) bool { return pg.ID() == id })
@@ -55,16 +78,11 @@ func (o *Options) replace(ctx context.Context, name string, ids []string) error 
 	}
 	for _, pg := range targets {
 		patch := client.MergeFrom(pg.DeepCopy())
-		meta := pg.GetAnnotations()
-		if meta == nil {
-			meta = map[string]string{}
-		}
-		meta[v1alpha1.AnnotationReplace] = "true"
-		pg.SetAnnotations(meta)
+		meta.AddAnnotations(pg, map[string]string{key: value})
 		if err := c.Patch(ctx, pg, patch); err != nil {
 			return fmt.Errorf("cannot annotate ProcessGroup %s: %w", pg.GetName(), err)
 		}
-		fmt.Fprintf(o.Streams.Out, "annotated ProcessGroup %s/%s (%s) %s=true\n", pg.GetNamespace(), pg.GetName(), pg.ID(), v1alpha1.AnnotationReplace)
+		fmt.Fprintf(o.Streams.Out, "annotated ProcessGroup %s/%s (%s) %s=%s\n", pg.GetNamespace(), pg.GetName(), pg.ID(), key, value)
 	}
 	fmt.Fprintf(o.Streams.Out, "watch: kubectl foundationdb analyze -n %s %s\n", crs[0].GetNamespace(), name)
 	return nil

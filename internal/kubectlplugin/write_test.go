@@ -138,3 +138,24 @@ func TestExecPod(t *testing.T) {
 		})
 	}
 }
+
+func TestRestartCommand(t *testing.T) {
+	testenv.Require(t, env)
+	create(t, "restart", healthyCluster())
+	createGroups(t, "restart", "orders", "storage-1", "storage-2")
+	out, code := run(t, "restart", "-n", "restart", "orders", "storage-1")
+	if code != 0 {
+		t.Errorf("restart: exit %d, want 0; printed:\n%s", code, out)
+	}
+	list := &v1alpha1.ProcessGroupList{}
+	if err := env.Client.List(context.Background(), list, client.InNamespace("restart")); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, pg := range list.Items {
+		got[pg.ID()] = pg.GetAnnotations()[v1alpha1.AnnotationRestart]
+	}
+	if diff := cmp.Diff(map[string]string{"storage-1": "2026-11-30T10:00:00Z", "storage-2": ""}, got); diff != "" {
+		t.Errorf("restart requests: -want, +got:\n%s", diff)
+	}
+}

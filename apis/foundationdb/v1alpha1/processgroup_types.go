@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -201,7 +203,21 @@ const (
 	// it); its value is why. A group carrying it no longer counts towards
 	// its class: a new group takes its place, then it is removed.
 	AnnotationReplacement = "foundationdb.crossplane.io/replacement"
+	// AnnotationRestart, set to an RFC 3339 time by a user (kubectl
+	// foundationdb restart), asks for the group's processes that started
+	// before that time to be restarted: killed together with the other
+	// bounces due, gated as Kill. A time still to come is not honoured
+	// until it has passed.
+	AnnotationRestart = "foundationdb.crossplane.io/restart-requested"
 )
+
+// RestartRequested is when a restart of the group's processes was asked
+// for (AnnotationRestart); false when it was not, or not as an RFC 3339
+// time.
+func (pg *ProcessGroup) RestartRequested() (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339, pg.GetAnnotations()[AnnotationRestart])
+	return t, err == nil
+}
 
 // Replacing reports whether the Cluster started replacing the group.
 func (pg *ProcessGroup) Replacing() bool { return pg.GetAnnotations()[AnnotationReplacement] != "" }

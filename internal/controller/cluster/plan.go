@@ -893,8 +893,15 @@ func addrStrings(addrs []fdb.ProcessAddress) []string {
 
 func joinAddrs(addrs []fdb.ProcessAddress) string { return strings.Join(addrStrings(addrs), ",") }
 
+// Why bounceKill restarts processes.
+const (
+	reasonCommandLine      = "command line changed"
+	reasonRestartRequested = "restart requested"
+)
+
 // bounceStep restarts, in one kill, every process whose command line
-// differs from the one its group should run now, so that the batch costs
+// differs from the one its group should run now, and every process that
+// started before its group's restart request, so that the batch costs
 // one recovery, once every monitor whose processes report loaded the
 // configuration that gives them (afterLoad; loadingStep waits). Processes
 // pick up a new command line only when they restart. While processes run
@@ -914,13 +921,18 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil // upgradeStep restarts every process
 	}
 	densities := map[string]workload.Density{}
+	requested := map[string]time.Time{}
 	for i := range o.groups {
 		if pg := &o.groups[i]; !deleting(pg) {
 			densities[groupID(pg)] = workload.GroupDensity(pg)
+			if t, ok := pg.RestartRequested(); ok && !t.After(o.now) {
+				requested[groupID(pg)] = t
+			}
 		}
 	}
 	var addrs []fdb.ProcessAddress
 	targets := map[string]bool{}
+	reasons := map[string]bool{}
 	uptime := int64(-1)
 	for _, p := range o.status.Cluster.Processes {
 		id := p.Locality.InstanceID
@@ -933,7 +945,17 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		// address has colons, and a dual-stack pod's configuration picks
 		// its family's.
 		at := workload.PodPlacement(pod, p.Locality.ZoneID, p.Locality.MachineID)
-		if p.CommandLine == workload.ProcessCommandLine(cr, d, id, fdb.ProcessNumber(id, p.Locality.ProcessID), at, workload.ImageVersion(pod)) {
+		changed := p.CommandLine != workload.ProcessCommandLine(cr, d, id, fdb.ProcessNumber(id, p.Locality.ProcessID), at, workload.ImageVersion(pod))
+		// A process that started before its group's restart request: its
+		// start as this status tells it, a little late by the status's age.
+		t, ok := requested[id]
+		asked := ok && o.now.Add(-time.Duration(p.UptimeSeconds*float64(time.Second))).Before(t)
+		switch {
+		case changed:
+			reasons[reasonCommandLine] = true
+		case asked:
+			reasons[reasonRestartRequested] = true
+		default:
 			continue
 		}
 		addrs = append(addrs, fdb.ProcessAddress(p.Address))
@@ -946,11 +968,21 @@ func bounceKill(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		return nil
 	}
 	ids := slices.Sorted(maps.Keys(targets))
+	why := strings.Join(slices.Sorted(maps.Keys(reasons)), "; ")
+	msg := "restarted the processes of " + strings.Join(ids, ", ")
+	switch {
+	case reasons[reasonCommandLine] && reasons[reasonRestartRequested]:
+		msg += " to apply their new command lines, and as their groups' restart requests ask"
+	case reasons[reasonCommandLine]:
+		msg += " to apply their new command lines"
+	default:
+		msg += " as their groups' restart requests ask"
+	}
 	return &clusterStep{
 		Step: step.Step{
 			Reason:  reasonBounced,
-			Message: "restarted the processes of " + strings.Join(ids, ", ") + " to apply their new command lines",
-			Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: ids, Reason: "command line changed",
+			Message: msg,
+			Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: ids, Reason: why,
 				Details: map[string]any{policy.DetailMinimumUptimeSeconds: uptime}},
 		},
 		Kind: kindBounce, Addresses: fdb.SortedAddresses(addrs),

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -305,6 +306,13 @@ func staleCommandLine(id string) mutation {
 		k, p := processOf(o, id)
 		p.CommandLine += " --knob_old=1"
 		o.status.Cluster.Processes[k] = p
+	}
+}
+
+// restartRequested annotates a group with a restart request at now+d.
+func restartRequested(id string, d time.Duration) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		meta.AddAnnotations(groupNamed(o, id), map[string]string{v1alpha1.AnnotationRestart: o.now.Add(d).Format(time.RFC3339)})
 	}
 }
 
@@ -885,6 +893,40 @@ func TestPlanSteps(t *testing.T) {
 				},
 				Kind: kindBounce, Addresses: addrs("10.0.0.2:4501", "10.0.0.3:4501", "10.0.0.4:4501", "10.0.0.5:4501", "10.0.0.6:4501"),
 			},
+		},
+		"RestartRequested": {
+			reason: "The processes that started before their group's restart request are killed, gated as Kill.",
+			mutate: []mutation{at(), restartRequested("storage-2", -time.Minute)},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "BouncedProcesses",
+					Message: "restarted the processes of storage-2 as their groups' restart requests ask",
+					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-2"},
+						Reason: "restart requested", Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(3600)}},
+				},
+				Kind: kindBounce, Addresses: addrs("10.0.0.3:4501"),
+			},
+		},
+		"RestartRequestedWithABounce": {
+			reason: "A restart request joins the bounce due: one kill, one recovery.",
+			mutate: []mutation{at(), restartRequested("storage-2", -time.Minute), staleCommandLine("storage-3")},
+			want: &clusterStep{
+				Step: step.Step{
+					Reason:  "BouncedProcesses",
+					Message: "restarted the processes of storage-2, storage-3 to apply their new command lines, and as their groups' restart requests ask",
+					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-2", "storage-3"},
+						Reason: "command line changed; restart requested", Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(3600)}},
+				},
+				Kind: kindBounce, Addresses: addrs("10.0.0.3:4501", "10.0.0.4:4501"),
+			},
+		},
+		"RestartRequestDone": {
+			reason: "Processes that started after the request (the kill it asked for) are not restarted again.",
+			mutate: []mutation{at(), restartRequested("storage-2", -time.Minute), uptime("storage-2", 30)},
+		},
+		"RestartRequestStillToCome": {
+			reason: "A request for a time still to come is not honoured before it: the processes it restarted would have started before it too.",
+			mutate: []mutation{at(), restartRequested("storage-2", time.Hour)},
 		},
 		"BounceOnlyDiffering": {
 			reason: "Only the processes whose command line differs are restarted.",
