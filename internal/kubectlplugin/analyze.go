@@ -53,8 +53,8 @@ type Report struct {
 	Disruption *v1alpha1.DisruptionGrant `json:"disruption,omitempty"`
 	// GlobalLock is the global lock as the Cluster last saw it held.
 	GlobalLock *v1alpha1.GlobalLockObservation `json:"globalLock,omitempty"`
-	// StorageMigration is the storage engine migration's progress.
-	StorageMigration *v1alpha1.StorageMigrationObservation `json:"storageMigration,omitempty"`
+	// Operations are the long operations under way and how far each got.
+	Operations []v1alpha1.OperationProgress `json:"operations,omitempty"`
 }
 
 // Health is a Cluster's recorded health.
@@ -114,7 +114,7 @@ func Analyze(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup, now time.Time
 			DesiredFaultTolerance: int(policy.DesiredFaultTolerance(string(cr.Spec.ForProvider.DatabaseConfiguration.RedundancyMode))),
 			RecoveryState:         at.Health.RecoveryState, LastRecovery: at.Health.LastRecoveryTime, RunningVersion: at.RunningVersion,
 		},
-		Disruption: at.Disruption, GlobalLock: at.GlobalLock, StorageMigration: at.StorageMigration,
+		Disruption: at.Disruption, GlobalLock: at.GlobalLock, Operations: at.Operations,
 	}
 	if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status == corev1.ConditionFalse {
 		r.Doing = c.Message
@@ -169,7 +169,7 @@ func verdict(r Report) string {
 		return VerdictUnavailable
 	case len(r.Waiting) > 0:
 		return VerdictWaiting
-	case r.Doing != "" || len(r.NotReady) > 0 || len(r.Removals) > 0:
+	case r.Doing != "" || len(r.NotReady) > 0 || len(r.Removals) > 0 || len(r.Operations) > 0:
 		return VerdictWorking
 	}
 	return VerdictHealthy
@@ -227,8 +227,12 @@ func printText(w io.Writer, reports []Report, now time.Time) {
 			}
 			fmt.Fprintln(w)
 		}
-		if m := r.StorageMigration; m != nil {
-			fmt.Fprintf(w, "  storage migration: %d of %d storage servers on %s\n", m.Migrated, m.Total, m.Engine)
+		for _, op := range r.Operations {
+			fmt.Fprintf(w, "  %s", op.Operation)
+			if op.Target != "" {
+				fmt.Fprintf(w, " to %s", op.Target)
+			}
+			fmt.Fprintf(w, ": %d of %d done%s\n", op.Done, op.Total, since(&op.Since, now))
 		}
 		if d := r.Disruption; d != nil {
 			fmt.Fprintf(w, "  disruption grant: %s%s\n", d.Domain, since(&d.Since, now))

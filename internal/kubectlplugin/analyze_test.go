@@ -93,6 +93,14 @@ func TestAnalyze(t *testing.T) {
 			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWorking, Health: health,
 				NotReady: []GroupTrouble{{ID: "storage-3", Class: "storage", Why: "the pod is not running"}}},
 		},
+		"Upgrading": {
+			reason: "A long operation under way is work in progress, n of m done.",
+			cluster: healthyCluster(func(cr *v1alpha1.Cluster) {
+				cr.Status.AtProvider.Operations = []v1alpha1.OperationProgress{{Operation: "Upgrade", Target: "7.3.69", Done: 2, Total: 5, Since: *at(-time.Minute)}}
+			}),
+			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWorking, Health: health,
+				Operations: []v1alpha1.OperationProgress{{Operation: "Upgrade", Target: "7.3.69", Done: 2, Total: 5, Since: *at(-time.Minute)}}},
+		},
 		"Unavailable": {
 			reason: "A Cluster that is not Ready is Unavailable, whatever else it does.",
 			cluster: healthyCluster(func(cr *v1alpha1.Cluster) {
@@ -125,6 +133,7 @@ func TestPrintTextWaiting(t *testing.T) {
 		cr.SetConditions(xpv2.UpdateRequested().WithMessage("include storage-4: removal finished"))
 		cr.Status.AtProvider.LastPolicyDecision = &v1alpha1.PolicyDecision{Action: "Include", Targets: []string{"storage-4"}, Result: "Denied",
 			Rule: "fdb-inclusion/min-recovery-time", Message: includeDenied, Time: metav1.Time{Time: now.Add(-30 * time.Second)}, AllowedAt: at(9 * time.Minute)}
+		cr.Status.AtProvider.Operations = []v1alpha1.OperationProgress{{Operation: "Replacement", Done: 1, Total: 2, Since: *at(-2 * time.Minute)}}
 	})
 	var out bytes.Buffer
 	printText(&out, []Report{Analyze(cr, nil, now)}, now)
@@ -133,6 +142,7 @@ func TestPrintTextWaiting(t *testing.T) {
   doing: include storage-4: removal finished
   waiting (Cluster/orders): include storage-4 denied by fdb-inclusion/min-recovery-time: the last recovery was less than 600s ago
     rule fdb-inclusion/min-recovery-time, denied since 2026-11-30T09:59:30Z (30s ago); allowed at 2026-11-30T10:09:00Z (in 9m0s) if nothing else changes
+  Replacement: 1 of 2 done since 2026-11-30T09:58:00Z (2m0s ago)
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("printText: -want, +got:\n%s", diff)

@@ -77,7 +77,7 @@ func detail(u *unstructured.Unstructured) string {
 		if available {
 			s += fmt.Sprintf(", available, fault tolerance %d", ft)
 		}
-		return s
+		return s + operations(u)
 	case "Backup":
 		st, _, _ := unstructured.NestedString(u.Object, "status", "atProvider", "state")
 		if st != "" {
@@ -85,6 +85,27 @@ func detail(u *unstructured.Unstructured) string {
 		}
 	}
 	return ""
+}
+
+// operations renders status.atProvider.operations: "; Upgrade to 7.3.69 2/5
+// since 10:04:00".
+func operations(u *unstructured.Unstructured) string {
+	ops, _, _ := unstructured.NestedSlice(u.Object, "status", "atProvider", "operations")
+	var s string
+	for _, o := range ops {
+		m, _ := o.(map[string]any)
+		str := func(k string) string { v, _ := m[k].(string); return v }
+		num := func(k string) int64 { v, _ := m[k].(int64); return v }
+		s += "; " + str("operation")
+		if t := str("target"); t != "" {
+			s += " to " + t
+		}
+		s += fmt.Sprintf(" %d/%d", num("done"), num("total"))
+		if since, err := time.Parse(time.RFC3339, str("since")); err == nil {
+			s += " since " + since.UTC().Format(time.TimeOnly)
+		}
+	}
+	return s
 }
 
 // lastDecision renders status.atProvider.lastPolicyDecision.

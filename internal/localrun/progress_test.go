@@ -39,6 +39,7 @@ func TestLines(t *testing.T) {
 		"atProvider": map[string]any{
 			"processGroups": map[string]any{"total": int64(11), "excluded": int64(2)},
 			"health":        map[string]any{"available": true, "faultTolerance": int64(2)},
+			"operations":    []any{map[string]any{"operation": "Upgrade", "target": "7.3.69", "done": int64(2), "total": int64(11), "since": "2026-01-01T10:04:00Z"}},
 			"lastPolicyDecision": map[string]any{
 				"action": "Exclude", "targets": []any{"storage-3", "storage-4"}, "result": "Denied",
 				"rule": "fdb-exclusion/min-recovery-time", "message": "42s since last recovery, needs 120s",
@@ -75,7 +76,7 @@ func TestLines(t *testing.T) {
 		{Key: "Backup/quickstart-backup", Ready: "True", Synced: "True", Detail: "state running", Event: "Started: backup started"},
 		{
 			Key: "Cluster/quickstart", Ready: "False (Creating)", Synced: "True",
-			Detail: "11 process groups, 2 excluded, available, fault tolerance 2",
+			Detail: "11 process groups, 2 excluded, available, fault tolerance 2; Upgrade to 7.3.69 2/11 since 10:04:00",
 			Event:  "PolicyDenied: exclude denied",
 			Policy: "Exclude storage-3,storage-4: Denied by fdb-exclusion/min-recovery-time — 42s since last recovery, needs 120s",
 		},

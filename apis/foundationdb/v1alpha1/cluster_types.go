@@ -827,6 +827,41 @@ type ClusterObservation struct {
 	// kept it; nil once the database runs on To.
 	// +optional
 	CoordinatorRecovery *CoordinatorRecoveryObservation `json:"coordinatorRecovery,omitempty"`
+
+	// Operations are the long operations under way and how far each got:
+	// an upgrade, a storage engine migration, replacements.
+	// +optional
+	// +listType=map
+	// +listMapKey=operation
+	Operations []OperationProgress `json:"operations,omitempty"`
+}
+
+// Long operations of OperationProgress.
+const (
+	// OperationUpgrade counts processes on the spec's version.
+	OperationUpgrade = "Upgrade"
+	// OperationStorageMigration counts storage processes on the
+	// configured storage engine.
+	OperationStorageMigration = "StorageMigration"
+	// OperationReplacement counts process groups replaced or removed of
+	// those the spec asked to replace (by name, or by changing a setting
+	// a group was made with: processes per pod, public IP source, ...),
+	// the failed ones and those being removed.
+	OperationReplacement = "Replacement"
+)
+
+// OperationProgress is how far a long operation got.
+type OperationProgress struct {
+	// Operation is Upgrade, StorageMigration or Replacement.
+	Operation string `json:"operation"`
+	// Target is what it moves to: the version, the storage engine.
+	// +optional
+	Target string `json:"target,omitempty"`
+	// Done of Total are done: processes or process groups.
+	Done  int `json:"done"`
+	Total int `json:"total"`
+	// Since is when the provider first saw it under way.
+	Since metav1.Time `json:"since"`
 }
 
 // CoordinatorRecoveryObservation is a recovery from lost coordinators.

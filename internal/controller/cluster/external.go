@@ -61,7 +61,10 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	tls := obs.tlsStatus(cr)
 	cr.Status.AtProvider.TLS = tls
 	e.step = next(cr, obs)
-	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, metav1.NewTime(e.Clock.Now()))
+	now := metav1.NewTime(e.Clock.Now())
+	previous := cr.Status.AtProvider.Operations
+	cr.Status.AtProvider = obs.atProvider(cr.Status.AtProvider, now)
+	cr.Status.AtProvider.Operations = obs.operations(cr, cr.Status.AtProvider.StorageMigration, previous, now)
 	cr.Status.AtProvider.TLS = tls
 	if c, ok := obs.certificateCondition(e.certificateWarning(ctx, cr)); ok {
 		if ev, changed := certificateEvent(cr.GetCondition(TypeCertificate), c); changed {

@@ -126,25 +126,9 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // announces planned maintenance (nodeTainted) is replaced too, unless it
 // fails.
 func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, plannedZone string, pg *v1alpha1.ProcessGroup) (replacement, bool) {
-	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
-	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
-		return replacement{why: "requested", cause: causeAsked}, true
-	}
-	if has, want := max(pg.Spec.ForProvider.ProcessesPerPod, 1), workload.ProcessesPerPod(cr, class); has != want {
-		return replacement{why: fmt.Sprintf("misconfigured: %d processes per pod, wants %d", has, want)}, true
-	}
-	if has, want := pg.Spec.ForProvider.FaultDomainKey, workload.FaultDomainKey(cr); has != "" && has != want {
-		return replacement{why: fmt.Sprintf("misconfigured: fault domain key %s, wants %s", has, want)}, true
-	}
-	if has, want := pg.Spec.ForProvider.PublicIPSource, cr.Spec.ForProvider.Routing.PublicIPSource; has.Service() != want.Service() {
-		pod := v1alpha1.PublicIPSourcePod
-		return replacement{why: fmt.Sprintf("misconfigured: public IP source %s, wants %s", cmp.Or(has, pod), cmp.Or(want, pod))}, true
-	}
-	if why, _ := o.volumeChange(cr, pg); why != "" {
-		return replacement{why: "misconfigured: " + why}, true
-	}
-	if why := o.engineDrift(cr, pg); why != "" {
-		return replacement{why: "misconfigured: " + why}, true
+	id := groupID(pg)
+	if r, ok := o.asked(cr, pg); ok {
+		return r, true
 	}
 	var oldest *v1alpha1.ProcessGroupCondition
 	for i, c := range pg.Status.AtProvider.ProcessGroupConditions {
@@ -171,6 +155,34 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 		r.why += "; its volume cannot follow it to a Ready node"
 		r.early = true
 		return r, true
+	}
+	return replacement{}, false
+}
+
+// asked says whether group pg is to be replaced because the spec asks for
+// it: by name, or by a setting it was made with that the spec has changed
+// since (processes per pod, fault domain key, public IP source, volume,
+// storage engine).
+func (o *observation) asked(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) (replacement, bool) {
+	id, class := groupID(pg), pg.Spec.ForProvider.ProcessClass
+	if slices.Contains(cr.Spec.ForProvider.ProcessGroupsToReplace, id) || pg.GetAnnotations()[v1alpha1.AnnotationReplace] == "true" {
+		return replacement{why: "requested", cause: causeAsked}, true
+	}
+	if has, want := max(pg.Spec.ForProvider.ProcessesPerPod, 1), workload.ProcessesPerPod(cr, class); has != want {
+		return replacement{why: fmt.Sprintf("misconfigured: %d processes per pod, wants %d", has, want)}, true
+	}
+	if has, want := pg.Spec.ForProvider.FaultDomainKey, workload.FaultDomainKey(cr); has != "" && has != want {
+		return replacement{why: fmt.Sprintf("misconfigured: fault domain key %s, wants %s", has, want)}, true
+	}
+	if has, want := pg.Spec.ForProvider.PublicIPSource, cr.Spec.ForProvider.Routing.PublicIPSource; has.Service() != want.Service() {
+		pod := v1alpha1.PublicIPSourcePod
+		return replacement{why: fmt.Sprintf("misconfigured: public IP source %s, wants %s", cmp.Or(has, pod), cmp.Or(want, pod))}, true
+	}
+	if why, _ := o.volumeChange(cr, pg); why != "" {
+		return replacement{why: "misconfigured: " + why}, true
+	}
+	if why := o.engineDrift(cr, pg); why != "" {
+		return replacement{why: "misconfigured: " + why}, true
 	}
 	return replacement{}, false
 }
