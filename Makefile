@@ -73,6 +73,7 @@ bench-fleet: ## The fleet benchmark (BenchmarkFleet): N quickstart Clusters and 
 run: ## The local cluster, the provider on the simulator and the quickstart; Ctrl-C stops all of it.
 	@path=$$(hack/controlplane.sh --all); \
 	$(GO) build -o bin/localrun ./hack/localrun; \
+	$(GO) build -o bin/ ./cmd/kubectl-foundationdb; \
 	exec bin/localrun run --bin-path "$$path"
 
 stop: ## Stop whatever a killed `make run` left running.

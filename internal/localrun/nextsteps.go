@@ -29,6 +29,13 @@ The default policies allow an exclusion only {{.Exclude}} s and an inclusion onl
 so the removal takes minutes.
 To go faster, lower the thresholds for this cluster:
   kubectl patch cluster {{.Cluster}} --type merge -p '{"spec":{"forProvider":{"safety":{"params":{"minSecondsSinceRecoveryForExclude":10,"minSecondsSinceRecoveryForInclude":30}}}}}'
+Ask why it waits, with the rule, the threshold and when the clock alone allows it (kubectl-foundationdb is in {{.Bin}}):
+  export PATH={{.Bin}}:$PATH
+  kubectl foundationdb analyze            # exits 1 while a Cluster is not Healthy
+  kubectl foundationdb explain {{.Cluster}}   # the policies' evaluation of its next step
+The databases' metrics (fault tolerance, data movement, exclusions, progress) and the provider's:
+  curl -s http://{{.Metrics}}/metrics | grep '^fdb_'
+  (a Grafana dashboard of them: examples/dashboard/foundationdb.json)
 {{with .Node}}
 Fail a node: {{.Name}} runs {{.Pods}}. kwok turns it NotReady and keeps it so until you heal it
 (this terminal shows the node, the pods still on it and what the Cluster does):
@@ -62,6 +69,8 @@ func (r *Run) NextSteps(ctx context.Context, w io.Writer) error {
 		"Exclude":     defaultParam("fdb-exclusion", "minSecondsSinceRecoveryForExclude"),
 		"Include":     defaultParam("fdb-inclusion", "minSecondsSinceRecoveryForInclude"),
 		"ProviderLog": r.ProviderLog(),
+		"Bin":         absolute(filepath.Join(r.opts.Root, "bin")),
+		"Metrics":     r.opts.MetricsAddress,
 		"ClusterLogs": filepath.Join(r.cluster.Dir(), "logs"),
 	})
 }
@@ -84,4 +93,12 @@ func defaultParam(policyName, key string) any {
 		return params[key]
 	}
 	return "?"
+}
+
+// absolute is path made absolute, as given when it cannot be.
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }

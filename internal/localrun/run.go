@@ -67,7 +67,8 @@ type Options struct {
 	// once Crossplane runs (StartCrossplane), for an activation policy to
 	// activate. Until then the provider runs with no API of those kinds.
 	AsPackage bool
-	// MetricsAddress is where the provider serves its metrics (e.g.
+	// MetricsAddress is where the provider serves its metrics, a free
+	// port of 127.0.0.1 when empty (e.g.
 	// 127.0.0.1:8080); empty serves none.
 	MetricsAddress string
 	// ProviderArgs are further flags of the provider (e.g. --enable-pprof).
@@ -316,10 +317,16 @@ func (r *Run) startProvider() error {
 	if err != nil {
 		return err
 	}
-	metrics := r.opts.MetricsAddress
-	if metrics == "" {
-		metrics = "0"
+	// The provider serves its metrics, the databases' among them
+	// (NextSteps says where), on a free port unless told one.
+	if r.opts.MetricsAddress == "" {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		r.opts.MetricsAddress = fmt.Sprintf("127.0.0.1:%d", port)
 	}
+	metrics := r.opts.MetricsAddress
 	// The run starts a single replica, which needs no leader election. It
 	// keeps --sim-tool-cost's default, real: each call to a simulated
 	// database waits what the real tool would take (docs/SIMULATOR.md).
