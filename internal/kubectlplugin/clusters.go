@@ -44,6 +44,19 @@ func (o *Options) clusters(ctx context.Context, c client.Client, names []string,
 	return out, nil
 }
 
+// cluster returns a client and the Cluster name of the namespace.
+func (o *Options) cluster(ctx context.Context, name string) (client.Client, *v1alpha1.Cluster, error) {
+	c, err := o.client()
+	if err != nil {
+		return nil, nil, err
+	}
+	crs, err := o.clusters(ctx, c, []string{name}, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, &crs[0], nil
+}
+
 // completeClusters completes the names of the namespace's Clusters.
 func (o *Options) completeClusters(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 	c, err := o.client()

@@ -42,16 +42,12 @@ namespace.`,
 }
 
 func (o *Options) exec(ctx context.Context, name, group string, command []string, stdin bool) error {
-	c, err := o.client()
-	if err != nil {
-		return err
-	}
-	crs, err := o.clusters(ctx, c, []string{name}, false)
+	c, cr, err := o.cluster(ctx, name)
 	if err != nil {
 		return err
 	}
 	pods := &corev1.PodList{}
-	ns := workload.Namespace(&crs[0])
+	ns := workload.Namespace(cr)
 	if err := c.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels{workload.LabelCluster: name}); err != nil {
 		return fmt.Errorf("cannot list the pods of Cluster %s: %w", name, err)
 	}

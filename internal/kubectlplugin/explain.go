@@ -53,15 +53,10 @@ type Explanation struct {
 }
 
 func (o *Options) explain(ctx context.Context, name string, action []string) error {
-	c, err := o.client()
+	c, cr, err := o.cluster(ctx, name)
 	if err != nil {
 		return err
 	}
-	crs, err := o.clusters(ctx, c, []string{name}, false)
-	if err != nil {
-		return err
-	}
-	cr := &crs[0]
 	a, err := actionToExplain(cr, action)
 	if err != nil {
 		return err

@@ -56,15 +56,11 @@ asks for a minimum uptime; analyze says why it waits).`,
 // annotateGroups sets annotation key to value on the groups of Cluster
 // name with ids, once every ID named one.
 func (o *Options) annotateGroups(ctx context.Context, name string, ids []string, key, value string) error {
-	c, err := o.client()
+	c, cr, err := o.cluster(ctx, name)
 	if err != nil {
 		return err
 	}
-	crs, err := o.clusters(ctx, c, []string{name}, false)
-	if err != nil {
-		return err
-	}
-	groups, err := groupsOf(ctx, c, &crs[0])
+	groups, err := groupsOf(ctx, c, cr)
 	if err != nil {
 		return err
 	}
@@ -84,7 +80,7 @@ func (o *Options) annotateGroups(ctx context.Context, name string, ids []string,
 		}
 		fmt.Fprintf(o.Streams.Out, "annotated ProcessGroup %s/%s (%s) %s=%s\n", pg.GetNamespace(), pg.GetName(), pg.ID(), key, value)
 	}
-	fmt.Fprintf(o.Streams.Out, "watch: kubectl foundationdb analyze -n %s %s\n", crs[0].GetNamespace(), name)
+	fmt.Fprintf(o.Streams.Out, "watch: kubectl foundationdb analyze -n %s %s\n", cr.GetNamespace(), name)
 	return nil
 }
 
@@ -170,15 +166,11 @@ func (o *Options) completeClusterThenGroups(cmd *cobra.Command, args []string, p
 	if len(args) == 0 {
 		return o.completeClusters(cmd, args, prefix)
 	}
-	c, err := o.client()
+	c, cr, err := o.cluster(cmd.Context(), args[0])
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	crs, err := o.clusters(cmd.Context(), c, args[:1], false)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	groups, err := groupsOf(cmd.Context(), c, &crs[0])
+	groups, err := groupsOf(cmd.Context(), c, cr)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}

@@ -384,19 +384,12 @@ type providerMetrics struct{ url string }
 // scrape returns the benchmark's metrics, each summed over its series
 // (every controller, result, method and response code).
 func (m providerMetrics) scrape(ctx context.Context) (map[string]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("cannot scrape the provider's metrics: %w", err)
-	}
-	defer resp.Body.Close() //nolint:errcheck // read-only
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the provider's metrics: %s", resp.Status)
-	}
-	return sumSeries(resp.Body, residentBytes, cpuSeconds, apiRequests, reconciles, statusReads, toolCPU, controllerCPU)
+	var out map[string]float64
+	err := scrapeMetrics(ctx, m.url, func(r io.Reader) (err error) {
+		out, err = sumSeries(r, residentBytes, cpuSeconds, apiRequests, reconciles, statusReads, toolCPU, controllerCPU)
+		return err
+	})
+	return out, err
 }
 
 // sumSeries sums, for each of names, the values of its series in the

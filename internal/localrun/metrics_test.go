@@ -3,6 +3,7 @@ package localrun_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"testing"
@@ -74,18 +75,28 @@ func hasSeries(f *dto.MetricFamily, key client.ObjectKey) bool {
 }
 
 func scrapeFamilies(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
+	var out map[string]*dto.MetricFamily
+	err := scrapeMetrics(ctx, url, func(r io.Reader) (err error) {
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		out, err = p.TextToMetricFamilies(r)
+		return err
+	})
+	return out, err
+}
+
+// scrapeMetrics gets the provider's metrics at url and reads them with read.
+func scrapeMetrics(ctx context.Context, url string, read func(io.Reader) error) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("cannot scrape the provider's metrics: %w", err)
+		return fmt.Errorf("cannot scrape the provider's metrics: %w", err)
 	}
 	defer resp.Body.Close() //nolint:errcheck // read-only
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the provider's metrics: %s", resp.Status)
+		return fmt.Errorf("the provider's metrics: %s", resp.Status)
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	return p.TextToMetricFamilies(resp.Body)
+	return read(resp.Body)
 }
