@@ -7,7 +7,7 @@ import (
 )
 
 // ActionType names a mutation that the provider gates with safety policies.
-// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;DisableLocks;FailoverRegion;RecoverCoordinators;"*"
+// +kubebuilder:validation:Enum=CreateProcessGroup;RemoveProcessGroup;Exclude;Include;Kill;DeletePod;ForceDeletePod;ChangeCoordinators;ConfigureDatabase;Upgrade;StartBackup;StopBackup;PauseBackup;ResumeBackup;ModifyBackup;StartRestore;AbortRestore;DeleteCluster;RemoveUnreachableProcessGroup;ReplaceProcessGroup;SetMaintenance;ResetMaintenance;DisableLocks;FailoverRegion;RecoverCoordinators;Drill;"*"
 type ActionType string
 
 // The gated actions. ActionAll matches every action.
@@ -60,7 +60,10 @@ const (
 	// coordinators, and every process restarts on their connection
 	// string. What the survivor had not seen is lost.
 	ActionRecoverCoordinators ActionType = "RecoverCoordinators"
-	ActionAll                 ActionType = "*"
+	// ActionDrill starts a fault drill (spec.forProvider.drill): its
+	// fault goes into the targets, process groups, for a bounded time.
+	ActionDrill ActionType = "Drill"
+	ActionAll   ActionType = "*"
 )
 
 // Enforcement says what a failed validation does, with the meaning of a

@@ -32,9 +32,11 @@ const errReviewAccess = "cannot ask the API server whether a pod's monitor may r
 // workload.MonitorVerbs on the pod, asked of the API server
 // (SubjectAccessReview). The account authenticates as its user
 // name and groups (kubernetes staging/src/k8s.io/apiserver/pkg/
-// authentication/serviceaccount/util.go at v1.35).
+// authentication/serviceaccount/util.go at v1.35). A main container
+// whose command the image does not have (a CrashLoop drill's) fails as it
+// starts and runs no monitor at all (workload.MonitorStarts).
 func monitorMayStart(ctx context.Context, target client.Client, p *corev1.Pod) (bool, error) {
-	if !ptr.Deref(p.Spec.AutomountServiceAccountToken, true) {
+	if !ptr.Deref(p.Spec.AutomountServiceAccountToken, true) || !workload.MonitorStarts(p) {
 		return false, nil
 	}
 	account := p.Spec.ServiceAccountName

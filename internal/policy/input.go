@@ -168,6 +168,12 @@ const (
 	DetailSurvivor             = "survivor"
 	DetailRecoveryAcknowledged = "recoveryAcknowledged"
 	DetailStranded             = "stranded"
+	// DetailDrillFault (Drill) is the drill's fault, DetailFaultDomains how
+	// many fault domains its groups are in, DetailDurationSeconds how long
+	// it lasts.
+	DetailDrillFault      = "fault"
+	DetailFaultDomains    = "faultDomains"
+	DetailDurationSeconds = "durationSeconds"
 )
 
 // AnnotationAllowCoordinatorRecovery, set on a Cluster to the connection

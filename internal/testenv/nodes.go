@@ -14,6 +14,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -285,8 +286,11 @@ func (n *Nodes) bind(ctx context.Context, p *corev1.Pod, nodes []corev1.Node, re
 	}
 	var fits []string
 	var notReady, volume, cordoned, tainted, matching int
+	// The pod's node selector and required node affinity, as the
+	// scheduler's NodeAffinity plugin matches them.
+	affinity := nodeaffinity.GetRequiredNodeAffinity(p)
 	for _, node := range nodes {
-		if !matches(p.Spec.NodeSelector, node.Labels) {
+		if ok, err := affinity.Match(&node); !ok || err != nil {
 			continue
 		}
 		matching++
@@ -486,13 +490,4 @@ func (n *Nodes) restartChanged(ctx context.Context, p *corev1.Pod) {
 	if changed {
 		_ = n.c.Status().Update(ctx, p)
 	}
-}
-
-func matches(selector, labels map[string]string) bool {
-	for k, v := range selector {
-		if labels[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -547,11 +547,60 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		}
 		pod.Spec.NodeSelector[GroupFaultDomainKey(c, pg)] = zone
 	}
+	if fault, ok := c.DrillFault(groupID); ok {
+		drill(pod, fault)
+	}
 	if pod.Annotations == nil {
 		pod.Annotations = map[string]string{}
 	}
 	pod.Annotations[AnnotationSpec] = SpecHash(pod.Spec)
 	return pod
+}
+
+// What a drill puts into its groups' pods.
+const (
+	// DrillCommand is the command the main container of a CrashLoop
+	// drill's pod runs: none of that name exists in the image, so the
+	// container fails as it starts, again and again, as the FoundationDB
+	// operator's buggify crash loop does (its Command and Args
+	// "crash-loop", internal/pod_models.go, v2.33.0).
+	DrillCommand = "crash-loop"
+	// LabelNoSchedule is the node label a NoSchedule drill's pod needs
+	// ("true"): no node carries it, so the pod stays Pending, as the
+	// operator's buggify noSchedule does with its own label.
+	LabelNoSchedule = "foundationdb.crossplane.io/no-schedule"
+)
+
+// drill puts fault into pod.
+func drill(pod *corev1.Pod, fault v1alpha1.DrillFault) {
+	switch fault {
+	case v1alpha1.DrillCrashLoop:
+		if main := MainContainer(pod); main != nil {
+			main.Command, main.Args = []string{DrillCommand}, []string{DrillCommand}
+		}
+	case v1alpha1.DrillNoSchedule:
+		if pod.Spec.Affinity == nil {
+			pod.Spec.Affinity = &corev1.Affinity{}
+		}
+		pod.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: LabelNoSchedule, Operator: corev1.NodeSelectorOpIn, Values: []string{"true"}},
+			}}},
+		}}
+	}
+}
+
+// MonitorEntrypoint is the entrypoint of the image's main container:
+// fdb-kubernetes-monitor (the fdb-kubernetes-monitor stage of
+// packaging/docker/Dockerfile, apple/foundationdb 7.3.63).
+const MonitorEntrypoint = "/usr/bin/fdb-kubernetes-monitor"
+
+// MonitorStarts reports whether pod p's main container starts the monitor:
+// it runs the image's entrypoint, or names it. A command the image does
+// not have fails the container as it starts (DrillCommand).
+func MonitorStarts(p *corev1.Pod) bool {
+	main := MainContainer(p)
+	return main != nil && (len(main.Command) == 0 || main.Command[0] == MonitorEntrypoint)
 }
 
 // FaultDomainKey is the node label that names a node's fault domain.

@@ -689,6 +689,15 @@ type ClusterParameters struct {
 	// +kubebuilder:validation:items:Pattern=`^[a-z0-9_]+(-[a-z0-9_]+)*$`
 	// +kubebuilder:validation:items:MaxLength=63
 	ProcessGroupsToReplace []string `json:"processGroupsToReplace,omitempty"`
+
+	// Drill asks for a fault drill: a fault put into process groups for a
+	// bounded time, to rehearse failures through the safety policies (the
+	// Drill action; the default fdb-drill policy allows one fault domain,
+	// and only at the desired fault tolerance). Each name runs once; the
+	// drill ends on its own after durationSeconds, or when the field is
+	// removed or names another drill.
+	// +optional
+	Drill *Drill `json:"drill,omitempty"`
 }
 
 // ClusterHealth is the health FoundationDB reports.
@@ -828,12 +837,74 @@ type ClusterObservation struct {
 	// +optional
 	CoordinatorRecovery *CoordinatorRecoveryObservation `json:"coordinatorRecovery,omitempty"`
 
+	// Drill is the drill the Cluster started last, until another starts.
+	// +optional
+	Drill *DrillObservation `json:"drill,omitempty"`
+
 	// Operations are the long operations under way and how far each got:
 	// an upgrade, a storage engine migration, replacements.
 	// +optional
 	// +listType=map
 	// +listMapKey=operation
 	Operations []OperationProgress `json:"operations,omitempty"`
+}
+
+// Faults of a Drill: the FoundationDB operator's buggify set.
+const (
+	// DrillCrashLoop: the groups' main containers run a command that does
+	// not exist, so they fail as they start, again and again, and run no
+	// fdbserver (the operator's buggify crashLoopContainers).
+	DrillCrashLoop DrillFault = "CrashLoop"
+	// DrillNoSchedule: the groups' pods are made anew with a node
+	// affinity no node matches, so they stay Pending (buggify noSchedule).
+	DrillNoSchedule DrillFault = "NoSchedule"
+)
+
+// A DrillFault is the fault a Drill puts into its process groups.
+// +kubebuilder:validation:Enum=CrashLoop;NoSchedule
+type DrillFault string
+
+// A Drill is a fault put into process groups for a bounded time.
+type Drill struct {
+	// Name of the drill: a drill of a name runs once.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// Fault to put into the process groups.
+	Fault DrillFault `json:"fault"`
+
+	// ProcessGroups are the IDs of the groups the fault goes into.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:Pattern=`^[a-z0-9_]+(-[a-z0-9_]+)*$`
+	// +kubebuilder:validation:items:MaxLength=63
+	ProcessGroups []string `json:"processGroups"`
+
+	// DurationSeconds is how long the fault lasts from the drill's start.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=30
+	// +kubebuilder:validation:Maximum=3600
+	DurationSeconds int `json:"durationSeconds,omitempty"`
+}
+
+// DrillObservation is the drill the Cluster started last.
+type DrillObservation struct {
+	// Name, Fault and ProcessGroups are the drill's, as started.
+	Name          string     `json:"name"`
+	Fault         DrillFault `json:"fault"`
+	ProcessGroups []string   `json:"processGroups"`
+	// Started is when the Drill action was allowed and the drill began;
+	// Ends when its fault is taken out of the groups.
+	Started metav1.Time `json:"started"`
+	Ends    metav1.Time `json:"ends"`
+	// Ended is true once the fault is taken out: Ends passed, or the spec
+	// no longer names the drill.
+	// +optional
+	Ended bool `json:"ended,omitempty"`
 }
 
 // Long operations of OperationProgress.

@@ -1,6 +1,9 @@
 package v1alpha1
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // SetLastPolicyDecision records the last safety-policy decision on the
 // Cluster's status.
@@ -86,4 +89,15 @@ func (pc ProcessCounts) ByClass() map[ProcessClass]int {
 		ProcessClassCommitProxy: pc.CommitProxy, ProcessClassGrvProxy: pc.GrvProxy, ProcessClassResolution: pc.Resolution,
 		ProcessClassRatekeeper: pc.Ratekeeper, ProcessClassDataDistributor: pc.DataDistributor, ProcessClassCoordinator: pc.Coordinator,
 	}
+}
+
+// DrillFault is the fault a drill puts into process group id now: the
+// drill the Cluster started last, while it has not ended and the spec
+// still names it. False when none does.
+func (mg *Cluster) DrillFault(id string) (DrillFault, bool) {
+	d, spec := mg.Status.AtProvider.Drill, mg.Spec.ForProvider.Drill
+	if d == nil || d.Ended || spec == nil || spec.Name != d.Name || !slices.Contains(d.ProcessGroups, id) {
+		return "", false
+	}
+	return d.Fault, true
 }

@@ -186,6 +186,9 @@ func (e *external) execute(ctx context.Context, cr *v1alpha1.Cluster, s *cluster
 	case kindDisableLocks:
 		cr.Status.AtProvider.LocksDisabled = true
 		return nil
+	case kindDrill:
+		startDrill(cr, e.Clock.Now())
+		return nil
 	case kindReleaseLock:
 		if err := db.ReleaseLock(ctx, managedkind.LockID(cr)); err != nil {
 			return errors.Wrap(err, errReleaseLock)

@@ -60,6 +60,8 @@ func (e *external) Observe(ctx context.Context, cr *v1alpha1.Cluster) (managed.E
 	// reconcile observed (workload.Listen reads them from the status).
 	tls := obs.tlsStatus(cr)
 	cr.Status.AtProvider.TLS = tls
+	// A drill whose time is up ends before the groups are planned.
+	cr.Status.AtProvider.Drill = drillRecord(cr, e.Clock.Now())
 	e.step = next(cr, obs)
 	now := metav1.NewTime(e.Clock.Now())
 	previous := cr.Status.AtProvider.Operations

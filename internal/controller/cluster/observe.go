@@ -551,6 +551,7 @@ func (o *observation) atProvider(previous v1alpha1.ClusterObservation, now metav
 	at.DisruptionBudget = o.disruptionBudgetObservation()
 	at.StorageMigration = storageMigration(o.status)
 	at.CoordinatorRecovery = o.recoveryRecord()
+	at.Drill = previous.Drill
 	// Locks stay disabled as allowed (the Cluster clears it when its spec
 	// asks for locks again).
 	at.LocksDisabled, at.LockDenyList = previous.LocksDisabled, previous.LockDenyList

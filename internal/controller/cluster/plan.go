@@ -73,6 +73,7 @@ const (
 	kindInclude             kind = "Include"
 	kindForceRecovery       kind = "ForceRecovery"
 	kindReleaseLock         kind = "ReleaseLock"
+	kindDrill               kind = "Drill"
 	kindDisableLocks        kind = "DisableLocks"
 	kindUpdateDenyList      kind = "UpdateDenyList"
 	kindRecoverCoordinators kind = "RecoverCoordinators"
@@ -158,7 +159,7 @@ func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, coordinatorRecoveryStep, failedNodeStep, createGroupsStep, disruptionBudgetStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
-		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, storageMigrationStep, releaseLockStep,
+		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, storageMigrationStep, drillStep, releaseLockStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s

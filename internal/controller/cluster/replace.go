@@ -130,6 +130,9 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 	if r, ok := o.asked(cr, pg); ok {
 		return r, true
 	}
+	if _, drilled := cr.DrillFault(id); drilled {
+		return replacement{}, false // failing on purpose, until the drill ends
+	}
 	var oldest *v1alpha1.ProcessGroupCondition
 	for i, c := range pg.Status.AtProvider.ProcessGroupConditions {
 		if slices.Contains(failures, c.Type) && (oldest == nil || c.Since.Before(&oldest.Since)) {

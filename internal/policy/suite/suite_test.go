@@ -194,7 +194,7 @@ func TestPrintTrace(t *testing.T) {
 		"  rule     min-recovery-time FAIL (cost ",
 		"    message: the last recovery was less than 600s ago\n",
 		"  rule     recovery-state PASS (cost ",
-		"not applying to Include: fdb-backup, fdb-bounce, fdb-configuration, fdb-coordinator-recovery, fdb-coordinators, fdb-deletion, fdb-exclusion, fdb-failover, fdb-fault-tolerance, fdb-locks, fdb-pod-deletion, fdb-removal, fdb-replacement, fdb-restore, fdb-tls, fdb-unreachable-removal, fdb-upgrade\n",
+		"not applying to Include: fdb-backup, fdb-bounce, fdb-configuration, fdb-coordinator-recovery, fdb-coordinators, fdb-deletion, fdb-drill, fdb-exclusion, fdb-failover, fdb-fault-tolerance, fdb-locks, fdb-pod-deletion, fdb-removal, fdb-replacement, fdb-restore, fdb-tls, fdb-unreachable-removal, fdb-upgrade\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("PrintTrace(...): want output containing %q, got:\n%s", want, b.String())
