@@ -55,6 +55,8 @@ type Report struct {
 	GlobalLock *v1alpha1.GlobalLockObservation `json:"globalLock,omitempty"`
 	// Operations are the long operations under way and how far each got.
 	Operations []v1alpha1.OperationProgress `json:"operations,omitempty"`
+	// Drill is the fault drill under way; nil when none is.
+	Drill *v1alpha1.DrillObservation `json:"drill,omitempty"`
 }
 
 // Health is a Cluster's recorded health.
@@ -116,6 +118,9 @@ func Analyze(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup, now time.Time
 		},
 		Disruption: at.Disruption, GlobalLock: at.GlobalLock, Operations: at.Operations,
 	}
+	if d := at.Drill; d != nil && !d.Ended {
+		r.Drill = d
+	}
 	if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status == corev1.ConditionFalse {
 		r.Doing = c.Message
 	}
@@ -169,7 +174,7 @@ func verdict(r Report) string {
 		return VerdictUnavailable
 	case len(r.Waiting) > 0:
 		return VerdictWaiting
-	case r.Doing != "" || len(r.NotReady) > 0 || len(r.Removals) > 0 || len(r.Operations) > 0:
+	case r.Doing != "" || len(r.NotReady) > 0 || len(r.Removals) > 0 || len(r.Operations) > 0 || r.Drill != nil:
 		return VerdictWorking
 	}
 	return VerdictHealthy
@@ -233,6 +238,9 @@ func printText(w io.Writer, reports []Report, now time.Time) {
 				fmt.Fprintf(w, " to %s", op.Target)
 			}
 			fmt.Fprintf(w, ": %d of %d done%s\n", op.Done, op.Total, since(&op.Since, now))
+		}
+		if d := r.Drill; d != nil {
+			fmt.Fprintf(w, "  drill %s: %s in %s%s, until %s\n", d.Name, d.Fault, strings.Join(d.ProcessGroups, ", "), since(&d.Started, now), stamp(d.Ends.Time, now))
 		}
 		if d := r.Disruption; d != nil {
 			fmt.Fprintf(w, "  disruption grant: %s%s\n", d.Domain, since(&d.Since, now))

@@ -101,6 +101,21 @@ func TestAnalyze(t *testing.T) {
 			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWorking, Health: health,
 				Operations: []v1alpha1.OperationProgress{{Operation: "Upgrade", Target: "7.3.69", Done: 2, Total: 5, Since: *at(-time.Minute)}}},
 		},
+		"Drilling": {
+			reason: "A drill under way is work in progress; an ended one is not shown.",
+			cluster: healthyCluster(func(cr *v1alpha1.Cluster) {
+				cr.Status.AtProvider.Drill = &v1alpha1.DrillObservation{Name: "d1", Fault: v1alpha1.DrillCrashLoop, ProcessGroups: []string{"storage-1"}, Started: *at(-time.Minute), Ends: *at(4 * time.Minute)}
+			}),
+			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWorking, Health: health,
+				Drill: &v1alpha1.DrillObservation{Name: "d1", Fault: v1alpha1.DrillCrashLoop, ProcessGroups: []string{"storage-1"}, Started: *at(-time.Minute), Ends: *at(4 * time.Minute)}},
+		},
+		"DrillEnded": {
+			reason: "An ended drill is no work.",
+			cluster: healthyCluster(func(cr *v1alpha1.Cluster) {
+				cr.Status.AtProvider.Drill = &v1alpha1.DrillObservation{Name: "d1", Fault: v1alpha1.DrillCrashLoop, ProcessGroups: []string{"storage-1"}, Ended: true}
+			}),
+			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictHealthy, Health: health},
+		},
 		"Unavailable": {
 			reason: "A Cluster that is not Ready is Unavailable, whatever else it does.",
 			cluster: healthyCluster(func(cr *v1alpha1.Cluster) {

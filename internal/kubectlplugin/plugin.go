@@ -59,7 +59,7 @@ through the safety policies, and says here why one waits.`,
 		SilenceErrors: true,
 	}
 	o.Flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newAnalyzeCommand(o), newExplainCommand(o), newReplaceCommand(o), newRestartCommand(o), newCordonCommand(o), newExecCommand(o), newPolicyCommand(o))
+	root.AddCommand(newAnalyzeCommand(o), newExplainCommand(o), newReplaceCommand(o), newRestartCommand(o), newCordonCommand(o), newDrillCommand(o), newExecCommand(o), newPolicyCommand(o))
 	return root
 }
 

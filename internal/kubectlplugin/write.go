@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -181,4 +183,46 @@ func (o *Options) completeClusterThenGroups(cmd *cobra.Command, args []string, p
 		}
 	}
 	return ids, cobra.ShellCompDirectiveNoFileComp
+}
+
+func newDrillCommand(o *Options) *cobra.Command {
+	var name string
+	var duration time.Duration
+	cmd := &cobra.Command{
+		Use:   "drill CLUSTER CrashLoop|NoSchedule GROUP...",
+		Short: "Ask for a fault drill on process groups",
+		Long: `Ask for a fault drill: sets the Cluster's spec.forProvider.drill. The
+provider starts it once the safety policies allow it (the default fdb-drill
+policy: known groups of one fault domain, an available database at its
+desired fault tolerance), puts the fault into the groups' pods, and takes it
+out after the duration. CrashLoop: the main container runs a command the
+image lacks and fails as it starts; NoSchedule: the pod is made anew with a
+node affinity no node matches and stays Pending.`,
+		Args:              cobra.MinimumNArgs(3),
+		ValidArgsFunction: o.completeClusters,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.drill(cmd.Context(), args[0], v1alpha1.DrillFault(args[1]), args[2:], name, duration)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "The drill's name; drill-<time now> when unset. A name runs once.")
+	cmd.Flags().DurationVar(&duration, "duration", 5*time.Minute, "How long the fault lasts, from 30s to 1h.")
+	return cmd
+}
+
+func (o *Options) drill(ctx context.Context, name string, fault v1alpha1.DrillFault, ids []string, drillName string, duration time.Duration) error {
+	c, cr, err := o.cluster(ctx, name)
+	if err != nil {
+		return err
+	}
+	if drillName == "" {
+		drillName = "drill-" + strconv.FormatInt(o.now().Unix(), 10)
+	}
+	patch := client.MergeFrom(cr.DeepCopy())
+	cr.Spec.ForProvider.Drill = &v1alpha1.Drill{Name: drillName, Fault: fault, ProcessGroups: ids, DurationSeconds: int(duration / time.Second)}
+	if err := c.Patch(ctx, cr, patch); err != nil {
+		return fmt.Errorf("cannot ask for the drill: %w", err)
+	}
+	fmt.Fprintf(o.Streams.Out, "set Cluster %s/%s spec.forProvider.drill: %s, %s in %s for %s\n", cr.GetNamespace(), name, drillName, fault, strings.Join(ids, ", "), duration)
+	fmt.Fprintf(o.Streams.Out, "watch: kubectl foundationdb analyze -n %s %s\n", cr.GetNamespace(), name)
+	return nil
 }

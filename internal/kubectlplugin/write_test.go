@@ -159,3 +159,24 @@ func TestRestartCommand(t *testing.T) {
 		t.Errorf("restart requests: -want, +got:\n%s", diff)
 	}
 }
+
+func TestDrillCommand(t *testing.T) {
+	testenv.Require(t, env)
+	create(t, "drill", healthyCluster())
+	out, code := run(t, "drill", "-n", "drill", "orders", "Explode", "storage-1")
+	if code != 2 || !strings.Contains(out, "spec.forProvider.drill.fault") {
+		t.Errorf("drill with an unknown fault: exit %d, want 2 and the field named; printed:\n%s", code, out)
+	}
+	out, code = run(t, "drill", "-n", "drill", "orders", "CrashLoop", "storage-1", "--duration", "10m")
+	if code != 0 {
+		t.Errorf("drill: exit %d, want 0; printed:\n%s", code, out)
+	}
+	cr := &v1alpha1.Cluster{}
+	if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: "drill", Name: "orders"}, cr); err != nil {
+		t.Fatal(err)
+	}
+	want := &v1alpha1.Drill{Name: "drill-1796032800", Fault: v1alpha1.DrillCrashLoop, ProcessGroups: []string{"storage-1"}, DurationSeconds: 600}
+	if diff := cmp.Diff(want, cr.Spec.ForProvider.Drill); diff != "" {
+		t.Errorf("spec.forProvider.drill: -want, +got:\n%s", diff)
+	}
+}
