@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -404,7 +405,10 @@ func (r *run) checkDisruptions(before map[string]*database, writes []write) {
 		if workload.PodTerminal(old) {
 			continue // an evicted pod, deleted to be created anew: already down
 		}
-		domain := zoneOf(prev, old)
+		// A pod on no node (Pending, a NoSchedule drill's) is in its
+		// group's zone where the group has one, as the provider counts it
+		// (disruption.Member.Zone).
+		domain := cmp.Or(zoneOf(prev, old), pg.Zone())
 		if domain == "" {
 			domain = "group/" + id
 		}

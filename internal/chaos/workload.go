@@ -118,6 +118,9 @@ var Workloads = []Workload{
 		c.Spec.ForProvider.ProcessCounts.CommitProxy = 2
 		c.Spec.ForProvider.ProcessCounts.Coordinator = 3
 	}, true), rollout()}},
+	// Fault drills, a crash loop and a pod kept from scheduling, each
+	// started through the gate and ended by itself, under faults.
+	drills,
 }
 
 // cluster is the run's Cluster: double redundancy, three storage, three
