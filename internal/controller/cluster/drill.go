@@ -19,7 +19,10 @@ const reasonDrill event.Reason = "StartedDrill"
 
 // drillStep starts the drill the spec names (spec.forProvider.drill) when
 // the Cluster has not started a drill of that name: gated as Drill, with
-// the fault domains its groups are in. The groups then put its fault into
+// the fault domains its groups are in. It comes after every step that
+// acts and before the waits for disruptions and migrations: a drill asked
+// for while a fault domain is down is decided, and denied while the
+// database is short of its fault tolerance, rather than waiting unsaid. The groups then put its fault into
 // their pods (workload.Pod, v1alpha1.Cluster.DrillFault), and take it out
 // once it ended (drillRecord).
 func drillStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {

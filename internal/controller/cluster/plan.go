@@ -159,7 +159,7 @@ func next(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	for _, p := range []planner{
 		policiesStep, configMapStep, serviceStep, accessStep, networkPolicyStep, disableLocksStep, denyListStep, forcedFailoverStep, coordinatorRecoveryStep, failedNodeStep, createGroupsStep, disruptionBudgetStep, firstCoordinatorsStep, configureNewStep, maintenanceStep,
 		replaceStep, expandVolumesStep, retireStep, removeGroupsStep, upgradeStep, coordinatorsStep, excludeStep, configureStep, regionsStep, bounceStep, includeStep,
-		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, disruptionStep, storageMigrationStep, drillStep, releaseLockStep,
+		stagingStep, loadingStep, strandedStep, removalStep, replacementStep, drillStep, disruptionStep, storageMigrationStep, releaseLockStep,
 	} {
 		if s := p(cr, o); s != nil {
 			return s
