@@ -75,7 +75,6 @@ func TestQuickstart(t *testing.T) {
 		nodeFailure(ctx, t, r, p, key)
 	})
 	t.Run("DrainTakesOneFaultDomainAtATime", func(t *testing.T) { drainOneDomainAtATime(ctx, t, r, key) })
-	t.Run("CrashLoopDrillEndsByItself", func(t *testing.T) { crashLoopDrill(ctx, t, r, p, key) })
 
 	t.Run("StorageDensityMigratesByReplacement", func(t *testing.T) { densityMigration(ctx, t, r, p, key) })
 	t.Run("TaintedNodesGroupsAreReplacedBeforeItsDrain", func(t *testing.T) { taintReplacement(ctx, t, r, p, key) })

@@ -24,7 +24,7 @@ func TestCrashLoopDrill(t *testing.T) {
 	start(t)
 	ctx := context.Background()
 	h.Flow(true)
-	cr := tripleCluster(namespace(t, "drill"))
+	cr := tripleCluster(namespace(t, "crash-loop-drill"))
 	createReady(t, cr)
 	db := h.Sim(t, cr)
 	reporting := func(id string) bool {
@@ -50,9 +50,17 @@ func TestCrashLoopDrill(t *testing.T) {
 		return nil
 	}
 
+	// The clock stands still while storage-2 is down: data distribution
+	// heals nothing meanwhile, and the drill is decided on the loss.
+	h.Flow(false)
 	if err := db.LosePod("storage-2", 5*time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	eventually(t, 60*time.Second, "the Cluster sees the fault tolerance drop", func() (bool, string) {
+		get(t, cr)
+		ft := cr.Status.AtProvider.Health.FaultTolerance
+		return ft < 2, fmt.Sprintf("fault tolerance %d", ft)
+	})
 	update(t, cr, func(cr *v1alpha1.Cluster) {
 		cr.Spec.ForProvider.Drill = &v1alpha1.Drill{Name: "d1", Fault: v1alpha1.DrillCrashLoop, ProcessGroups: []string{"storage-1"}, DurationSeconds: 3600}
 	})
@@ -62,6 +70,7 @@ func TestCrashLoopDrill(t *testing.T) {
 		return d != nil && d.Action == "Drill" && d.Result == "Denied" && d.Rule == "fdb-drill/desired-fault-tolerance" && cr.Status.AtProvider.Drill == nil,
 			fmt.Sprintf("decision %+v, drill %+v", d, cr.Status.AtProvider.Drill)
 	})
+	h.Flow(true)
 
 	eventually(t, 120*time.Second, "the drill started and storage-1 crash-loops", func() (bool, string) {
 		get(t, cr)
