@@ -11,14 +11,15 @@ import (
 	fdbv1alpha1 "github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 )
 
-// drills: a crash-loop drill of a storage group, then a no-schedule drill
-// of a log group, each under faults; each converges once the drill has run
-// and ended by itself, its fault out of its group's pod, and the Cluster
-// converged.
+// drills: a crash-loop drill of a storage group, a no-schedule drill of a
+// log group, then an empty-monitor-conf drill of a storage group, each
+// under faults; each converges once the drill has run and ended by itself,
+// its fault out of its group's pod, and the Cluster converged.
 var drills = Workload{Name: "drills", Ops: []Op{
 	bootstrap(false),
 	drill("d1", fdbv1alpha1.DrillCrashLoop, fdbv1alpha1.ProcessClassStorage),
 	drill("d2", fdbv1alpha1.DrillNoSchedule, fdbv1alpha1.ProcessClassLog),
+	drill("d3", fdbv1alpha1.DrillEmptyMonitorConf, fdbv1alpha1.ProcessClassStorage),
 }}
 
 const errNoGroupOfClass = "the run has no process group of that class"

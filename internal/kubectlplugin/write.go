@@ -189,7 +189,7 @@ func newDrillCommand(o *Options) *cobra.Command {
 	var name string
 	var duration time.Duration
 	cmd := &cobra.Command{
-		Use:   "drill CLUSTER CrashLoop|NoSchedule GROUP...",
+		Use:   "drill CLUSTER CrashLoop|NoSchedule|EmptyMonitorConf GROUP...",
 		Short: "Ask for a fault drill on process groups",
 		Long: `Ask for a fault drill: sets the Cluster's spec.forProvider.drill. The
 provider starts it once the safety policies allow it (the default fdb-drill
@@ -197,7 +197,8 @@ policy: known groups of one fault domain, an available database at its
 desired fault tolerance), puts the fault into the groups' pods, and takes it
 out after the duration. CrashLoop: the main container runs a command the
 image lacks and fails as it starts; NoSchedule: the pod is made anew with a
-node affinity no node matches and stays Pending.`,
+node affinity no node matches and stays Pending; EmptyMonitorConf: the pod
+is made anew on a monitor configuration that runs no fdbserver.`,
 		Args:              cobra.MinimumNArgs(3),
 		ValidArgsFunction: o.completeClusters,
 		RunE: func(cmd *cobra.Command, args []string) error {

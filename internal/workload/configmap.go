@@ -24,16 +24,21 @@ func monitorConfigKey(d Density) string {
 	if d.ServiceIP {
 		key += "-service-ip"
 	}
+	if d.Empty {
+		key += "-empty"
+	}
 	return key
 }
 
 // Density is a monitor configuration: pods of Class running Processes
 // processes each, known by their pod's IP or, ServiceIP, by their group's
-// Service's.
+// Service's. Empty is the configuration of an EmptyMonitorConf drill's
+// pods: it runs no fdbserver (runServers false).
 type Density struct {
 	Class     v1alpha1.ProcessClass
 	Processes int
 	ServiceIP bool
+	Empty     bool
 }
 
 // PodDensity is the density of pod p: its class label, the processes its

@@ -385,11 +385,12 @@ func ipOf(c *v1alpha1.Cluster, source string) Argument {
 }
 
 // monitorConfigJSON is MonitorConfiguration of version as the monitor
-// reads it, with runServers false unless the ConfigMap holds a cluster file.
+// reads it, with runServers false unless the ConfigMap holds a cluster file
+// and d is not an EmptyMonitorConf drill's.
 func monitorConfigJSON(c *v1alpha1.Cluster, d Density, clusterFile bool, version string) string {
 	cfg := MonitorConfiguration(c, d)
 	cfg.Version = version
-	if !clusterFile {
+	if !clusterFile || d.Empty {
 		cfg.RunServers = ptr.To(false)
 	}
 	raw, _ := json.Marshal(cfg) // plain strings, numbers and booleans always marshal

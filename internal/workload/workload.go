@@ -461,6 +461,8 @@ func PVC(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 // hash is recorded in an annotation so drift is found by comparing hashes.
 func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1.Pod {
 	d := GroupDensity(pg)
+	fault, drilled := c.DrillFault(groupID)
+	d.Empty = drilled && fault == v1alpha1.DrillEmptyMonitorConf
 	class, n := d.Class, d.Processes
 	s := settings(c, class)
 	pod := &corev1.Pod{}
@@ -547,7 +549,7 @@ func Pod(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string) *corev1
 		}
 		pod.Spec.NodeSelector[GroupFaultDomainKey(c, pg)] = zone
 	}
-	if fault, ok := c.DrillFault(groupID); ok {
+	if drilled {
 		drill(pod, fault)
 	}
 	if pod.Annotations == nil {

@@ -858,10 +858,14 @@ const (
 	// DrillNoSchedule: the groups' pods are made anew with a node
 	// affinity no node matches, so they stay Pending (buggify noSchedule).
 	DrillNoSchedule DrillFault = "NoSchedule"
+	// DrillEmptyMonitorConf: the groups' pods are made anew on a monitor
+	// configuration of their own that runs no fdbserver (runServers
+	// false; buggify emptyMonitorConf).
+	DrillEmptyMonitorConf DrillFault = "EmptyMonitorConf"
 )
 
 // A DrillFault is the fault a Drill puts into its process groups.
-// +kubebuilder:validation:Enum=CrashLoop;NoSchedule
+// +kubebuilder:validation:Enum=CrashLoop;NoSchedule;EmptyMonitorConf
 type DrillFault string
 
 // A Drill is a fault put into process groups for a bounded time.

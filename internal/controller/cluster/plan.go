@@ -199,7 +199,14 @@ func policiesStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 func densities(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup) map[workload.Density]bool {
 	out := workload.Densities(cr)
 	for _, pg := range groups {
-		out[workload.GroupDensity(&pg)] = true
+		d := workload.GroupDensity(&pg)
+		out[d] = true
+		// An EmptyMonitorConf drill's pods read a configuration of their
+		// own while it lasts.
+		if fault, ok := cr.DrillFault(groupID(&pg)); ok && fault == v1alpha1.DrillEmptyMonitorConf {
+			d.Empty = true
+			out[d] = true
+		}
 	}
 	return out
 }
