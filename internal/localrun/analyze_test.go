@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/clock"
@@ -16,6 +17,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/kubectlplugin"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/localrun"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
 // analyzeInclusionDelay waits for the scale-down to be denied its
@@ -53,5 +55,37 @@ func analyzeInclusionDelay(ctx context.Context, t *testing.T, r *localrun.Run, p
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("analyze says no %q", want)
 		}
+	}
+}
+
+// recoverNow deletes a log pod of the Cluster, as a failure would, and
+// waits until the Cluster records the recovery that followed.
+func recoverNow(ctx context.Context, t *testing.T, r *localrun.Run, p *localrun.Progress, key client.ObjectKey) {
+	t.Helper()
+	cr := &v1alpha1.Cluster{}
+	if err := r.Client.Get(ctx, key, cr); err != nil {
+		t.Fatal(err)
+	}
+	before := cr.Status.AtProvider.Health.LastRecoveryTime
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, client.InNamespace(key.Namespace), client.MatchingLabels{workload.LabelCluster: key.Name, workload.LabelProcessClass: string(v1alpha1.ProcessClassLog)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) == 0 {
+		t.Fatal("the Cluster has no log pod")
+	}
+	if err := r.Client.Delete(ctx, &pods.Items[0]); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, _ = p.Report(ctx)
+		if err := r.Client.Get(ctx, key, cr); err != nil {
+			return false, err
+		}
+		after := cr.Status.AtProvider.Health.LastRecoveryTime
+		return after != nil && (before == nil || after.After(before.Time)), nil
+	})
+	if err != nil {
+		t.Fatalf("no recovery recorded after log pod %s was deleted: %v", pods.Items[0].Name, err)
 	}
 }

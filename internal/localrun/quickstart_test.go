@@ -82,7 +82,9 @@ func TestQuickstart(t *testing.T) {
 	t.Run("PatchUpgradeRollsThePods", func(t *testing.T) { upgradePatch(ctx, t, r, p, key) })
 
 	// The scale-down keeps the default inclusion delay until analyze has
-	// said why it waits.
+	// said why it waits: a recovery just before it (a log pod deleted, as
+	// a failure would) makes sure that delay is still to run.
+	recoverNow(ctx, t, r, p, key)
 	cr := &v1alpha1.Cluster{}
 	patch := []byte(`{"spec":{"forProvider":{"processCounts":{"storage":3},"safety":{"params":{"minSecondsSinceRecoveryForExclude":0}}}}}`)
 	cr.Name, cr.Namespace = key.Name, key.Namespace
