@@ -158,3 +158,23 @@ func rolesAmong(roles []string, some ...string) []string {
 	}
 	return out
 }
+
+// StoredBytes are the bytes the storage servers of the processes of group
+// instanceID hold, as status s says; false when no process of the group
+// reports.
+func StoredBytes(s *Status, instanceID string) (int64, bool) {
+	var bytes int64
+	reporting := false
+	for _, p := range s.Cluster.Processes {
+		if p.Locality.InstanceID != instanceID {
+			continue
+		}
+		reporting = true
+		for _, r := range p.Roles {
+			if r.Role == RoleStorage {
+				bytes += r.StoredBytes
+			}
+		}
+	}
+	return bytes, reporting
+}

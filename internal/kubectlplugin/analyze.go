@@ -98,6 +98,12 @@ type Removal struct {
 	Roles []string `json:"roles,omitempty"`
 	// Stuck is true once the removal has taken longer than stuckAfter.
 	Stuck bool `json:"stuck,omitempty"`
+	// BytesLeft of BytesAtExclusion are what its storage servers still
+	// hold; DrainedBy is when they will hold none at the rate they have
+	// drained since the exclusion, nil before they drained any.
+	BytesLeft        int64        `json:"bytesLeft,omitempty"`
+	BytesAtExclusion int64        `json:"bytesAtExclusion,omitempty"`
+	DrainedBy        *metav1.Time `json:"drainedBy,omitempty"`
 }
 
 // stuckAfter is how long a removal may take before analyze calls it stuck:
@@ -164,8 +170,28 @@ func removal(pg *v1alpha1.ProcessGroup, class string, now time.Time) Removal {
 	if at.Excluded {
 		rm.ExcludedSince = at.ExclusionTime
 	}
+	if p := at.ExclusionProgress; p != nil {
+		rm.BytesLeft, rm.BytesAtExclusion = p.BytesLeft, p.BytesAtExclusion
+		rm.DrainedBy = drainedBy(p, at.ExclusionTime)
+	}
 	rm.Stuck = rm.Since != nil && now.Sub(rm.Since.Time) > stuckAfter
 	return rm
+}
+
+// drainedBy is when an exclusion that moved p.BytesAtExclusion - p.BytesLeft
+// bytes between since and p.ObservedAt moves the rest at that rate; nil
+// before it moved any, or once it moved all.
+func drainedBy(p *v1alpha1.ExclusionProgress, since *metav1.Time) *metav1.Time {
+	moved := p.BytesAtExclusion - p.BytesLeft
+	if since == nil || moved <= 0 || p.BytesLeft <= 0 {
+		return nil
+	}
+	elapsed := p.ObservedAt.Sub(since.Time)
+	if elapsed <= 0 {
+		return nil
+	}
+	left := time.Duration(float64(elapsed) * float64(p.BytesLeft) / float64(moved))
+	return &metav1.Time{Time: p.ObservedAt.Add(left).Truncate(time.Second)}
 }
 
 func verdict(r Report) string {
@@ -222,6 +248,12 @@ func printText(w io.Writer, reports []Report, now time.Time) {
 			switch {
 			case rm.ExcludedSince != nil && len(rm.Roles) > 0:
 				fmt.Fprintf(w, ": excluded%s, still serves %s", since(rm.ExcludedSince, now), strings.Join(rm.Roles, ", "))
+				if rm.BytesAtExclusion > 0 {
+					fmt.Fprintf(w, ", %s of %s left", byteSize(rm.BytesLeft), byteSize(rm.BytesAtExclusion))
+				}
+				if rm.DrainedBy != nil {
+					fmt.Fprintf(w, ", drained by about %s", stamp(rm.DrainedBy.Time, now))
+				}
 			case rm.ExcludedSince != nil:
 				fmt.Fprintf(w, ": excluded%s, drained", since(rm.ExcludedSince, now))
 			default:
@@ -330,4 +362,18 @@ func (o *Options) analyze(ctx context.Context, names []string, all bool) error {
 		return &ExitError{Code: 1}
 	}
 	return nil
+}
+
+// byteSize is n in the largest binary unit that keeps it at 1 or more.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

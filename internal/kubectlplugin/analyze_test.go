@@ -80,9 +80,13 @@ func TestAnalyze(t *testing.T) {
 				pg.Status.AtProvider.RemovalTime = at(-3 * time.Hour)
 				pg.Status.AtProvider.Excluded, pg.Status.AtProvider.ExclusionTime = true, at(-150*time.Minute)
 				pg.Status.AtProvider.Roles = []string{"storage"}
+				pg.Status.AtProvider.ExclusionProgress = &v1alpha1.ExclusionProgress{BytesAtExclusion: 4 << 30, BytesLeft: 1 << 30, ObservedAt: *at(-30 * time.Minute)}
 			})},
 			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWorking, Health: health,
-				Removals: []Removal{{ID: "storage-2", Class: "storage", Since: at(-3 * time.Hour), ExcludedSince: at(-150 * time.Minute), Roles: []string{"storage"}, Stuck: true}}},
+				Removals: []Removal{{ID: "storage-2", Class: "storage", Since: at(-3 * time.Hour), ExcludedSince: at(-150 * time.Minute), Roles: []string{"storage"}, Stuck: true,
+					// 3 GiB moved in the 120 minutes from the exclusion to the
+					// last change: the last 1 GiB takes 40 more.
+					BytesLeft: 1 << 30, BytesAtExclusion: 4 << 30, DrainedBy: at(10 * time.Minute)}}},
 		},
 		"GroupNotReady": {
 			reason:  "A group that is not ready is named with why.",

@@ -128,6 +128,11 @@ type ProcessGroupObservation struct {
 	// +optional
 	RemovalTime *metav1.Time `json:"removalTime,omitempty"`
 
+	// ExclusionProgress is how much data the excluded group's storage
+	// servers still hold, while it is excluded and the status says.
+	// +optional
+	ExclusionProgress *ExclusionProgress `json:"exclusionProgress,omitempty"`
+
 	// ProcessGroupConditions describe what is wrong with the group, with
 	// the time each was first seen.
 	// +optional
@@ -138,6 +143,19 @@ type ProcessGroupObservation struct {
 	// LastPolicyDecision is the last safety-policy decision for this group.
 	// +optional
 	LastPolicyDecision *PolicyDecision `json:"lastPolicyDecision,omitempty"`
+}
+
+// ExclusionProgress is how far the exclusion of a group got: the bytes its
+// storage servers held when it was first seen excluded, and those they
+// hold now.
+type ExclusionProgress struct {
+	// BytesAtExclusion are the bytes its storage servers held when the
+	// group was first seen excluded.
+	BytesAtExclusion int64 `json:"bytesAtExclusion"`
+	// BytesLeft are those they hold now; ObservedAt is when they last
+	// changed.
+	BytesLeft  int64       `json:"bytesLeft"`
+	ObservedAt metav1.Time `json:"observedAt"`
 }
 
 // A ProcessGroupSpec defines the desired state of a ProcessGroup.

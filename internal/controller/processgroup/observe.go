@@ -333,6 +333,7 @@ func (e *external) atProvider(pg *v1alpha1.ProcessGroup, o *observation, now tim
 	if !at.Excluded {
 		at.ExclusionTime = nil
 	}
+	at.ExclusionProgress = exclusionProgress(at.Excluded, prev.ExclusionProgress, o.status, o.id, stamp)
 	if pg.GetDeletionTimestamp() != nil && at.RemovalTime == nil {
 		// The provider's clock, not the API server's deletion timestamp:
 		// every age the Cluster measures is on one clock.
@@ -363,4 +364,28 @@ func eitherKind(addresses []string) []string {
 		out = append(out, a, string(fdb.OtherKind(fdb.ProcessAddress(a))))
 	}
 	return out
+}
+
+// exclusionProgress is how much data group id's storage servers hold
+// while it is excluded, from status s: the bytes at its exclusion kept
+// from prev, the bytes left and since when they are so. Without a status,
+// or with the group's processes not reporting, it stays as recorded; nil
+// once the group is not excluded.
+func exclusionProgress(excluded bool, prev *v1alpha1.ExclusionProgress, s *fdb.Status, id string, now metav1.Time) *v1alpha1.ExclusionProgress {
+	if !excluded {
+		return nil
+	}
+	if s == nil {
+		return prev
+	}
+	bytes, reporting := fdb.StoredBytes(s, id)
+	switch {
+	case !reporting:
+		return prev
+	case prev == nil:
+		return &v1alpha1.ExclusionProgress{BytesAtExclusion: bytes, BytesLeft: bytes, ObservedAt: now}
+	case prev.BytesLeft == bytes:
+		return prev
+	}
+	return &v1alpha1.ExclusionProgress{BytesAtExclusion: prev.BytesAtExclusion, BytesLeft: bytes, ObservedAt: now}
 }
