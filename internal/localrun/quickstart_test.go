@@ -86,7 +86,9 @@ func TestQuickstart(t *testing.T) {
 	// a failure would) makes sure that delay is still to run.
 	recoverNow(ctx, t, r, p, key)
 	cr := &v1alpha1.Cluster{}
-	patch := []byte(`{"spec":{"forProvider":{"processCounts":{"storage":3},"safety":{"params":{"minSecondsSinceRecoveryForExclude":0}}}}}`)
+	// The density migration lowered the inclusion delay; null takes the
+	// default back.
+	patch := []byte(`{"spec":{"forProvider":{"processCounts":{"storage":3},"safety":{"params":{"minSecondsSinceRecoveryForExclude":0,"minSecondsSinceRecoveryForInclude":null}}}}}`)
 	cr.Name, cr.Namespace = key.Name, key.Namespace
 	if err := r.Client.Patch(ctx, cr, client.RawPatch("application/merge-patch+json", patch)); err != nil {
 		t.Fatal(err)
