@@ -56,7 +56,7 @@ func GroupService(c *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup, groupID string
 // matches, and PublishNotReadyAddresses makes them endpoints before they
 // are ready). A port without a target port forwards to the same port.
 func ServiceRoutes(s *corev1.Service, p *corev1.Pod, port int) bool {
-	if s.Spec.ClusterIP == "" || s.Spec.ClusterIP == corev1.ClusterIPNone || len(s.Spec.Selector) == 0 || s.DeletionTimestamp != nil {
+	if ServiceIP(s) == "" || len(s.Spec.Selector) == 0 {
 		return false
 	}
 	for k, v := range s.Spec.Selector {
@@ -70,4 +70,22 @@ func ServiceRoutes(s *corev1.Service, p *corev1.Pod, port int) bool {
 		}
 	}
 	return false
+}
+
+// ServiceIP is the cluster IP of a group's Service svc; "" while it has
+// none (nil, being deleted, headless).
+func ServiceIP(svc *corev1.Service) string {
+	if svc == nil || svc.DeletionTimestamp != nil || svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		return ""
+	}
+	return svc.Spec.ClusterIP
+}
+
+// StalePublicIP reports whether pod, of group pg known by its Service's
+// IP, was made with another IP than its Service svc has now (the Service
+// was made anew): its processes cannot be reached at the address they
+// advertise until the pod is made anew.
+func StalePublicIP(pg *v1alpha1.ProcessGroup, pod *corev1.Pod, svc *corev1.Service) bool {
+	ip := ServiceIP(svc)
+	return pod != nil && pg.Spec.ForProvider.PublicIPSource.Service() && ip != "" && pod.Annotations[AnnotationPublicIP] != ip
 }

@@ -477,24 +477,6 @@ const (
 // pkg/fieldpath at v1.35), which no address can be made of.
 const AnnotationPublicIP = "foundationdb.crossplane.io/public-ip"
 
-// ServiceIP is the cluster IP of a group's Service svc; "" while it has
-// none (nil, being deleted, headless).
-func ServiceIP(svc *corev1.Service) string {
-	if svc == nil || svc.DeletionTimestamp != nil || svc.Spec.ClusterIP == corev1.ClusterIPNone {
-		return ""
-	}
-	return svc.Spec.ClusterIP
-}
-
-// StalePublicIP reports whether pod, of group pg known by its Service's
-// IP, was made with another IP than its Service svc has now (the Service
-// was made anew): its processes cannot be reached at the address they
-// advertise until the pod is made anew.
-func StalePublicIP(pg *v1alpha1.ProcessGroup, pod *corev1.Pod, svc *corev1.Service) bool {
-	ip := ServiceIP(svc)
-	return pod != nil && pg.Spec.ForProvider.PublicIPSource.Service() && ip != "" && pod.Annotations[AnnotationPublicIP] != ip
-}
-
 // monitorEnv is the environment of the main container of group groupID's
 // pod: what its monitor needs (the pod it runs in) and every variable the
 // monitor configuration refers to; the pod's IPs when the Cluster chooses
