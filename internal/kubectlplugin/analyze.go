@@ -265,11 +265,7 @@ func printText(w io.Writer, reports []Report, now time.Time) {
 			fmt.Fprintln(w)
 		}
 		for _, op := range r.Operations {
-			fmt.Fprintf(w, "  %s", op.Operation)
-			if op.Target != "" {
-				fmt.Fprintf(w, " to %s", op.Target)
-			}
-			fmt.Fprintf(w, ": %d of %d done%s\n", op.Done, op.Total, since(&op.Since, now))
+			fmt.Fprintf(w, "  %s%s\n", operation(op), since(&op.Since, now))
 		}
 		if d := r.Drill; d != nil {
 			fmt.Fprintf(w, "  drill %s: %s in %s%s, until %s\n", d.Name, d.Fault, strings.Join(d.ProcessGroups, ", "), since(&d.Started, now), stamp(d.Ends.Time, now))
@@ -281,6 +277,17 @@ func printText(w io.Writer, reports []Report, now time.Time) {
 			fmt.Fprintf(w, "  global lock: held by %s until %s\n", l.Holder, stamp(l.Until.Time, now))
 		}
 	}
+}
+
+// operation says how far op got: n of m done, a restore's in percent.
+func operation(op v1alpha1.OperationProgress) string {
+	switch {
+	case op.Operation == v1alpha1.OperationRestore:
+		return fmt.Sprintf("Restore %s: %d%% done", op.Target, op.Done)
+	case op.Target != "":
+		return fmt.Sprintf("%s to %s: %d of %d done", op.Operation, op.Target, op.Done, op.Total)
+	}
+	return fmt.Sprintf("%s: %d of %d done", op.Operation, op.Done, op.Total)
 }
 
 func availability(h Health) string {

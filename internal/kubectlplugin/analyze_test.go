@@ -152,7 +152,8 @@ func TestPrintTextWaiting(t *testing.T) {
 		cr.SetConditions(xpv2.UpdateRequested().WithMessage("include storage-4: removal finished"))
 		cr.Status.AtProvider.LastPolicyDecision = &v1alpha1.PolicyDecision{Action: "Include", Targets: []string{"storage-4"}, Result: "Denied",
 			Rule: "fdb-inclusion/min-recovery-time", Message: includeDenied, Time: metav1.Time{Time: now.Add(-30 * time.Second)}, AllowedAt: at(9 * time.Minute)}
-		cr.Status.AtProvider.Operations = []v1alpha1.OperationProgress{{Operation: "Replacement", Done: 1, Total: 2, Since: *at(-2 * time.Minute)}}
+		cr.Status.AtProvider.Operations = []v1alpha1.OperationProgress{{Operation: "Replacement", Done: 1, Total: 2, Since: *at(-2 * time.Minute)},
+			{Operation: "Restore", Target: "nightly", Done: 45, Total: 100, Since: *at(-time.Minute)}}
 	})
 	var out bytes.Buffer
 	printText(&out, []Report{Analyze(cr, nil, now)}, now)
@@ -162,6 +163,7 @@ func TestPrintTextWaiting(t *testing.T) {
   waiting (Cluster/orders): include storage-4 denied by fdb-inclusion/min-recovery-time: the last recovery was less than 600s ago
     rule fdb-inclusion/min-recovery-time, denied since 2026-11-30T09:59:30Z (30s ago); allowed at 2026-11-30T10:09:00Z (in 9m0s) if nothing else changes
   Replacement: 1 of 2 done since 2026-11-30T09:58:00Z (2m0s ago)
+  Restore nightly: 45% done since 2026-11-30T09:59:00Z (1m0s ago)
 `
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("printText: -want, +got:\n%s", diff)

@@ -923,16 +923,25 @@ const (
 	// a group was made with: processes per pod, public IP source, ...),
 	// the failed ones and those being removed.
 	OperationReplacement = "Replacement"
+	// OperationFailover counts the steps of a move of the primary to the
+	// data center the spec's regions give the highest priority: the
+	// regions configured, the primary moved; 0 or 1 of 2 while under way.
+	OperationFailover = "Failover"
+	// OperationRestore is a Restore into the Cluster, in percent of its
+	// data (the Restore's status.atProvider.progress).
+	OperationRestore = "Restore"
 )
 
 // OperationProgress is how far a long operation got.
 type OperationProgress struct {
-	// Operation is Upgrade, StorageMigration or Replacement.
+	// Operation is Upgrade, StorageMigration, Replacement, Failover or
+	// Restore.
 	Operation string `json:"operation"`
-	// Target is what it moves to: the version, the storage engine.
+	// Target is what it moves to: the version, the storage engine, the
+	// data center; the Restore's name.
 	// +optional
 	Target string `json:"target,omitempty"`
-	// Done of Total are done: processes or process groups.
+	// Done of Total are done: processes, process groups, steps or percent.
 	Done  int `json:"done"`
 	Total int `json:"total"`
 	// Since is when the provider first saw it under way.

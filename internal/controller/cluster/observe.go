@@ -39,6 +39,7 @@ const (
 	errListServices = "cannot list the process groups' Services"
 	errGetAccess    = "cannot get the monitor's ServiceAccount, Role or RoleBinding"
 	errListPVCs     = "cannot list the cluster's volume claims"
+	errListRestores = "cannot list the Restores into the Cluster"
 	errListSCs      = "cannot list the target cluster's storage classes"
 	errGetPV        = "cannot get the volume of a process group's claim"
 )
@@ -48,6 +49,8 @@ const (
 type observation struct {
 	// groups are the cluster's ProcessGroups, sorted by ID.
 	groups []v1alpha1.ProcessGroup
+	// restores are the Restores into the cluster still under way.
+	restores []v1alpha1.Restore
 	// pods are the cluster's pods by name.
 	pods map[string]*corev1.Pod
 	// claims are the cluster's volume claims by process group ID;
@@ -126,7 +129,8 @@ func deleting(pg *v1alpha1.ProcessGroup) bool { return pg.GetDeletionTimestamp()
 // Observing a Cluster lists the target's nodes (which Setup also watches),
 // the cluster's pods, volume claims and the storage classes, and reads its
 // headless Service, the monitor's ServiceAccount, Role and RoleBinding, and
-// the volumes of claims whose pod cannot run.
+// the volumes of claims whose pod cannot run; from the provider's own
+// cache, its ProcessGroups and the Restores into it.
 // +kubebuilder:rbac:groups="",resources=nodes;pods;services;persistentvolumeclaims;persistentvolumes;serviceaccounts,verbs=get;list;watch
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get;list;watch
@@ -139,6 +143,9 @@ func (e *external) observe(ctx context.Context, cr *v1alpha1.Cluster) (*observat
 	}
 	var err error
 	if o.groups, err = managedkind.Groups(ctx, e.Kube, cr.GetNamespace(), cr.GetName()); err != nil {
+		return nil, err
+	}
+	if o.restores, err = restoresInto(ctx, e.Kube, cr); err != nil {
 		return nil, err
 	}
 	// The nodes are read, never written: from the cache they come without
@@ -639,4 +646,24 @@ func lastRecovery(previous v1alpha1.ClusterHealth, s *fdb.Status, now time.Time)
 	since := time.Duration(s.Cluster.RecoveryState.SecondsSinceLastRecovered * float64(time.Second))
 	t := metav1.NewTime(now.Add(-since).Truncate(time.Second))
 	return &t
+}
+
+// restoresInto lists, from the provider's cache, the Restores into Cluster
+// cr that are under way: neither completed nor aborted.
+func restoresInto(ctx context.Context, c client.Reader, cr *v1alpha1.Cluster) ([]v1alpha1.Restore, error) {
+	list := &v1alpha1.RestoreList{}
+	if err := c.List(ctx, list, client.InNamespace(cr.GetNamespace())); err != nil {
+		return nil, errors.Wrap(err, errListRestores)
+	}
+	var out []v1alpha1.Restore
+	for _, rs := range list.Items {
+		switch rs.Status.AtProvider.State {
+		case v1alpha1.RestoreCompleted, v1alpha1.RestoreAborted:
+			continue
+		}
+		if rs.Spec.ForProvider.ClusterName == cr.GetName() {
+			out = append(out, rs)
+		}
+	}
+	return out, nil
 }

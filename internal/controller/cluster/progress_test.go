@@ -34,6 +34,14 @@ func TestOperations(t *testing.T) {
 			}
 		}
 	}
+	restoring := func(name string, percent int) mutation {
+		return func(_ *v1alpha1.Cluster, o *observation) {
+			rs := v1alpha1.Restore{}
+			rs.SetName(name)
+			rs.Status.AtProvider = v1alpha1.RestoreObservation{State: v1alpha1.RestoreRunning, Progress: percent}
+			o.restores = append(o.restores, rs)
+		}
+	}
 	cases := map[string]struct {
 		reason   string
 		mutate   []mutation
@@ -78,6 +86,34 @@ func TestOperations(t *testing.T) {
 			mutate:   []mutation{replacing("storage-1", "storage-2", "storage-3")},
 			previous: []v1alpha1.OperationProgress{{Operation: "Replacement", Done: 1, Total: 2, Since: earlier}},
 			want:     []v1alpha1.OperationProgress{{Operation: "Replacement", Done: 1, Total: 4, Since: earlier}},
+		},
+		"FailoverAsked": {
+			reason: "The spec gives dc2 the highest priority while dc1 is primary and configured so: none of two steps done.",
+			mutate: []mutation{wantsRegions(0, 1), runsRegions(fdbRegionPair(1, 0), 2, "dc1", 0, true)},
+			want:   []v1alpha1.OperationProgress{{Operation: "Failover", Target: "dc2", Done: 0, Total: 2, Since: now}},
+		},
+		"FailoverConfigured": {
+			reason:   "The regions are configured with dc2 the highest, the primary has not moved yet: one of two.",
+			mutate:   []mutation{wantsRegions(0, 1), runsRegions(fdbRegionPair(0, 1), 2, "dc1", 0, true)},
+			previous: []v1alpha1.OperationProgress{{Operation: "Failover", Target: "dc2", Done: 0, Total: 2, Since: earlier}},
+			want:     []v1alpha1.OperationProgress{{Operation: "Failover", Target: "dc2", Done: 1, Total: 2, Since: earlier}},
+		},
+		"FailedOver": {
+			reason:   "The primary runs in dc2: the failover is over.",
+			mutate:   []mutation{wantsRegions(0, 1), runsRegions(fdbRegionPair(0, 1), 2, "dc2", 0, true)},
+			previous: []v1alpha1.OperationProgress{{Operation: "Failover", Target: "dc2", Done: 1, Total: 2, Since: earlier}},
+		},
+		"FailoverUnreadStatus": {
+			reason:   "Without a status the failover stays as recorded.",
+			mutate:   []mutation{wantsRegions(0, 1), func(_ *v1alpha1.Cluster, o *observation) { o.status = nil }},
+			previous: []v1alpha1.OperationProgress{{Operation: "Failover", Target: "dc2", Done: 1, Total: 2, Since: earlier}},
+			want:     []v1alpha1.OperationProgress{{Operation: "Failover", Target: "dc2", Done: 1, Total: 2, Since: earlier}},
+		},
+		"Restore": {
+			reason:   "A Restore into the Cluster under way shows its percent, since it was first seen.",
+			mutate:   []mutation{restoring("nightly", 45)},
+			previous: []v1alpha1.OperationProgress{{Operation: "Restore", Target: "nightly", Done: 10, Total: 100, Since: earlier}},
+			want:     []v1alpha1.OperationProgress{{Operation: "Restore", Target: "nightly", Done: 45, Total: 100, Since: earlier}},
 		},
 	}
 	for name, tc := range cases {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +189,14 @@ func TestRestore(t *testing.T) {
 			at := a.Status.AtProvider
 			return at.State == v1alpha1.RestoreRunning && at.Progress > 0 && at.Progress < 100 &&
 				a.GetCondition(xpv2.TypeReady).Status == corev1.ConditionFalse, describe(t, a)
+		})
+		eventually(t, 30*time.Second, "the Cluster shows the restore's progress", func() (bool, string) {
+			get(t, cr)
+			ops := cr.Status.AtProvider.Operations
+			ok := slices.ContainsFunc(ops, func(op v1alpha1.OperationProgress) bool {
+				return op.Operation == v1alpha1.OperationRestore && op.Target == "aborted" && op.Done == a.Status.AtProvider.Progress && op.Total == 100
+			})
+			return ok, fmt.Sprintf("operations %+v, restore at %d%%", ops, a.Status.AtProvider.Progress)
 		})
 		if err := env.Client.Delete(ctx, a); err != nil {
 			t.Fatal(err)
