@@ -36,7 +36,8 @@ import (
 // Redwood (engineMigration), scale its storage down from 5 to 3
 // (with the policies' recovery-time thresholds lowered, so it takes seconds
 // instead of minutes), see the two storage process groups and their pods
-// go, stop, and find no process of the run left. Before it stops, it checks
+// go, run a crash-loop drill that waits while a storage group is down
+// (crashLoopDrill), stop, and find no process of the run left. Before it stops, it checks
 // on this cluster, which runs kube-controller-manager's garbage collector
 // (envtest runs none), what a person's deletions must not cost: a storage
 // group deleted by hand goes only by the normal removal (handDeletion), and
@@ -110,6 +111,7 @@ func TestQuickstart(t *testing.T) {
 		t.Fatalf("storage did not scale down to 3: %s; provider log %s", last, r.ProviderLog())
 	}
 	t.Logf("scaled down in %s", time.Since(scaled).Round(time.Second))
+	t.Run("CrashLoopDrillWaitsForFaultTolerance", func(t *testing.T) { crashLoopDrill(ctx, t, r, p, key) })
 
 	// Both phases run on the scaled-down Cluster; the second only on a
 	// Cluster the first left Ready.
