@@ -17,6 +17,7 @@ import (
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/fdb"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/localrun"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -134,20 +135,23 @@ func crashLoopDrill(ctx context.Context, t *testing.T, r *localrun.Run, p *local
 			fmt.Sprintf("decision %+v", d)
 	})
 	heal()
-	command := func() []string {
+	pod := func() *corev1.Pod {
 		pod := &corev1.Pod{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: drilled.Name}, pod); err != nil {
-			return nil
+			return &corev1.Pod{}
 		}
-		if m := workload.MainContainer(pod); m != nil {
+		return pod
+	}
+	command := func() []string {
+		if m := workload.MainContainer(pod()); m != nil {
 			return m.Command
 		}
 		return nil
 	}
 	poll("the drill starts and the group's pod crash-loops", 6*time.Minute, func(cr *v1alpha1.Cluster) (bool, string) {
-		d, cmd := cr.Status.AtProvider.Drill, command()
-		return d != nil && d.Name == "d1" && len(cmd) > 0 && cmd[0] == workload.DrillCommand,
-			fmt.Sprintf("drill %+v, command %v, decision %+v", d, cmd, cr.Status.AtProvider.LastPolicyDecision)
+		d, cmd, crashing := cr.Status.AtProvider.Drill, command(), testenv.CrashLoopBackOff(pod())
+		return d != nil && d.Name == "d1" && len(cmd) > 0 && cmd[0] == workload.DrillCommand && crashing,
+			fmt.Sprintf("drill %+v, command %v, CrashLoopBackOff %t, decision %+v", d, cmd, crashing, cr.Status.AtProvider.LastPolicyDecision)
 	})
 	poll("the drill ends by itself and the database is back to full health", 8*time.Minute, func(cr *v1alpha1.Cluster) (bool, string) {
 		d, cmd, h := cr.Status.AtProvider.Drill, command(), cr.Status.AtProvider.Health

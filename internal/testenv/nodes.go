@@ -462,13 +462,56 @@ func (n *Nodes) start(ctx context.Context, p *corev1.Pod, node *corev1.Node) {
 		{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
 	}
 	p.Status.ContainerStatuses = nil
+	main := workload.MainContainer(p)
 	for _, c := range p.Spec.Containers {
-		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{
+		status := corev1.ContainerStatus{
 			Name: c.Name, Image: c.Image, Ready: true,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
-		})
+		}
+		if main != nil && c.Name == main.Name && !workload.MonitorStarts(p) {
+			status = crashLooping(c, now)
+			p.Status.Conditions[1] = corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, LastTransitionTime: now, Reason: "ContainersNotReady"}
+		}
+		p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, status)
 	}
 	_ = n.c.Status().Update(ctx, p)
+}
+
+// CrashLoopBackOff reports whether pod p runs, not ready, with its main
+// container backing off before a restart: what a kubelet shows of a
+// container that fails as it starts (crashLooping).
+func CrashLoopBackOff(p *corev1.Pod) bool {
+	main := workload.MainContainer(p)
+	if main == nil || p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return false
+		}
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		if c.Name == main.Name && c.State.Waiting != nil && c.State.Waiting.Reason == "CrashLoopBackOff" {
+			return true
+		}
+	}
+	return false
+}
+
+// crashLooping is the status a kubelet gives container c when the command
+// it names is not in its image (a CrashLoop drill's): the runtime fails it
+// as it starts (exit code 128, StartError), and the kubelet backs off
+// before each restart (CrashLoopBackOff; kubernetes pkg/kubelet/container
+// sync_result.go and pkg/kubelet/kuberuntime, v1.35). The pod runs, never
+// ready.
+func crashLooping(c corev1.Container, now metav1.Time) corev1.ContainerStatus {
+	return corev1.ContainerStatus{
+		Name: c.Name, Image: c.Image, RestartCount: 1,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+			Message: fmt.Sprintf("back-off 10s restarting failed container=%s", c.Name)}},
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 128, Reason: "StartError",
+			Message: fmt.Sprintf("exec: %q: executable file not found in $PATH", c.Command[0]), StartedAt: now, FinishedAt: now}},
+	}
 }
 
 // restartChanged restarts, as a kubelet does, the containers of a running

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-foundationdb/apis/foundationdb/v1alpha1"
+	"github.com/crossplane-contrib/provider-foundationdb/internal/testenv"
 	"github.com/crossplane-contrib/provider-foundationdb/internal/workload"
 )
 
@@ -78,6 +79,13 @@ func TestCrashLoopDrill(t *testing.T) {
 		cmd := command("storage-1")
 		return rec != nil && rec.Name == "d1" && !rec.Ended && len(cmd) > 0 && cmd[0] == workload.DrillCommand && !reporting("storage-1"),
 			fmt.Sprintf("drill %+v, command %v, reporting %t, decision %+v", rec, cmd, reporting("storage-1"), cr.Status.AtProvider.LastPolicyDecision)
+	})
+	eventually(t, 30*time.Second, "storage-1's pod runs, not ready, its main container backing off", func() (bool, string) {
+		pod := &corev1.Pod{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: workload.Namespace(cr), Name: workload.PodName(cr, "storage-1")}, pod); err != nil {
+			return false, err.Error()
+		}
+		return testenv.CrashLoopBackOff(pod), fmt.Sprintf("phase %s, conditions %v, containers %v", pod.Status.Phase, pod.Status.Conditions, pod.Status.ContainerStatuses)
 	})
 	h.Clock.Step(time.Hour)
 	eventually(t, 120*time.Second, "the drill ended by itself and the database is back to full health", func() (bool, string) {
