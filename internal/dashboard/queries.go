@@ -11,19 +11,41 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
 )
 
-// Queries returns the expression of every panel's queries and of the
-// template variables.
-func Queries(d dashboard.Dashboard) []string {
-	var out []string
+// A Panel is a panel's title and the expressions of its queries.
+type Panel struct {
+	Title string
+	Exprs []string
+}
+
+// Panels returns the dashboard's panels that query, in order.
+func Panels(d dashboard.Dashboard) []Panel {
+	var out []Panel
 	for _, p := range d.Panels {
 		if p.Panel == nil {
 			continue
 		}
+		panel := Panel{}
+		if p.Panel.Title != nil {
+			panel.Title = *p.Panel.Title
+		}
 		for _, t := range p.Panel.Targets {
 			if q, ok := t.(prometheus.Dataquery); ok {
-				out = append(out, q.Expr)
+				panel.Exprs = append(panel.Exprs, q.Expr)
 			}
 		}
+		if len(panel.Exprs) > 0 {
+			out = append(out, panel)
+		}
+	}
+	return out
+}
+
+// Queries returns the expression of every panel's queries and of the
+// template variables.
+func Queries(d dashboard.Dashboard) []string {
+	var out []string
+	for _, p := range Panels(d) {
+		out = append(out, p.Exprs...)
 	}
 	for _, v := range d.Templating.List {
 		if v.Type == dashboard.VariableTypeQuery && v.Query != nil && v.Query.String != nil {
