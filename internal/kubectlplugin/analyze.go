@@ -279,6 +279,43 @@ func printText(w io.Writer, reports []Report, now time.Time) {
 	}
 }
 
+// table is one row per report: a fleet at a glance.
+func table(reports []Report) *metav1.Table {
+	t := &metav1.Table{ColumnDefinitions: []metav1.TableColumnDefinition{
+		{Name: "Namespace", Type: "string"}, {Name: "Name", Type: "string"}, {Name: "Verdict", Type: "string"},
+		{Name: "Available", Type: "boolean"}, {Name: "Fault Tolerance", Type: "string"},
+		{Name: "Waiting", Type: "string", Description: "the rules of the denied decisions in force"},
+		{Name: "Operations", Type: "string"}, {Name: "Drill", Type: "string"},
+	}}
+	for _, r := range reports {
+		var rules, ops []string
+		for _, w := range r.Waiting {
+			rules = append(rules, w.Rule)
+		}
+		for _, op := range r.Operations {
+			ops = append(ops, fmt.Sprintf("%s %d/%d", op.Operation, op.Done, op.Total))
+		}
+		drill := ""
+		if r.Drill != nil {
+			drill = fmt.Sprintf("%s %s", r.Drill.Name, r.Drill.Fault)
+		}
+		t.Rows = append(t.Rows, metav1.TableRow{Cells: []any{
+			r.Namespace, r.Name, r.Verdict, r.Health.Available,
+			fmt.Sprintf("%d/%d", r.Health.FaultTolerance, r.Health.DesiredFaultTolerance),
+			orNone(strings.Join(slices.Compact(rules), ",")), orNone(strings.Join(ops, ",")), orNone(drill),
+		}})
+	}
+	return t
+}
+
+// orNone is s, or "<none>" as kubectl prints an empty cell.
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
 // operation says how far op got: n of m done, a restore's in percent.
 func operation(op v1alpha1.OperationProgress) string {
 	switch {
@@ -334,7 +371,7 @@ so that scripts and CI can wait on it.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&all, "all-namespaces", "A", false, "Analyze the Clusters of every namespace.")
-	o.addOutputFlag(cmd)
+	o.addOutputFlag(cmd, true)
 	return cmd
 }
 
@@ -357,12 +394,12 @@ func (o *Options) analyze(ctx context.Context, names []string, all bool) error {
 		}
 		reports = append(reports, Analyze(cr, groups, now))
 	}
-	if err := o.print(reports, func(w io.Writer) {
+	if err := o.print(result{v: reports, text: func(w io.Writer) {
 		if len(reports) == 0 {
 			fmt.Fprintln(w, "no Clusters")
 		}
 		printText(w, reports, now)
-	}); err != nil {
+	}, table: func() *metav1.Table { return table(reports) }}); err != nil {
 		return err
 	}
 	if slices.ContainsFunc(reports, Report.NeedsAttention) {

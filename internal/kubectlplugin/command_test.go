@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -101,6 +102,22 @@ func TestAnalyzeCommand(t *testing.T) {
 		}
 		if r := reports[0]; code != 1 || r.Verdict != VerdictWaiting || len(r.Waiting) != 1 || r.Waiting[0].AllowedAt == nil {
 			t.Errorf("analyze orders -o yaml: exit %d, report %+v", code, r)
+		}
+	})
+	t.Run("FleetAsTable", func(t *testing.T) {
+		out, code := run(t, "analyze", "-A", "-o", "table")
+		want := `NAMESPACE   NAME     VERDICT   AVAILABLE   FAULT TOLERANCE   WAITING                           OPERATIONS   DRILL
+healthy     orders   Healthy   true        1/1               <none>                            <none>       <none>
+waiting     orders   Waiting   true        1/1               fdb-inclusion/min-recovery-time   <none>       <none>
+`
+		if diff := cmp.Diff(want, out); diff != "" || code != 1 {
+			t.Errorf("analyze -A -o table: exit %d, want 1; -want +got:\n%s", code, diff)
+		}
+	})
+	t.Run("NoTableToExplain", func(t *testing.T) {
+		out, code := run(t, "explain", "orders", "-n", "waiting", "-o", "table")
+		if code != 2 || !strings.Contains(out, `unknown output format "table": want text, yaml or json`) {
+			t.Errorf("explain -o table: exit %d, want 2; printed:\n%s", code, out)
 		}
 	})
 	t.Run("UnknownCluster", func(t *testing.T) {

@@ -36,7 +36,7 @@ allowed.`,
 			return o.explain(cmd.Context(), args[0], args[1:])
 		},
 	}
-	o.addOutputFlag(cmd)
+	o.addOutputFlag(cmd, false)
 	return cmd
 }
 
@@ -80,7 +80,7 @@ func (o *Options) explain(ctx context.Context, name string, action []string) err
 			x.AllowedAt = stamp(now.Add(after), now)
 		}
 	}
-	return o.print(x, func(w io.Writer) {
+	return o.print(result{v: x, text: func(w io.Writer) {
 		suite.PrintTrace(w, x.Decision)
 		if x.AllowedAt != "" {
 			fmt.Fprintf(w, "\nALLOWED AT: %s if nothing but the clock changes\n", x.AllowedAt)
@@ -89,7 +89,7 @@ func (o *Options) explain(ctx context.Context, name string, action []string) err
 			fmt.Fprintln(w, "\nThe Cluster's last reconcile read no database status: the provider denies this action (provider/status-observed) until one does.")
 		}
 		fmt.Fprintf(w, "\nFacts from the recorded status; no status records %s.\n", strings.Join(x.Unrecorded, ", "))
-	})
+	}})
 }
 
 // actionToExplain is the action args name (TYPE TARGET...), else the one

@@ -9,11 +9,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -23,9 +26,10 @@ import (
 
 // Output formats of -o.
 const (
-	OutputText = "text"
-	OutputYAML = "yaml"
-	OutputJSON = "json"
+	OutputText  = "text"
+	OutputTable = "table"
+	OutputYAML  = "yaml"
+	OutputJSON  = "json"
 )
 
 // ExitError is an exit code other than 0 with nothing to print: analyze's
@@ -89,34 +93,55 @@ func (o *Options) namespace() (string, error) {
 	return ns, nil
 }
 
-// addOutputFlag adds -o with the formats a command prints.
-func (o *Options) addOutputFlag(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&o.Output, "output", "o", OutputText, "Output format: text, yaml or json.")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{OutputText, OutputYAML, OutputJSON}, cobra.ShellCompDirectiveNoFileComp))
+// addOutputFlag adds -o with the formats a command prints: text, yaml and
+// json, and table for a command that prints one.
+func (o *Options) addOutputFlag(cmd *cobra.Command, table bool) {
+	formats := []string{OutputText, OutputYAML, OutputJSON}
+	if table {
+		formats = []string{OutputText, OutputTable, OutputYAML, OutputJSON}
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", OutputText, "Output format: "+strings.Join(formats, ", ")+".")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 }
 
-// print writes v as -o says; text is written by text.
-func (o *Options) print(v any, text func(io.Writer)) error {
+// A result is what a command prints: v as yaml or json, text as text,
+// table (nil for a command without one) as a table.
+type result struct {
+	v     any
+	text  func(io.Writer)
+	table func() *metav1.Table
+}
+
+// print writes r as -o says.
+func (o *Options) print(r result) error {
 	switch o.Output {
 	case OutputText, "":
-		text(o.Streams.Out)
+		r.text(o.Streams.Out)
 		return nil
 	case OutputYAML:
-		out, err := yaml.Marshal(v)
+		out, err := yaml.Marshal(r.v)
 		if err != nil {
 			return err
 		}
 		_, err = o.Streams.Out.Write(out)
 		return err
 	case OutputJSON:
-		out, err := json.MarshalIndent(v, "", "  ")
+		out, err := json.MarshalIndent(r.v, "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = fmt.Fprintln(o.Streams.Out, string(out))
 		return err
+	case OutputTable:
+		if r.table != nil {
+			return printers.NewTablePrinter(printers.PrintOptions{}).PrintObj(r.table(), o.Streams.Out)
+		}
 	}
-	return fmt.Errorf("unknown output format %q: want text, yaml or json", o.Output)
+	want := "text, yaml or json"
+	if r.table != nil {
+		want = "text, table, yaml or json"
+	}
+	return fmt.Errorf("unknown output format %q: want %s", o.Output, want)
 }
 
 // now is the time the command runs at.
