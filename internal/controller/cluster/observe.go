@@ -464,14 +464,62 @@ func (o *observation) removing() map[string]bool {
 // the same DNS name after the coordinator change that named it, so the
 // coordinator may hold no coordinated state — and one more coordinator's
 // disk lost could leave fewer than a quorum holding it.
+//
+// A recovery since gives it the state back (reseeded).
 func (o *observation) blankCoordinators(procs []plan.Process, cs fdb.ConnectionString) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range o.claimsServing(procs, cs.Coordinators) {
-		if workload.BlankUnder(c, cs) {
-			out[c.Labels[workload.LabelProcessGroup]] = true
+		if id := c.Labels[workload.LabelProcessGroup]; workload.BlankUnder(c, cs) && !o.reseeded(id, cs) {
+			out[id] = true
 		}
 	}
 	return out
+}
+
+// reseeded reports whether the last recovery wrote the coordinated state
+// to the coordinators group id serves of connection string cs: a recovery
+// writes it to every coordinator it reaches and waits for a quorum
+// (replicatedWrite, fdbserver/CoordinatedState.actor.cpp, 7.3.63), so a
+// coordinator whose process has run since before the database's last
+// recovery began, the database fully recovered and the coordinator
+// reachable now, holds it again. Anything the status does not say reads
+// as not reseeded.
+func (o *observation) reseeded(id string, cs fdb.ConnectionString) bool {
+	if o.status == nil || o.status.Cluster.RecoveryState.Name != fdb.RecoveryFullyRecovered {
+		return false
+	}
+	since := o.status.Cluster.RecoveryState.SecondsSinceLastRecovered
+	reachable := map[string]bool{}
+	for _, c := range o.status.Client.Coordinators.Coordinators {
+		reachable[string(c.Address)] = c.Reachable
+	}
+	serving := false
+	for _, p := range plan.Processes(o.status) {
+		if p.InstanceID != id {
+			continue
+		}
+		for _, a := range cs.Coordinators {
+			if !slices.Contains(p.Names(), string(a)) {
+				continue
+			}
+			serving = true
+			if !reachable[string(a)] || o.uptime(p.ProcessID) <= since {
+				return false
+			}
+		}
+	}
+	return serving
+}
+
+// uptime is how long the process of process ID id has run, as the status
+// says; 0 when it does not report.
+func (o *observation) uptime(id string) float64 {
+	for _, p := range o.status.Cluster.Processes {
+		if p.Locality.ProcessID == id {
+			return p.UptimeSeconds
+		}
+	}
+	return 0
 }
 
 // markedNew are those of claims marked new (workload.NewVolume), in their

@@ -42,6 +42,7 @@ const (
 	reasonExcluded     event.Reason = "ExcludedProcessGroups"
 	reasonIncluded     event.Reason = "IncludedProcessGroups"
 	reasonBounced      event.Reason = "BouncedProcesses"
+	reasonReseeded     event.Reason = "RecoveredForCoordinatedState"
 	reasonJoined       event.Reason = "JoinedDatabase"
 
 	coordinatorDescriptionID = 8
@@ -739,7 +740,8 @@ func deniedBatch(cr *v1alpha1.Cluster, ids []string) int {
 // when the
 // cluster file switches between IP addresses and DNS names. When no
 // coordinators can be chosen it waits, unless a stranded group's early
-// replacement (strandedStep) could bring the missing zone back; a switch
+// replacement (strandedStep) could bring the missing zone back, or only
+// blank coordinators are the problem, which a recovery heals (reseedStep); a switch
 // of names alone waits for nothing: it happens once the processes report
 // their DNS names, after the restart that gives them the new command line.
 func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
@@ -754,8 +756,10 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 	procs := plan.Processes(o.status)
 	blank := o.blankCoordinators(procs, cs)
 	problem := plan.CoordinatorProblem(procs, cs.Coordinators, rules, o.removing(), o.restarting(cr, cs.Coordinators))
+	stateless := false
 	if problem == "" {
 		problem = plan.StatelessCoordinatorProblem(procs, cs.Coordinators, blank)
+		stateless = problem != ""
 	}
 	rename := problem == ""
 	if rename {
@@ -776,6 +780,11 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 			s.Message = fmt.Sprintf("%s; coordinators must change (%s) but %v", s.Message, problem, err)
 			return s
 		}
+		// Coordinators that may hold no state, with no set to move to,
+		// get it back from a recovery (observation.reseeded).
+		if s := reseedStep(o, problem); stateless && s != nil {
+			return s
+		}
 		return wait("coordinators must change (%s) but %v", problem, err)
 	}
 	return &clusterStep{
@@ -786,6 +795,30 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		},
 		Kind: kindChangeCoordinators, Addresses: coords, Claims: markedNew(o.claimsServing(procs, coords)),
 	}
+}
+
+// reseedStep restarts the process that serves as master, which starts a
+// recovery: it writes the coordinated state to every coordinator it
+// reaches, blank ones included (observation.reseeded). Gated as Kill; nil
+// when the status names no master.
+func reseedStep(o *observation, problem string) *clusterStep {
+	for _, k := range slices.Sorted(maps.Keys(o.status.Cluster.Processes)) {
+		p := o.status.Cluster.Processes[k]
+		if !p.HasRole(fdb.RoleMaster) {
+			continue
+		}
+		id := p.Locality.InstanceID
+		return &clusterStep{
+			Step: step.Step{
+				Reason:  reasonReseeded,
+				Message: fmt.Sprintf("restarted the master's process %s, so that the recovery writes the coordinated state to every coordinator: %s", p.Address, problem),
+				Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{id}, Reason: problem,
+					Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(p.UptimeSeconds)}},
+			},
+			Kind: kindBounce, Addresses: []fdb.ProcessAddress{fdb.ProcessAddress(p.Address)},
+		}
+	}
+	return nil
 }
 
 // includeStep includes, in one batch, the exclusions of its own groups

@@ -144,6 +144,22 @@ func notReporting(ids ...string) mutation {
 	}
 }
 
+// recoveredSince makes the database fully recovered secs seconds ago.
+func recoveredSince(secs float64) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, SecondsSinceLastRecovered: secs}
+	}
+}
+
+// master makes group id's process serve as master.
+func master(id string) mutation {
+	return func(_ *v1alpha1.Cluster, o *observation) {
+		k, p := processOf(o, id)
+		p.Roles = append(p.Roles, fdb.ProcessRole{Role: fdb.RoleMaster})
+		o.status.Cluster.Processes[k] = p
+	}
+}
+
 // newVolume gives the groups ids claims marked new under the current
 // connection string.
 func newVolume(ids ...string) mutation {
@@ -696,6 +712,30 @@ func TestPlanSteps(t *testing.T) {
 			mutate: []mutation{newVolumeUnder(func(*observation) string { return "" }, "storage-2")},
 			want: coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
 				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
+		},
+		"NewVolumeReseededByARecovery": {
+			reason: "A recovery that began after the coordinator's process started wrote the coordinated state to it: nothing to do.",
+			mutate: []mutation{newVolume("storage-2"), recoveredSince(60)},
+		},
+		"NewVolumeBeforeTheLastRecovery": {
+			reason: "A process that started after the last recovery began may have missed its write: still blank.",
+			mutate: []mutation{newVolume("storage-2"), recoveredSince(7200)},
+			want: coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
+				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
+		},
+		"NewVolumeWithNoWayAround": {
+			reason: "With no other set to move to, a restart of the master's process starts a recovery, which writes the state to the blank coordinator.",
+			n:      3,
+			mutate: []mutation{newVolume("storage-2"), master("storage-1")},
+			want: &clusterStep{
+				Step: step.Step{Reason: "RecoveredForCoordinatedState",
+					Message: "restarted the master's process 10.0.0.2:4501, so that the recovery writes the coordinated state to every coordinator: " +
+						"coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
+					Action: &policy.Action{Type: apiv1alpha1.ActionKill, Targets: []string{"storage-1"},
+						Reason:  "coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
+						Details: map[string]any{policy.DetailMinimumUptimeSeconds: int64(3600)}}},
+				Kind: kindBounce, Addresses: addrs("10.0.0.2:4501"),
+			},
 		},
 		"NewVolumeOfNoCoordinator": {
 			reason: "A new volume matters only under a coordinator.",
