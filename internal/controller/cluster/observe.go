@@ -478,17 +478,18 @@ func (o *observation) blankCoordinators(procs []plan.Process, cs fdb.ConnectionS
 
 // reseeded reports whether the last recovery wrote the coordinated state
 // to the coordinators group id serves of connection string cs: a recovery
-// writes it to every coordinator it reaches and waits for a quorum
-// (replicatedWrite, fdbserver/CoordinatedState.actor.cpp, 7.3.63), so a
-// coordinator whose process has run since before the database's last
-// recovery began, the database fully recovered and the coordinator
-// reachable now, holds it again. Anything the status does not say reads
-// as not reseeded.
+// writes it to every coordinator, retrying, and waits for a quorum
+// (replicatedWrite, fdbserver/CoordinatedState.actor.cpp, 7.3.63), before
+// the database accepts commits, the moment seconds_since_last_recovered
+// counts from (fdbserver/Status.actor.cpp, 7.3.63; -1 when unknown). So a
+// coordinator whose process has run for reseedMargin longer than that,
+// the database fully recovered and the coordinator reachable now, holds
+// it again. Anything the status does not say reads as not reseeded.
 func (o *observation) reseeded(id string, cs fdb.ConnectionString) bool {
-	if o.status == nil || o.status.Cluster.RecoveryState.Name != fdb.RecoveryFullyRecovered {
+	if o.status == nil || o.status.Cluster.RecoveryState.Name != fdb.RecoveryFullyRecovered || o.status.Cluster.RecoveryState.SecondsSinceLastRecovered < 0 {
 		return false
 	}
-	since := o.status.Cluster.RecoveryState.SecondsSinceLastRecovered
+	since := o.status.Cluster.RecoveryState.SecondsSinceLastRecovered + reseedMargin.Seconds()
 	reachable := map[string]bool{}
 	for _, c := range o.status.Client.Coordinators.Coordinators {
 		reachable[string(c.Address)] = c.Reachable
@@ -510,6 +511,13 @@ func (o *observation) reseeded(id string, cs fdb.ConnectionString) bool {
 	}
 	return serving
 }
+
+// reseedMargin is how much longer than the database has been available
+// since its last recovery a coordinator's process must have run to have
+// started before the recovery's write of the coordinated state: the write
+// comes before the database accepts commits, by the recovery's last
+// phases, which take well under a minute.
+const reseedMargin = time.Minute
 
 // uptime is how long the process of process ID id has run, as the status
 // says; 0 when it does not report.

@@ -718,8 +718,20 @@ func TestPlanSteps(t *testing.T) {
 			mutate: []mutation{newVolume("storage-2"), recoveredSince(60)},
 		},
 		"NewVolumeBeforeTheLastRecovery": {
-			reason: "A process that started after the last recovery began may have missed its write: still blank.",
+			reason: "A process that started after the last recovery may have missed its write: still blank.",
 			mutate: []mutation{newVolume("storage-2"), recoveredSince(7200)},
+			want: coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
+				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
+		},
+		"NewVolumeJustBeforeTheLastRecovery": {
+			reason: "A process that started less than a minute before the database became available may have started after the write: still blank.",
+			mutate: []mutation{newVolume("storage-2"), recoveredSince(3570)},
+			want: coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
+				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
+		},
+		"NewVolumeRecoveryTimeUnknown": {
+			reason: "Without the time of the last recovery (-1) nothing tells that one reached the coordinator: still blank.",
+			mutate: []mutation{newVolume("storage-2"), recoveredSince(-1)},
 			want: coordinatorsChanged("coordinator 10.0.0.3:4501 may hold no coordinated state: its volume was made after the coordinator change that named it",
 				"10.0.0.2:4501", "10.0.0.4:4501", "10.0.0.6:4501"),
 		},
