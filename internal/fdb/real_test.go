@@ -36,7 +36,7 @@ type realFacts struct {
 	WhyNot               string
 	Recovery             string
 	ActiveGenerations    int
-	SecondsSinceRecovery float64
+	SecondsSinceRecovery *float64
 	Generation           int64
 	LogGenerations       int
 	Redundancy           fdb.RedundancyMode

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
@@ -259,11 +260,27 @@ func (e ExcludedServer) Target() ProcessAddress {
 
 // RecoveryState is cluster.recovery_state.
 type RecoveryState struct {
-	Name                      string  `json:"name"`
-	Description               string  `json:"description,omitempty"`
-	ActiveGenerations         int     `json:"active_generations,omitempty"`
-	SecondsSinceLastRecovered float64 `json:"seconds_since_last_recovered,omitempty"`
-	RequiredLogs              int     `json:"required_logs,omitempty"`
+	Name              string `json:"name"`
+	Description       string `json:"description,omitempty"`
+	ActiveGenerations int    `json:"active_generations,omitempty"`
+	// SecondsSinceLastRecovered: see SinceRecovered.
+	SecondsSinceLastRecovered *float64 `json:"seconds_since_last_recovered,omitempty"`
+	RequiredLogs              int      `json:"required_logs,omitempty"`
+}
+
+// SinceRecovered is how long the database has been available since its
+// last recovery, when the status says: FoundationDB counts
+// seconds_since_last_recovered from the version at which the recovery made
+// the database available (the cluster controller's
+// ClusterRecoveryAvailable event), leaves it out when it gets no read
+// version, as while a recovery is under way, and writes -1 when its
+// cluster controller has no such event (recoveryStateStatusFetcher,
+// fdbserver/Status.actor.cpp, 7.3.63). False for either.
+func (r RecoveryState) SinceRecovered() (time.Duration, bool) {
+	if r.SecondsSinceLastRecovered == nil || *r.SecondsSinceLastRecovered < 0 {
+		return 0, false
+	}
+	return time.Duration(*r.SecondsSinceLastRecovered * float64(time.Second)), true
 }
 
 // Process is one entry of cluster.processes.

@@ -112,7 +112,10 @@ func (in *Input) observe(s *fdb.Status) {
 	c.Healthy = s.Client.DatabaseStatus.Healthy
 	c.RecoveryState = s.Cluster.RecoveryState.Name
 	c.ActiveGenerations = int64(s.Cluster.RecoveryState.ActiveGenerations)
-	c.SecondsSinceLastRecovery = int64(s.Cluster.RecoveryState.SecondsSinceLastRecovered)
+	c.SecondsSinceLastRecovery = -1
+	if d, ok := s.Cluster.RecoveryState.SinceRecovered(); ok {
+		c.SecondsSinceLastRecovery = int64(d / time.Second)
+	}
 	c.FaultTolerance = int64(s.ZoneFailuresTolerated())
 	c.DataMovement = DataMovement{
 		InFlightBytes: s.Cluster.Data.MovingData.InFlightBytes,

@@ -40,7 +40,7 @@ func TestNewInput(t *testing.T) {
 	status.Cluster.Processes = map[string]fdb.Process{"p1": {Version: "7.3.63", Address: "10.0.0.1:4500", Excluded: true,
 		Locality: fdb.Locality{InstanceID: "prod-storage-1"}, Roles: []fdb.ProcessRole{{Role: "storage"}}}}
 	status.Cluster.RecoveryState.Name, status.Cluster.RecoveryState.ActiveGenerations = "fully_recovered", 1
-	status.Cluster.RecoveryState.SecondsSinceLastRecovered = 900
+	status.Cluster.RecoveryState.SecondsSinceLastRecovered = new(900.0)
 	status.Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingData, status.Cluster.FaultTolerance.MaxZoneFailuresWithoutLosingAvailability = 2, 2
 	status.Cluster.Data.State.Healthy = true
 	now := time.Date(2025, 1, 1, 0, 10, 0, 0, time.UTC)
@@ -96,5 +96,24 @@ func TestNewInput(t *testing.T) {
 	}
 	if name, _, _ := unstructured.NestedString(got.Object, "metadata", "name"); name != "prod" {
 		t.Errorf("NewInput(...).Object: want metadata.name prod, got %q", name)
+	}
+}
+
+// TestNewInputRecoveryTimeUnknown: a status that gives no time since the
+// last recovery (left out while a recovery is under way, or -1) makes the
+// input's -1, never an age of 0 or less that a policy could misread.
+func TestNewInputRecoveryTimeUnknown(t *testing.T) {
+	for name, secs := range map[string]*float64{"LeftOut": nil, "MinusOne": new(-1.0)} {
+		t.Run(name, func(t *testing.T) {
+			status := &fdb.Status{}
+			status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, SecondsSinceLastRecovered: secs}
+			got, err := NewInput(&fdbv1alpha1.Cluster{}, nil, status, time.Now(), Action{Type: v1alpha1.ActionExclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(int64(-1), got.Cluster.SecondsSinceLastRecovery); diff != "" {
+				t.Errorf("NewInput(...).Cluster.SecondsSinceLastRecovery: -want, +got:\n%s", diff)
+			}
+		})
 	}
 }

@@ -276,11 +276,15 @@ type Cluster struct {
 	// DeletionProtection is spec.forProvider.deletionProtection.
 	DeletionProtection bool `json:"deletionProtection"`
 
-	Available                bool   `json:"available"`
-	Healthy                  bool   `json:"healthy"`
-	RecoveryState            string `json:"recoveryState,omitempty"`
-	ActiveGenerations        int64  `json:"activeGenerations"`
-	SecondsSinceLastRecovery int64  `json:"secondsSinceLastRecovery"`
+	Available         bool   `json:"available"`
+	Healthy           bool   `json:"healthy"`
+	RecoveryState     string `json:"recoveryState,omitempty"`
+	ActiveGenerations int64  `json:"activeGenerations"`
+	// SecondsSinceLastRecovery is how long the database has been
+	// available since its last recovery; -1 when the status read does not
+	// say (fdb.RecoveryState.SinceRecovered), as while a recovery is under
+	// way, or the Cluster recorded no time.
+	SecondsSinceLastRecovery int64 `json:"secondsSinceLastRecovery"`
 	// FaultTolerance is how many fault domains the cluster can lose now,
 	// counting the coordinators it cannot reach as lost already
 	// (fdb.Status.ZoneFailuresTolerated);

@@ -16,14 +16,16 @@ const AllowedWithin = 24 * time.Hour
 var agingDetails = []string{DetailMinimumUptimeSeconds, DetailFailedSeconds, DetailTaintedSeconds, DetailRestorableVersionAgeSeconds}
 
 // Later is the input as it would be d from now if nothing but the clock
-// moved: every age grows by d (the time since the last recovery, the
-// process groups' conditions, the action's uptimes, failure and taint
-// times, the restorable version's age) and the certificates' time left
+// moved: every age grows by d (the time since the last recovery when
+// known, the process groups' conditions, the action's uptimes, failure and
+// taint times, the restorable version's age) and the certificates' time left
 // shrinks by d. The engine's now moves with it (see AllowedAfter).
 func (in Input) Later(d time.Duration) Input {
 	s := int64(d / time.Second)
 	out := in
-	out.Cluster.SecondsSinceLastRecovery += s
+	if out.Cluster.SecondsSinceLastRecovery >= 0 {
+		out.Cluster.SecondsSinceLastRecovery += s
+	}
 	if out.Cluster.TLS.Certificates {
 		out.Cluster.TLS.CertificateSecondsLeft -= s
 	}

@@ -53,6 +53,10 @@ func TestAllowedAfter(t *testing.T) {
 			in:        Input{Action: Action{Type: v1alpha1.ActionInclude}, Cluster: Cluster{SecondsSinceLastRecovery: 42}},
 			wantAfter: 558 * time.Second, wantOK: true,
 		},
+		"UnknownRecoveryTimeDoesNotAge": {
+			policy: include(recovered),
+			in:     Input{Action: Action{Type: v1alpha1.ActionInclude}, Cluster: Cluster{SecondsSinceLastRecovery: -1}},
+		},
 		"NowMoves": {
 			policy:    include(rule("after", "now >= timestamp('2025-03-01T13:00:00Z')")),
 			in:        Input{Action: Action{Type: v1alpha1.ActionInclude}},

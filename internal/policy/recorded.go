@@ -39,6 +39,7 @@ func Recorded(cr *fdbv1alpha1.Cluster, groups []fdbv1alpha1.ProcessGroup, now ti
 	c.Available, c.Healthy, c.RecoveryState = h.Available, h.Healthy, h.RecoveryState
 	c.ActiveGenerations, c.FaultTolerance = int64(h.ActiveGenerations), int64(h.FaultTolerance)
 	c.DataMovement.Healthy = h.FullReplication
+	c.SecondsSinceLastRecovery = -1
 	if h.LastRecoveryTime != nil {
 		c.SecondsSinceLastRecovery = int64(now.Sub(h.LastRecoveryTime.Time) / time.Second)
 	}

@@ -469,7 +469,7 @@ func (o *observation) removing() map[string]bool {
 func (o *observation) blankCoordinators(procs []plan.Process, cs fdb.ConnectionString) map[string]bool {
 	out := map[string]bool{}
 	for _, c := range o.claimsServing(procs, cs.Coordinators) {
-		if id := c.Labels[workload.LabelProcessGroup]; workload.BlankUnder(c, cs) && !o.reseeded(id, cs) {
+		if id := c.Labels[workload.LabelProcessGroup]; workload.BlankUnder(c, cs) && !o.reseeded(procs, id, cs) {
 			out[id] = true
 		}
 	}
@@ -477,25 +477,30 @@ func (o *observation) blankCoordinators(procs []plan.Process, cs fdb.ConnectionS
 }
 
 // reseeded reports whether the last recovery wrote the coordinated state
-// to the coordinators group id serves of connection string cs: a recovery
-// writes it to every coordinator, retrying, and waits for a quorum
-// (replicatedWrite, fdbserver/CoordinatedState.actor.cpp, 7.3.63), before
-// the database accepts commits, the moment seconds_since_last_recovered
-// counts from (fdbserver/Status.actor.cpp, 7.3.63; -1 when unknown). So a
+// to the coordinators group id serves of connection string cs (procs say
+// which process has which names): a recovery writes it to every
+// coordinator, retrying, and waits for a quorum (replicatedWrite,
+// fdbserver/CoordinatedState.actor.cpp, 7.3.63), before the database
+// accepts commits, the moment seconds_since_last_recovered counts from
+// (fdb.RecoveryState.SinceRecovered). So a
 // coordinator whose process has run for reseedMargin longer than that,
 // the database fully recovered and the coordinator reachable now, holds
 // it again. Anything the status does not say reads as not reseeded.
-func (o *observation) reseeded(id string, cs fdb.ConnectionString) bool {
-	if o.status == nil || o.status.Cluster.RecoveryState.Name != fdb.RecoveryFullyRecovered || o.status.Cluster.RecoveryState.SecondsSinceLastRecovered < 0 {
+func (o *observation) reseeded(procs []plan.Process, id string, cs fdb.ConnectionString) bool {
+	if o.status == nil || o.status.Cluster.RecoveryState.Name != fdb.RecoveryFullyRecovered {
 		return false
 	}
-	since := o.status.Cluster.RecoveryState.SecondsSinceLastRecovered + reseedMargin.Seconds()
+	available, ok := o.status.Cluster.RecoveryState.SinceRecovered()
+	if !ok {
+		return false
+	}
+	since := (available + reseedMargin).Seconds()
 	reachable := map[string]bool{}
 	for _, c := range o.status.Client.Coordinators.Coordinators {
 		reachable[string(c.Address)] = c.Reachable
 	}
 	serving := false
-	for _, p := range plan.Processes(o.status) {
+	for _, p := range procs {
 		if p.InstanceID != id {
 			continue
 		}
@@ -688,18 +693,19 @@ func (o *observation) regionFacts(previous v1alpha1.ClusterObservation, now meta
 
 // lastRecovery is when the database last recovered: the time recorded
 // before while status s reports the same recovery generation, else now
-// less the time s says passed since the last recovery (to the second); nil
-// when s reports no recovery state. Derived afresh from every status, the
-// time would move by however long each read took, and a database that did
-// not change would get a new status every reconcile.
+// less the time s says the database has been available since (to the
+// second); nil when s does not say, as while a recovery is under way.
+// Derived afresh from every status, the time would move by however long
+// each read took, and a database that did not change would get a new
+// status every reconcile.
 func lastRecovery(previous v1alpha1.ClusterHealth, s *fdb.Status, now time.Time) *metav1.Time {
-	switch {
-	case previous.LastRecoveryTime != nil && previous.RecoveryGeneration == s.Cluster.Generation:
+	if previous.LastRecoveryTime != nil && previous.RecoveryGeneration == s.Cluster.Generation {
 		return previous.LastRecoveryTime
-	case s.Cluster.RecoveryState.Name == "":
+	}
+	since, ok := s.Cluster.RecoveryState.SinceRecovered()
+	if !ok {
 		return nil
 	}
-	since := time.Duration(s.Cluster.RecoveryState.SecondsSinceLastRecovered * float64(time.Second))
 	t := metav1.NewTime(now.Add(-since).Truncate(time.Second))
 	return &t
 }

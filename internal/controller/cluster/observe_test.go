@@ -18,7 +18,7 @@ import (
 func recovered(gen int64, secs float64) *fdb.Status {
 	s := &fdb.Status{}
 	s.Cluster.Generation = gen
-	s.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, SecondsSinceLastRecovered: secs}
+	s.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, SecondsSinceLastRecovered: &secs}
 	return s
 }
 
@@ -49,6 +49,16 @@ func TestLastRecovery(t *testing.T) {
 			status:   recovered(5, 12),
 			want:     &metav1.Time{Time: now.Add(-12 * time.Second)},
 		},
+		"RecoveryUnderWay": {
+			reason:   "While a recovery is under way the status gives no time (FoundationDB gets no read version): the time is not known.",
+			previous: recorded,
+			status:   &fdb.Status{Cluster: fdb.ClusterStatus{Generation: 6, RecoveryState: fdb.RecoveryState{Name: fdb.RecoveryLockingCoordinatedState}}},
+		},
+		"NoTimeYet": {
+			reason:   "-1 says the cluster controller has no time for the recovery yet: not a time a second from now.",
+			previous: recorded,
+			status:   recovered(6, -1),
+		},
 		"NoRecoveryState": {
 			reason: "A status that reports no recovery state says nothing of when the last one was.",
 			status: &fdb.Status{},
@@ -70,11 +80,11 @@ func TestAtProviderUnchanged(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	_, o := converged(3)
 	o.status.Cluster.Generation = 4
-	o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, ActiveGenerations: 1, SecondsSinceLastRecovered: 600.2}
+	o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, ActiveGenerations: 1, SecondsSinceLastRecovered: new(600.2)}
 	first := o.atProvider(v1alpha1.ClusterObservation{}, metav1.NewTime(t0))
 
 	later := t0.Add(15*time.Minute + 300*time.Millisecond)
-	o.status.Cluster.RecoveryState.SecondsSinceLastRecovered = 1500.9
+	o.status.Cluster.RecoveryState.SecondsSinceLastRecovered = new(1500.9)
 	if diff := cmp.Diff(first, o.atProvider(first, metav1.NewTime(later))); diff != "" {
 		t.Errorf("atProvider(...) of an unchanged database: -first, +later:\n%s", diff)
 	}

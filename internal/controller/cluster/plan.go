@@ -782,8 +782,10 @@ func coordinatorsStep(cr *v1alpha1.Cluster, o *observation) *clusterStep {
 		}
 		// Coordinators that may hold no state, with no set to move to,
 		// get it back from a recovery (observation.reseeded).
-		if s := reseedStep(o, problem); stateless && s != nil {
-			return s
+		if stateless {
+			if s := reseedStep(o, problem); s != nil {
+				return s
+			}
 		}
 		return wait("coordinators must change (%s) but %v", problem, err)
 	}

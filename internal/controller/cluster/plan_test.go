@@ -147,7 +147,7 @@ func notReporting(ids ...string) mutation {
 // recoveredSince makes the database fully recovered secs seconds ago.
 func recoveredSince(secs float64) mutation {
 	return func(_ *v1alpha1.Cluster, o *observation) {
-		o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, SecondsSinceLastRecovered: secs}
+		o.status.Cluster.RecoveryState = fdb.RecoveryState{Name: fdb.RecoveryFullyRecovered, SecondsSinceLastRecovered: &secs}
 	}
 }
 

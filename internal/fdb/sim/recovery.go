@@ -55,8 +55,13 @@ const (
 type recovery struct {
 	phase     int
 	enteredAt time.Time // when phase was entered
-	startedAt time.Time // when the latest recovery started
-	epoch     int64     // number of recoveries started, names role IDs
+	// availableAt is when the latest recovery made the database available
+	// (accepting commits); zero until it has. The cluster controller's
+	// ClusterRecoveryAvailable event, which a new recovery clears
+	// (fdbserver/ClusterRecovery.actor.cpp and ClusterController.actor.cpp,
+	// 7.3.63).
+	availableAt time.Time
+	epoch       int64 // number of recoveries started, names role IDs
 	// gens are the log generations whose data is still needed, oldest
 	// first. A generation joins when its recovery accepts commits (it is
 	// then the current one, the last) and stays until a later recovery is
@@ -193,7 +198,7 @@ func (r roleAssignment) holds(id string) bool {
 func (s *Sim) startFirstRecovery() {
 	s.created = true
 	s.recoveries++
-	s.rec = recovery{phase: phaseReading, enteredAt: s.now, startedAt: s.now, epoch: 1}
+	s.rec = recovery{phase: phaseReading, enteredAt: s.now, epoch: 1}
 }
 
 // triggerRecovery starts a new recovery of the transaction system. The
@@ -207,7 +212,7 @@ func (s *Sim) triggerRecovery() {
 	s.recoveries++
 	s.rec.phase = phaseReading
 	s.rec.enteredAt = s.now
-	s.rec.startedAt = s.now
+	s.rec.availableAt = time.Time{}
 	s.rec.epoch++
 	if n := len(s.rec.gens); n > 0 && s.rec.gens[n-1].end == 0 {
 		s.rec.gens[n-1].end = s.committed
@@ -297,6 +302,7 @@ func (s *Sim) stepRecovery() {
 		s.rec.enteredAt = s.now
 		switch s.rec.phase {
 		case phaseAcceptingCommits:
+			s.rec.availableAt = s.now
 			_, satelliteReplicas := s.satellitesOf(s.primary)
 			s.rec.gens = append(s.rec.gens, &logGeneration{epoch: s.rec.epoch, logs: slices.Clone(s.roles.logs),
 				satellites: slices.Clone(s.roles.satelliteLogs), satelliteReplicas: satelliteReplicas, zones: s.zonesOfLogs()})

@@ -153,9 +153,20 @@ func (s *Sim) recoveryStatus() fdb.RecoveryState {
 		Name:                      phases[s.rec.phase].name,
 		Description:               phases[s.rec.phase].description,
 		ActiveGenerations:         s.activeGenerations(),
-		SecondsSinceLastRecovered: s.now.Sub(s.rec.startedAt).Seconds(),
+		SecondsSinceLastRecovered: s.secondsSinceRecovered(),
 		RequiredLogs:              logReplicas,
 	}
+}
+
+// secondsSinceRecovered is recovery_state.seconds_since_last_recovered:
+// counted from when the latest recovery made the database available, and
+// left out before, when FoundationDB gets no read version to count with
+// (recoveryStateStatusFetcher, fdbserver/Status.actor.cpp, 7.3.63).
+func (s *Sim) secondsSinceRecovered() *float64 {
+	if s.rec.availableAt.IsZero() {
+		return nil
+	}
+	return ptr(s.now.Sub(s.rec.availableAt).Seconds())
 }
 
 // roleID derives a stable 16 hex digit role ID.
