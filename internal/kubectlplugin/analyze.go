@@ -40,7 +40,8 @@ type Report struct {
 	Verdict   string `json:"verdict"`
 	// Health is what the Cluster's last status read recorded.
 	Health Health `json:"health"`
-	// Doing is the step the provider planned next; "" when up to date.
+	// Doing is the step the provider took last, or why it waits without a
+	// policy's denial; "" when up to date or waiting on a denial.
 	Doing string `json:"doing,omitempty"`
 	// Waiting are the denied decisions in force: the Cluster's and its
 	// groups'.
@@ -127,11 +128,13 @@ func Analyze(cr *v1alpha1.Cluster, groups []v1alpha1.ProcessGroup, now time.Time
 	if d := at.Drill; d != nil && !d.Ended {
 		r.Drill = d
 	}
-	if c := cr.GetCondition(xpv2.TypeUpToDate); c.Status == corev1.ConditionFalse {
-		r.Doing = c.Message
-	}
-	if w, ok := waiting(cr.GetCondition(xpv2.TypeUpToDate), at.LastPolicyDecision); ok {
+	// The step's message says what it did once it ran: while its denial is
+	// in force, the wait says what it would do instead.
+	upToDate := cr.GetCondition(xpv2.TypeUpToDate)
+	if w, ok := waiting(upToDate, at.LastPolicyDecision); ok {
 		r.Waiting = append(r.Waiting, Wait{Resource: "Cluster/" + cr.GetName(), PolicyDecision: w})
+	} else if upToDate.Status == corev1.ConditionFalse {
+		r.Doing = upToDate.Message
 	}
 	slices.SortFunc(groups, func(a, b v1alpha1.ProcessGroup) int { return cmp.Compare(a.ID(), b.ID()) })
 	for i := range groups {

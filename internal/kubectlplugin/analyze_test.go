@@ -66,11 +66,19 @@ func TestAnalyze(t *testing.T) {
 		"WaitingOnTheInclusionDelay": {
 			reason: "A denied step in force names the rule, its message and when the clock alone allows it.",
 			cluster: healthyCluster(func(cr *v1alpha1.Cluster) {
-				cr.SetConditions(xpv2.UpdateRequested().WithMessage("include storage-4: removal finished"))
+				cr.SetConditions(xpv2.UpdateRequested().WithMessage("included storage-4: removal finished"))
 				cr.Status.AtProvider.LastPolicyDecision = &denial
 			}),
-			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWaiting, Health: health, Doing: "include storage-4: removal finished",
+			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWaiting, Health: health,
 				Waiting: []Wait{{Resource: "Cluster/orders", PolicyDecision: denial}}},
+		},
+		"StepTaken": {
+			reason: "A step the provider took, with no denial in force, is work in progress, said as the step says it.",
+			cluster: healthyCluster(func(cr *v1alpha1.Cluster) {
+				cr.SetConditions(xpv2.UpdateRequested().WithMessage("included storage-4: removal finished"))
+				cr.Status.AtProvider.LastPolicyDecision = &v1alpha1.PolicyDecision{Action: "Include", Targets: []string{"storage-4"}, Result: "Allowed"}
+			}),
+			want: Report{Namespace: "team-a", Name: "orders", Verdict: VerdictWorking, Health: health, Doing: "included storage-4: removal finished"},
 		},
 		"RemovalStuck": {
 			reason:  "A group removed for longer than two hours that still serves a role is a stuck removal; its own denial is a wait.",
@@ -149,7 +157,7 @@ func TestAnalyze(t *testing.T) {
 
 func TestPrintTextWaiting(t *testing.T) {
 	cr := healthyCluster(func(cr *v1alpha1.Cluster) {
-		cr.SetConditions(xpv2.UpdateRequested().WithMessage("include storage-4: removal finished"))
+		cr.SetConditions(xpv2.UpdateRequested().WithMessage("included storage-4: removal finished"))
 		cr.Status.AtProvider.LastPolicyDecision = &v1alpha1.PolicyDecision{Action: "Include", Targets: []string{"storage-4"}, Result: "Denied",
 			Rule: "fdb-inclusion/min-recovery-time", Message: includeDenied, Time: metav1.Time{Time: now.Add(-30 * time.Second)}, AllowedAt: at(9 * time.Minute)}
 		cr.Status.AtProvider.Operations = []v1alpha1.OperationProgress{{Operation: "Replacement", Done: 1, Total: 2, Since: *at(-2 * time.Minute)},
@@ -159,7 +167,6 @@ func TestPrintTextWaiting(t *testing.T) {
 	printText(&out, []Report{Analyze(cr, nil, now)}, now)
 	want := `team-a/orders: Waiting
   health: available, fault tolerance 1 of 1 desired, recovery fully_recovered, last recovery 2026-11-30T09:59:00Z (1m0s ago)
-  doing: include storage-4: removal finished
   waiting (Cluster/orders): include storage-4 denied by fdb-inclusion/min-recovery-time: the last recovery was less than 600s ago
     rule fdb-inclusion/min-recovery-time, denied since 2026-11-30T09:59:30Z (30s ago); allowed at 2026-11-30T10:09:00Z (in 9m0s) if nothing else changes
   Replacement: 1 of 2 done since 2026-11-30T09:58:00Z (2m0s ago)
