@@ -19,6 +19,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,6 +63,12 @@ type observation struct {
 	// Ready (a node-local volume on a failed node); read only for groups
 	// whose pod is not running on a Ready node.
 	stranded map[string]bool
+	// heldBy names, by group ID, a node under planned maintenance that
+	// holds the group's pod back: the pod waits unscheduled, and every
+	// Ready node it could run on (its zone, its volume's nodes) carries a
+	// taint the Cluster's taintReplacements name or is cordoned
+	// (observeHeld).
+	heldBy map[string]string
 	// status is the database's status; nil when there is no database yet
 	// or it could not be read (statusErr says why).
 	status    *fdb.Status
@@ -274,9 +281,11 @@ func (o *observation) observeVolumes(ctx context.Context, target connector.Targe
 // observeStranded reads the volumes bound to the claims of the groups whose
 // pod is missing or not running on a Ready node, and records the groups
 // whose volume only nodes that are not Ready (or gone) could use: such a
-// pod cannot come back until its node does.
+// pod cannot come back until its node does. It then records the groups
+// held by planned maintenance (observeHeld).
 func (o *observation) observeStranded(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) error {
 	o.stranded = map[string]bool{}
+	volumes := map[string]*corev1.PersistentVolume{}
 	for id, claim := range o.claims {
 		if claim.Spec.VolumeName == "" || claim.DeletionTimestamp != nil {
 			continue
@@ -293,26 +302,61 @@ func (o *observation) observeStranded(ctx context.Context, target client.Reader,
 			}
 			return errors.Wrap(err, errGetPV)
 		}
-		o.stranded[id] = !o.usable(pv)
+		volumes[id] = pv
+		o.stranded[id] = !slices.ContainsFunc(o.readyNodes(), func(n *corev1.Node) bool { return volumeFits(pv, n) })
 	}
+	o.observeHeld(cr, volumes)
 	return nil
 }
 
-// usable reports whether a Ready node may use volume pv: any, when the
-// volume names no required node affinity.
-func (o *observation) usable(pv *corev1.PersistentVolume) bool {
+// observeHeld records the groups whose pod waits unscheduled while every
+// Ready node it could run on (its own node selector and required
+// affinity, e.g. its zone, and those of its volume among volumes) carries
+// a taint the Cluster's taintReplacements name, or is cordoned: the pod
+// cannot come back until the maintenance ends (heldBy).
+func (o *observation) observeHeld(cr *v1alpha1.Cluster, volumes map[string]*corev1.PersistentVolume) {
+	o.heldBy = map[string]string{}
+	for i := range o.groups {
+		id := groupID(&o.groups[i])
+		pod := o.pods[workload.PodName(cr, id)]
+		if pod == nil || pod.Spec.NodeName != "" || pod.DeletionTimestamp != nil {
+			continue
+		}
+		affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+		var fits []string
+		for _, n := range o.readyNodes() {
+			if ok, err := affinity.Match(n); err == nil && ok && (volumes[id] == nil || volumeFits(volumes[id], n)) {
+				fits = append(fits, n.Name)
+			}
+		}
+		if len(fits) > 0 && !slices.ContainsFunc(fits, func(n string) bool {
+			_, tainted := nodetaint.Of(o.nodes[n], cr.Spec.ForProvider.Automation.TaintReplacements)
+			return !tainted
+		}) {
+			o.heldBy[id] = fits[0]
+		}
+	}
+}
+
+// readyNodes are the target cluster's Ready nodes, by name.
+func (o *observation) readyNodes() []*corev1.Node {
+	var out []*corev1.Node
+	for _, name := range slices.Sorted(maps.Keys(o.nodes)) {
+		if n := o.nodes[name]; workload.NodeReady(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// volumeFits reports whether node n may use volume pv: any node may, when
+// the volume names no required node affinity.
+func volumeFits(pv *corev1.PersistentVolume, n *corev1.Node) bool {
 	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
 		return true
 	}
-	for _, n := range o.nodes {
-		if !workload.NodeReady(n) {
-			continue
-		}
-		if ok, err := corev1helpers.MatchNodeSelectorTerms(n, pv.Spec.NodeAffinity.Required); err == nil && ok {
-			return true
-		}
-	}
-	return false
+	ok, err := corev1helpers.MatchNodeSelectorTerms(n, pv.Spec.NodeAffinity.Required)
+	return err == nil && ok
 }
 
 // readyZones are the fault domains of the target cluster's nodes that take

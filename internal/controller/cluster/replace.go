@@ -124,7 +124,8 @@ func failureDetection(cr *v1alpha1.Cluster) time.Duration {
 // group the provider itself takes down (planned) gets the maintenance it
 // sets for that on top of the failure detection time. A group whose node
 // announces planned maintenance (nodeTainted) is replaced too, unless it
-// fails.
+// fails; one that fails because maintenance holds its pod back (heldBy)
+// is replaced for the maintenance.
 func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string]int, plannedZone string, pg *v1alpha1.ProcessGroup) (replacement, bool) {
 	id := groupID(pg)
 	if r, ok := o.asked(cr, pg); ok {
@@ -154,6 +155,8 @@ func needsReplacement(cr *v1alpha1.Cluster, o *observation, reporting map[string
 	switch {
 	case lasted >= detection:
 		return r, true
+	case o.heldBy[id] != "":
+		return o.nodeTainted(cr, pg)
 	case o.stranded[id]:
 		r.why += "; its volume cannot follow it to a Ready node"
 		r.early = true
@@ -213,23 +216,40 @@ func (o *observation) ioErrors(pg *v1alpha1.ProcessGroup) (replacement, bool) {
 // node carries a taint automation.taintReplacements names
 // (nodetaint.Of), since the group's NodeTainted condition began at least
 // the entry's duration ago: the condition dates the taint, the node read in
-// this reconcile shows that it is still there.
+// this reconcile shows that it is still there. A group whose pod waits
+// unscheduled for nodes all of which are under maintenance (heldBy)
+// counts from when its oldest condition began: its pod cannot come back
+// until the maintenance ends (e.g. force-deleted from a node that failed
+// while tainted NoSchedule, the one node of its zone).
 func (o *observation) nodeTainted(cr *v1alpha1.Cluster, pg *v1alpha1.ProcessGroup) (replacement, bool) {
-	pod := o.pods[workload.PodName(cr, groupID(pg))]
-	if pod == nil {
-		return replacement{}, false
+	id := groupID(pg)
+	conditions := pg.Status.AtProvider.ProcessGroupConditions
+	node, held := "", false
+	if pod := o.pods[workload.PodName(cr, id)]; pod != nil && pod.Spec.NodeName != "" {
+		node = pod.Spec.NodeName
+	} else {
+		node, held = o.heldBy[id], o.heldBy[id] != ""
 	}
-	m, ok := nodetaint.Of(o.nodes[pod.Spec.NodeName], cr.Spec.ForProvider.Automation.TaintReplacements)
-	i := slices.IndexFunc(pg.Status.AtProvider.ProcessGroupConditions, func(c v1alpha1.ProcessGroupCondition) bool { return c.Type == v1alpha1.NodeTainted })
+	i := slices.IndexFunc(conditions, func(c v1alpha1.ProcessGroupCondition) bool {
+		if held {
+			return !slices.ContainsFunc(conditions, func(d v1alpha1.ProcessGroupCondition) bool { return d.Since.Before(&c.Since) })
+		}
+		return c.Type == v1alpha1.NodeTainted
+	})
+	m, ok := nodetaint.Of(o.nodes[node], cr.Spec.ForProvider.Automation.TaintReplacements)
 	if !ok || i < 0 {
 		return replacement{}, false
 	}
-	since := pg.Status.AtProvider.ProcessGroupConditions[i].Since
+	since := conditions[i].Since
 	lasted := o.now.Sub(since.Time)
 	if lasted < m.After {
 		return replacement{}, false
 	}
-	return replacement{why: fmt.Sprintf("node %s tainted %s since %s", pod.Spec.NodeName, m.Key, stamp(since)), cause: causeTainted, failed: lasted, after: m.After}, true
+	why := fmt.Sprintf("node %s tainted %s since %s", node, m.Key, stamp(since))
+	if held {
+		why = fmt.Sprintf("held off by node %s, tainted %s, since %s", node, m.Key, stamp(since))
+	}
+	return replacement{why: why, cause: causeTainted, failed: lasted, after: m.After}, true
 }
 
 // volumeChange says how the group's volume claim differs from the one the

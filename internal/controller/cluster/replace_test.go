@@ -188,6 +188,19 @@ func tainted(name string, age time.Duration, ids ...string) mutation {
 	}
 }
 
+// heldBy takes the groups' pods off their nodes (Pending) and has their
+// volumes held by node name, which tainted puts under maintenance.
+func heldBy(name string, ids ...string) mutation {
+	return func(cr *v1alpha1.Cluster, o *observation) {
+		tainted(name, 0)(cr, o)
+		o.heldBy = map[string]string{}
+		for _, id := range ids {
+			o.pods[workload.PodName(cr, id)].Spec.NodeName = ""
+			o.heldBy[id] = name
+		}
+	}
+}
+
 // oneGeneration makes the status report one active log generation, which
 // completes its view (fdb.ViewIncompleteBecause).
 func oneGeneration(_ *v1alpha1.Cluster, o *observation) {
@@ -411,6 +424,16 @@ func TestPlanReplacements(t *testing.T) {
 			mutate: []mutation{at(), automation(1, 7200), tainted("node-b", 11*time.Minute, "storage-1", "storage-4")},
 			want: replacing(true, 0, 1, "replacing storage process groups storage-1 (node node-b tainted example.org/maintenance since 2026-01-01T11:49:00Z)",
 				[]string{"node node-b tainted example.org/maintenance since 2026-01-01T11:49:00Z"}, "storage-1").taintedFor(660, "b"),
+		},
+		"HeldByMaintenance": {
+			reason: "A failing group whose pod is on no node, and whose every node it could run on is under maintenance, is replaced for the maintenance long before the failure detection time: its pod cannot come back until the maintenance ends.",
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 11*time.Minute), heldBy("node-b", "storage-4")},
+			want: replacing(true, 0, 1, "replacing storage process groups storage-4 (held off by node node-b, tainted example.org/maintenance, since 2026-01-01T11:49:00Z)",
+				[]string{"held off by node node-b, tainted example.org/maintenance, since 2026-01-01T11:49:00Z"}, "storage-4").taintedFor(660, "b"),
+		},
+		"HeldByMaintenanceNotLongEnough": {
+			reason: "A held group counts its maintenance from its oldest condition: less than the taint entry's duration replaces nothing yet.",
+			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 9*time.Minute), heldBy("node-b", "storage-4")},
 		},
 		"TaintedNodeNotLongEnough": {
 			reason: "A taint carried for less than its entry's duration replaces nothing yet.",
