@@ -339,11 +339,14 @@ func (o *observation) observeHeld(cr *v1alpha1.Cluster, volumes map[string]*core
 }
 
 // readyNodes are the target cluster's Ready nodes, by name.
-func (o *observation) readyNodes() []*corev1.Node {
-	var out []*corev1.Node
-	for _, name := range slices.Sorted(maps.Keys(o.nodes)) {
-		if n := o.nodes[name]; workload.NodeReady(n) {
-			out = append(out, n)
+func (o *observation) readyNodes() []*corev1.Node { return sortedWhere(o.nodes, workload.NodeReady) }
+
+// sortedWhere returns the values of m that keep accepts, by key.
+func sortedWhere[T any](m map[string]*T, keep func(*T) bool) []*T {
+	var out []*T
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if keep(m[k]) {
+			out = append(out, m[k])
 		}
 	}
 	return out

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -225,12 +224,4 @@ func (o *observation) survivor(cr *v1alpha1.Cluster, procs []plan.Process, kept 
 }
 
 // runningPods are the cluster's running pods, by name.
-func (o *observation) runningPods() []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, name := range slices.Sorted(maps.Keys(o.pods)) {
-		if p := o.pods[name]; workload.PodRunning(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func (o *observation) runningPods() []*corev1.Pod { return sortedWhere(o.pods, workload.PodRunning) }
