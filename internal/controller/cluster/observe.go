@@ -286,6 +286,7 @@ func (o *observation) observeVolumes(ctx context.Context, target connector.Targe
 func (o *observation) observeStranded(ctx context.Context, target client.Reader, cr *v1alpha1.Cluster) error {
 	o.stranded = map[string]bool{}
 	volumes := map[string]*corev1.PersistentVolume{}
+	ready := o.readyNodes()
 	for id, claim := range o.claims {
 		if claim.Spec.VolumeName == "" || claim.DeletionTimestamp != nil {
 			continue
@@ -303,9 +304,9 @@ func (o *observation) observeStranded(ctx context.Context, target client.Reader,
 			return errors.Wrap(err, errGetPV)
 		}
 		volumes[id] = pv
-		o.stranded[id] = !slices.ContainsFunc(o.readyNodes(), func(n *corev1.Node) bool { return volumeFits(pv, n) })
+		o.stranded[id] = !slices.ContainsFunc(ready, func(n *corev1.Node) bool { return volumeFits(pv, n) })
 	}
-	o.observeHeld(cr, volumes)
+	o.observeHeld(cr, ready, volumes)
 	return nil
 }
 
@@ -313,9 +314,13 @@ func (o *observation) observeStranded(ctx context.Context, target client.Reader,
 // Ready node it could run on (its own node selector and required
 // affinity, e.g. its zone, and those of its volume among volumes) carries
 // a taint the Cluster's taintReplacements name, or is cordoned: the pod
-// cannot come back until the maintenance ends (heldBy).
-func (o *observation) observeHeld(cr *v1alpha1.Cluster, volumes map[string]*corev1.PersistentVolume) {
+// cannot come back until the maintenance ends (heldBy). ready are the
+// Ready nodes.
+func (o *observation) observeHeld(cr *v1alpha1.Cluster, ready []*corev1.Node, volumes map[string]*corev1.PersistentVolume) {
 	o.heldBy = map[string]string{}
+	if len(cr.Spec.ForProvider.Automation.TaintReplacements) == 0 {
+		return // no taint announces maintenance
+	}
 	for i := range o.groups {
 		id := groupID(&o.groups[i])
 		pod := o.pods[workload.PodName(cr, id)]
@@ -324,7 +329,7 @@ func (o *observation) observeHeld(cr *v1alpha1.Cluster, volumes map[string]*core
 		}
 		affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 		var fits []string
-		for _, n := range o.readyNodes() {
+		for _, n := range ready {
 			if ok, err := affinity.Match(n); err == nil && ok && (volumes[id] == nil || volumeFits(volumes[id], n)) {
 				fits = append(fits, n.Name)
 			}
