@@ -1,5 +1,7 @@
 package policy
 
+import "slices"
+
 // IgnoreMissingProcessesSeconds is how long a process group may miss its
 // processes before it stops holding back the exclusion budget of its class
 // (and simply stops counting as valid), as in the FoundationDB operator.
@@ -70,6 +72,29 @@ func ExclusionBudget(desired map[string]int64, desiredFaultTolerance int64, grou
 		budget[t.class] = max(0, t.valid+desiredFaultTolerance-desired[t.class]-t.ongoing)
 	}
 	return budget
+}
+
+// HeldByMissing lists the classes whose exclusion budget is 0 only
+// because groups of theirs miss their processes: with every such group
+// that is not being removed reporting again, it would be above 0. Such a
+// class's exclusions wait until those groups come back or are replaced.
+func HeldByMissing(desired map[string]int64, desiredFaultTolerance int64, groups []ProcessGroup) map[string]bool {
+	back := make([]ProcessGroup, len(groups))
+	for i, g := range groups {
+		back[i] = g
+		if !g.Removing {
+			back[i].Reporting = true
+			back[i].Conditions = slices.DeleteFunc(slices.Clone(g.Conditions), func(c Condition) bool { return c.Type == ConditionMissingProcesses })
+		}
+	}
+	now, then := ExclusionBudget(desired, desiredFaultTolerance, groups), ExclusionBudget(desired, desiredFaultTolerance, back)
+	held := map[string]bool{}
+	for class, budget := range now {
+		if budget == 0 && then[class] > 0 {
+			held[class] = true
+		}
+	}
+	return held
 }
 
 // A classTally counts the process groups of a class for its exclusion

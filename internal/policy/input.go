@@ -33,6 +33,13 @@ const (
 	// groups of the cluster are already being replaced, not counting the
 	// targets (an int).
 	DetailReplacementsInFlight = "replacementsInFlight"
+	// DetailReplacementsStalled (ReplaceProcessGroup): how many of the
+	// replacements in flight wait to exclude their groups while their
+	// class's exclusion budget is 0 only because groups of the class miss
+	// their processes, the targets among them: with those back it would
+	// allow the exclusion, so only the targets' replacement lets them
+	// finish (an int; 0 when a target reports).
+	DetailReplacementsStalled = "replacementsStalled"
 	// DetailMaxConcurrentReplacements (ReplaceProcessGroup): the Cluster's
 	// spec.forProvider.automation.maxConcurrentReplacements (an int).
 	DetailMaxConcurrentReplacements = "maxConcurrentReplacements"

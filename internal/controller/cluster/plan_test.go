@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -448,6 +449,21 @@ func addrs(a ...string) []fdb.ProcessAddress {
 	return out
 }
 
+// excluding is the step that excludes groups ids of class, being removed.
+func excluding(class string, ids ...string) *clusterStep {
+	var targets []fdb.ProcessAddress
+	for _, id := range ids {
+		targets = append(targets, instance(id))
+	}
+	return &clusterStep{
+		Step: step.Step{
+			Reason: "ExcludedProcessGroups", Message: fmt.Sprintf("excluded %s process groups %s", class, strings.Join(ids, ", ")),
+			Action: &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: ids, ProcessClass: class, Reason: "removal"},
+		},
+		Kind: kindExclude, Addresses: targets,
+	}
+}
+
 func waiting(msg string) *clusterStep {
 	return &clusterStep{Step: step.Step{Message: msg}, Kind: kindWait}
 }
@@ -793,35 +809,17 @@ func TestPlanSteps(t *testing.T) {
 		"Exclude": {
 			reason: "Groups being removed are excluded by their instance ID locality, in one batch.",
 			mutate: []mutation{storage(3), removing("storage-4", "storage-5")},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason: "ExcludedProcessGroups", Message: "excluded storage process groups storage-4, storage-5",
-					Action: &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: []string{"storage-4", "storage-5"}, ProcessClass: "storage", Reason: "removal"},
-				},
-				Kind: kindExclude, Addresses: addrs("locality_instance_id:storage-4", "locality_instance_id:storage-5"),
-			},
+			want:   excluding("storage", "storage-4", "storage-5"),
 		},
 		"ExcludeOneClassAtATime": {
 			reason: "Removals of two classes are excluded one class per pass, lowest class name first.",
 			mutate: []mutation{addGroup(v1alpha1.ProcessClassLog, "log-1", "a", "10.0.1.1"), currentConfigMap(), storage(4), removing("storage-5", "log-1")},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason: "ExcludedProcessGroups", Message: "excluded log process groups log-1",
-					Action: &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: []string{"log-1"}, ProcessClass: "log", Reason: "removal"},
-				},
-				Kind: kindExclude, Addresses: addrs("locality_instance_id:log-1"),
-			},
+			want:   excluding("log", "log-1"),
 		},
 		"ExcludeOnlyNotExcluded": {
 			reason: "A group already excluded is not excluded again; the other one is.",
 			mutate: []mutation{storage(3), removing("storage-4", "storage-5"), excluded(instance("storage-4"))},
-			want: &clusterStep{
-				Step: step.Step{
-					Reason: "ExcludedProcessGroups", Message: "excluded storage process groups storage-5",
-					Action: &policy.Action{Type: apiv1alpha1.ActionExclude, Targets: []string{"storage-5"}, ProcessClass: "storage", Reason: "removal"},
-				},
-				Kind: kindExclude, Addresses: addrs("locality_instance_id:storage-5"),
-			},
+			want:   excluding("storage", "storage-5"),
 		},
 		"ExcludedRemovalWaitsForItsDelete": {
 			reason: "Once a removal is excluded the group's own Delete finishes it; the Cluster is not up to date meanwhile, and says why.",

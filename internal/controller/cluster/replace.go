@@ -382,8 +382,21 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 	why := slices.Min(slices.Collect(maps.Keys(batches)))
 	pick := batches[why]
 	automatic := why != causeAsked
+	var stalled map[v1alpha1.ProcessClass]int
+	if automatic {
+		stalled = o.stalledReplacements(cr)
+	}
+	// The first class with room: an automatic replacement of a class
+	// whose stalled exclusions only it can free gets their room.
 	class := slices.Sorted(maps.Keys(pick))[0]
+	for _, c := range slices.Sorted(maps.Keys(pick)) {
+		if !automatic || limit-inFlight+freedBy(pick[c].ids, stalled[c], reporting) > 0 {
+			class = c
+			break
+		}
+	}
 	b := pick[class]
+	freed := freedBy(b.ids, stalled[class], reporting)
 	if why == causeTainted {
 		// One fault domain at a time: the lowest-sorting one.
 		domain := ""
@@ -401,7 +414,7 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		b.ids, b.whys = ids, whys
 	}
 	if automatic {
-		room := max(0, limit-inFlight)
+		room := max(0, limit-inFlight+freed)
 		if room == 0 {
 			return nil
 		}
@@ -420,6 +433,7 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 					policy.DetailAutomatic:                 automatic,
 					policy.DetailReplacementsInFlight:      inFlight,
 					policy.DetailMaxConcurrentReplacements: limit,
+					policy.DetailReplacementsStalled:       freed,
 					policy.DetailFailedSeconds:             int(b.failed / time.Second),
 					policy.DetailFailureDetectionSeconds:   int(failureDetection(cr) / time.Second),
 					policy.DetailVolumeStranded:            stranded,
@@ -451,6 +465,44 @@ func replaceGroups(cr *v1alpha1.Cluster, o *observation, early bool) *clusterSte
 		s.Groups = append(s.Groups, pg)
 	}
 	return s
+}
+
+// stalledReplacements counts, per class, the replacements in flight
+// whose groups wait to be excluded (their replacements reported, their
+// removal began) while the class's exclusion budget, computed from this
+// reconcile's status as fdb-exclusion computes it, is 0 only because
+// groups of the class miss their processes (policy.HeldByMissing). Those
+// exclusions can only go on once a missing group is back or replaced: an
+// automatic replacement of missing groups of the class takes their room
+// (freedBy), or a group that never comes back (a node lost for good, or
+// held by maintenance) would keep them waiting for good, and itself
+// behind them (chaos seed 1241 at c543df6).
+func (o *observation) stalledReplacements(cr *v1alpha1.Cluster) map[v1alpha1.ProcessClass]int {
+	in, err := policy.NewInput(cr, o.groups, o.status, o.now, policy.Action{})
+	if err != nil {
+		return nil
+	}
+	held := policy.HeldByMissing(in.Cluster.DesiredCounts, in.Cluster.DesiredFaultTolerance, in.ProcessGroups)
+	listed := o.exclusions()
+	out := map[v1alpha1.ProcessClass]int{}
+	for i := range o.groups {
+		pg := &o.groups[i]
+		class := pg.Spec.ForProvider.ProcessClass
+		if pg.Replacing() && deleting(pg) && held[string(class)] && !slices.Contains(listed, fdb.InstanceTarget(groupID(pg))) {
+			out[class]++
+		}
+	}
+	return out
+}
+
+// freedBy is the room stalled replacements of a class give a replacement
+// of ids: all of stalled when no group of ids reports a process, as only
+// then can replacing them free the class's budget; none otherwise.
+func freedBy(ids []string, stalled int, reporting map[string]int) int {
+	if slices.ContainsFunc(ids, func(id string) bool { return reporting[id] > 0 }) {
+		return 0
+	}
+	return stalled
 }
 
 // replacingDomains are the fault domains (disruption.DomainOf) of the

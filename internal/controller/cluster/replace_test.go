@@ -276,7 +276,7 @@ func replacing(automatic bool, inFlight, limit int, msg string, why []string, id
 		Step: step.Step{Reason: reasonReplacing, Message: msg,
 			Action: &policy.Action{Type: apiv1alpha1.ActionReplaceProcessGroup, Targets: ids, ProcessClass: "storage", Reason: why[0],
 				Details: map[string]any{policy.DetailAutomatic: automatic, policy.DetailReplacementsInFlight: inFlight, policy.DetailMaxConcurrentReplacements: limit,
-					policy.DetailFailedSeconds: 0, policy.DetailFailureDetectionSeconds: 7200, policy.DetailVolumeStranded: false}}},
+					policy.DetailReplacementsStalled: 0, policy.DetailFailedSeconds: 0, policy.DetailFailureDetectionSeconds: 7200, policy.DetailVolumeStranded: false}}},
 		Kind: kindMarkReplacements,
 	}
 	for i, id := range ids {
@@ -434,6 +434,27 @@ func TestPlanReplacements(t *testing.T) {
 		"HeldByMaintenanceNotLongEnough": {
 			reason: "A held group counts its maintenance from its oldest condition: less than the taint entry's duration replaces nothing yet.",
 			mutate: []mutation{at(), automation(1, 7200), failing("storage-4", v1alpha1.PodPending, 9*time.Minute), heldBy("node-b", "storage-4")},
+		},
+		"StalledExclusionMakesRoomForTheMissingGroup": {
+			reason: "A replacement whose group waits to be excluded only because another group of its class misses its processes (the exclusion budget would allow it with that group back) gives up its room to that group's replacement: waiting would wait forever.",
+			mutate: []mutation{at(), automation(1, 7200), marked("storage-5", "requested"), failing("storage-5", v1alpha1.MissingProcesses, 3*time.Hour), removing("storage-5"),
+				addGroup(v1alpha1.ProcessClassStorage, "storage-6", "c", "10.0.0.7"), failing("storage-4", v1alpha1.MissingProcesses, 2*time.Hour+time.Minute)},
+			want: replacing(true, 1, 1, "replacing storage process groups storage-4 (failed: MissingProcesses since 2026-01-01T09:59:00Z)",
+				[]string{"failed: MissingProcesses since 2026-01-01T09:59:00Z"}, "storage-4").failedFor(7260, 7200, false).withDetail(policy.DetailReplacementsStalled, 1),
+		},
+		"StalledExclusionKeepsItsRoomFromAReportingGroup": {
+			reason: "A group that reports (its node is tainted) does not hold the exclusion budget back: replacing it would not free the stalled exclusion, which keeps its room.",
+			mutate: []mutation{at(), automation(1, 7200), marked("storage-5", "requested"), failing("storage-5", v1alpha1.MissingProcesses, 3*time.Hour), removing("storage-5"),
+				addGroup(v1alpha1.ProcessClassStorage, "storage-6", "c", "10.0.0.7"), failing("storage-4", v1alpha1.MissingProcesses, time.Hour), tainted("node-a", 11*time.Minute, "storage-3")},
+			want: excluding("storage", "storage-5"),
+		},
+		"HeldGroupUnblocksAStalledExclusion": {
+			reason: "A group held off by maintenance frees a stalled exclusion of its class the same way, even when a held group of another class sorts first: that one's replacement has no room and would free nothing.",
+			mutate: []mutation{at(), automation(1, 7200), logs(1), addGroup(v1alpha1.ProcessClassLog, "log-1", "b", "10.0.0.9"), currentConfigMap(), failing("log-1", v1alpha1.MissingProcesses, 11*time.Minute),
+				marked("storage-5", "requested"), failing("storage-5", v1alpha1.MissingProcesses, 3*time.Hour), removing("storage-5"),
+				addGroup(v1alpha1.ProcessClassStorage, "storage-6", "c", "10.0.0.7"), failing("storage-4", v1alpha1.MissingProcesses, 11*time.Minute), heldBy("node-b", "storage-4", "log-1")},
+			want: replacing(true, 1, 1, "replacing storage process groups storage-4 (held off by node node-b, tainted example.org/maintenance, since 2026-01-01T11:49:00Z)",
+				[]string{"held off by node node-b, tainted example.org/maintenance, since 2026-01-01T11:49:00Z"}, "storage-4").taintedFor(660, "b").withDetail(policy.DetailReplacementsStalled, 1),
 		},
 		"TaintedNodeNotLongEnough": {
 			reason: "A taint carried for less than its entry's duration replaces nothing yet.",
