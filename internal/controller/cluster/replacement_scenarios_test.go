@@ -321,19 +321,28 @@ func TestNodeFailureNodeLocalVolumes(t *testing.T) {
 			strings.Contains(why, "Pending, Unschedulable: 0/"), msg
 	})
 	t.Logf("Cluster Ready=%s: %s", cr.GetCondition("Ready").Status, cr.GetCondition("Ready").Message)
+	// Virtual time stands still, once the database is available again,
+	// until the early replacement was denied: flowing, the detection time
+	// passes in under four seconds, which a slow machine can spend before
+	// the Cluster proposes it at all.
+	defer h.Flow(true)
+	eventually(t, 60*time.Second, "an early replacement of storage-1 denied by fdb-replacement/failure-detection before the detection time", func() (bool, string) {
+		get(t, cr)
+		if cr.Status.AtProvider.Health.Available {
+			h.Flow(false)
+		}
+		evs := events(t, cr)
+		return slices.ContainsFunc(evs, func(e string) bool {
+			return strings.Contains(e, "fdb-replacement/failure-detection") && strings.Contains(e, "replaceStrandedVolumesAtOnce")
+		}), fmt.Sprint(evs)
+	})
+	h.Flow(true)
 
 	pg := &v1alpha1.ProcessGroup{ObjectMeta: metav1.ObjectMeta{Name: "db-storage-1", Namespace: cr.Namespace}}
 	eventually(t, 60*time.Second, "storage-1 marked for replacement", func() (bool, string) {
 		get(t, pg)
 		return pg.Replacing(), fmt.Sprintf("conditions %+v; node %q", pg.Status.AtProvider.ProcessGroupConditions, nodeOf(t, cr, "storage-1"))
 	})
-	held := false
-	for _, e := range events(t, cr) {
-		held = held || (strings.Contains(e, "fdb-replacement/failure-detection") && strings.Contains(e, "replaceStrandedVolumesAtOnce"))
-	}
-	if !held {
-		t.Errorf("no early replacement of storage-1 denied by fdb-replacement/failure-detection before the detection time: %v", events(t, cr))
-	}
 	var oldest time.Time
 	for _, c := range pg.Status.AtProvider.ProcessGroupConditions {
 		if oldest.IsZero() || c.Since.Time.Before(oldest) {
